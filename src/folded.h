@@ -1,0 +1,22 @@
+/* folded: reader of folded stacks ("a;b;c 12", SPEC.md §B.5).
+ * Count: the last blank-separated token, [0-9]+(\.[0-9]*)?; a second count
+ * column before it (difffolded output) is accepted and the last column is
+ * used. Trailing CR/blanks are ignored, empty lines and lines starting with
+ * "# " are skipped, frames are split on ';' (a trailing empty frame is
+ * dropped, as flamegraph.pl does). Other lines are counted as bad. */
+#ifndef TFLAME_FOLDED_H
+#define TFLAME_FOLDED_H
+
+#include <stddef.h>
+#include "reader.h"
+#include "tree.h"
+
+struct folded_reader;
+
+struct folded_reader *folded_reader_new(struct tree *t);
+/* buf holds whole lines; an unterminated last line is a line too. */
+void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len);
+const struct reader_diag *folded_reader_diag(const struct folded_reader *r);
+void folded_reader_free(struct folded_reader *r);
+
+#endif

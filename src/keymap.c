@@ -1,0 +1,3 @@
+/* Placeholder: the key table lands with the UI. */
+#include "config.h"
+#include "keymap.h"

@@ -1,0 +1,34 @@
+/* load: reads every input into one tree (several files merge like `cat`),
+ * choosing the reader per file (sniff or forced), reporting progress on a
+ * terminal, and collecting the messages to show the user. */
+#ifndef TFLAME_LOAD_H
+#define TFLAME_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "perfscript.h"
+#include "sniff.h"
+#include "tree.h"
+
+struct load_options {
+	enum sniff_format format;   /* SNIFF_UNKNOWN: detect per file */
+	struct perf_options perf;
+	bool progress;              /* allow a progress bar on stderr (if a tty) */
+};
+
+struct load_messages {
+	char *text;                 /* "tflame: ...\n" lines, sanitized */
+	size_t len, cap;
+};
+
+/* Loads paths[0..n) into t (not finalized). Returns 0 when every input was
+ * read (malformed lines are only reported), 1 when an input could not be
+ * opened or read or is not a profile; messages go to msgs either way. */
+int load_files(struct tree *t, char *const *paths, size_t n,
+               const struct load_options *o, struct load_messages *msgs);
+
+void load_messages_add(struct load_messages *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void load_messages_free(struct load_messages *m);
+
+#endif

@@ -1,0 +1,3 @@
+/* Placeholder: the palette module lands with the UI. */
+#include "config.h"
+#include "palette.h"

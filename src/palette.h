@@ -1,0 +1,4 @@
+/* palette: frame name -> colour (placeholder). */
+#ifndef TFLAME_PALETTE_H
+#define TFLAME_PALETTE_H
+#endif

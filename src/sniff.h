@@ -1,0 +1,24 @@
+/* sniff: tells folded text from `perf script` output (SPEC.md §A.11). */
+#ifndef TFLAME_SNIFF_H
+#define TFLAME_SNIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sniff_format {
+	SNIFF_UNKNOWN,      /* neither; see *bad_line */
+	SNIFF_FOLDED,
+	SNIFF_PERF
+};
+
+/* Looks at the start of an input (buf, len: whole lines; eof when that is
+ * all of it). Empty input or input of only blank/comment lines is FOLDED
+ * (an empty profile). For UNKNOWN, *bad_line is the 1-based number of the
+ * line that decided it. Never reads past len. */
+enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *bad_line);
+
+/* Parses a --format value ("folded", "perf"); false if unknown. */
+bool sniff_parse_name(const char *name, enum sniff_format *out);
+
+#endif

@@ -1,0 +1,32 @@
+/* source: one input, delivered as blocks of whole lines.
+ * Regular files are mmap'ed (consumed pages are dropped with madvise); pipes,
+ * ttys and other streams are read in chunks, never whole. "-" is stdin. */
+#ifndef TFLAME_SOURCE_H
+#define TFLAME_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct source;
+
+/* Opens path. On failure returns NULL and writes a message such as
+ * "No such file or directory" (strerror wording) into err. */
+struct source *source_open(const char *path, char *err, size_t errsize);
+
+/* Sets *buf to the next block and returns its length, 0 at end of input, or
+ * -1 on a read error (errno set). A block holds whole lines; only the last
+ * block may end without '\n'. The first block holds at least 64 KiB or the
+ * whole input (enough to sniff the format). *buf stays valid until the next
+ * call. */
+ssize_t source_next(struct source *s, const char **buf);
+
+/* Total size in bytes when known (regular files), else 0. */
+uint64_t source_size(const struct source *s);
+/* Bytes delivered so far. */
+uint64_t source_offset(const struct source *s);
+/* The name to use in messages ("-" reads as "<stdin>"). */
+const char *source_name(const struct source *s);
+void source_close(struct source *s);
+
+#endif

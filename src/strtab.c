@@ -1,0 +1,120 @@
+#include "config.h"
+#include "strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+#define EMPTY 0u
+
+uint64_t strtab_hash(const char *s, size_t len)
+{
+	/* Word-at-a-time multiply/xorshift; quality is plenty for a table. */
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)len;
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 29;
+		s += 8;
+		len -= 8;
+	}
+	if (len) {
+		uint64_t w = 0;
+		memcpy(&w, s, len);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 29;
+	}
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+void strtab_init(struct strtab *st)
+{
+	st->ent = NULL;
+	st->n = st->cap = 0;
+	st->nslots = 1024;
+	st->slots = xcalloc(st->nslots, sizeof *st->slots);
+	arena_init(&st->mem, 0);
+}
+
+void strtab_free(struct strtab *st)
+{
+	free(st->ent);
+	free(st->slots);
+	arena_free(&st->mem);
+	st->ent = NULL;
+	st->slots = NULL;
+	st->n = st->cap = st->nslots = 0;
+}
+
+static void grow_slots(struct strtab *st)
+{
+	size_t n = st->nslots * 2, mask = n - 1;
+	uint64_t *slots = xcalloc(n, sizeof *slots);
+	for (size_t i = 0; i < st->nslots; i++) {
+		uint64_t v = st->slots[i];
+		if (v == EMPTY)
+			continue;
+		size_t j = (size_t)(v >> 32) & mask;
+		while (slots[j] != EMPTY)
+			j = (j + 1) & mask;
+		slots[j] = v;
+	}
+	free(st->slots);
+	st->slots = slots;
+	st->nslots = n;
+}
+
+/* Slot holding s, or the empty slot where it belongs. */
+static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t h32)
+{
+	size_t mask = st->nslots - 1, j = h32 & mask;
+	for (;;) {
+		uint64_t v = st->slots[j];
+		if (v == EMPTY)
+			return j;
+		if ((uint32_t)(v >> 32) == h32) {
+			const struct strtab_entry *e = &st->ent[(uint32_t)v - 1];
+			if (e->len == len && memcmp(e->s, s, len) == 0)
+				return j;
+		}
+		j = (j + 1) & mask;
+	}
+}
+
+int64_t strtab_find(const struct strtab *st, const char *s, size_t len)
+{
+	uint32_t h32 = (uint32_t)strtab_hash(s, len);
+	uint64_t v = st->slots[probe(st, s, len, h32)];
+	return v == EMPTY ? -1 : (int64_t)((uint32_t)v - 1);
+}
+
+strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
+{
+	uint32_t h32 = (uint32_t)strtab_hash(s, len);
+	size_t j = probe(st, s, len, h32);
+	if (st->slots[j] != EMPTY)
+		return (uint32_t)st->slots[j] - 1;
+	if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
+		xdie("too many or too long frame names");
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 1024;
+		st->ent = xreallocarray(st->ent, st->cap, sizeof *st->ent);
+	}
+	strtab_id id = (strtab_id)st->n++;
+	st->ent[id].s = arena_memdup(&st->mem, s, len);
+	st->ent[id].len = (uint32_t)len;
+	st->ent[id].width = -1;
+	st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
+	if (st->n * 10 > st->nslots * 7)
+		grow_slots(st);
+	return id;
+}
+
+size_t strtab_bytes(const struct strtab *st)
+{
+	return st->cap * sizeof *st->ent + st->nslots * sizeof *st->slots + arena_bytes(&st->mem);
+}

@@ -1,0 +1,45 @@
+/* strtab: interned frame names. Equal byte strings get the same id; ids are
+ * dense (0, 1, 2, ...) in order of first appearance. Bytes are stored once,
+ * NUL-terminated (names may also contain NULs: always use the length). */
+#ifndef TFLAME_STRTAB_H
+#define TFLAME_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+
+typedef uint32_t strtab_id;
+
+struct strtab_entry {
+	const char *s;      /* NUL-terminated copy in the arena */
+	uint32_t len;       /* bytes, without the NUL */
+	int32_t width;      /* cached display width, -1 until set */
+};
+
+struct strtab {
+	struct strtab_entry *ent;   /* indexed by id */
+	size_t n, cap;
+	uint64_t *slots;            /* open addressing: (hash32 << 32) | (id + 1) */
+	size_t nslots;              /* power of two */
+	struct arena mem;
+};
+
+void strtab_init(struct strtab *st);
+void strtab_free(struct strtab *st);
+/* Id of the name s[0..len); adds it when new. Names longer than 4 GiB die. */
+strtab_id strtab_intern(struct strtab *st, const char *s, size_t len);
+/* Id of s if present, else -1 (as int64_t). Never adds. */
+int64_t strtab_find(const struct strtab *st, const char *s, size_t len);
+
+static inline size_t strtab_count(const struct strtab *st) { return st->n; }
+static inline const char *strtab_str(const struct strtab *st, strtab_id id) { return st->ent[id].s; }
+static inline uint32_t strtab_len(const struct strtab *st, strtab_id id) { return st->ent[id].len; }
+/* Display width cache, owned by whoever computes widths (text module users). */
+static inline int32_t strtab_width(const struct strtab *st, strtab_id id) { return st->ent[id].width; }
+static inline void strtab_set_width(struct strtab *st, strtab_id id, int32_t w) { st->ent[id].width = w; }
+/* Memory held: entries, hash slots, string bytes. */
+size_t strtab_bytes(const struct strtab *st);
+/* The hash used for names (exposed for other tables keyed by bytes). */
+uint64_t strtab_hash(const char *s, size_t len);
+
+#endif

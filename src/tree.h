@@ -1,0 +1,130 @@
+/* tree: the merged call tree of a profile.
+ *
+ * Life cycle: tree_init, any number of tree_add_stack*, tree_finalize once,
+ * then read-only queries. Nodes are addressed by 32-bit indices. Node 0 is the
+ * root ("all"); it is the parent of every stack's first frame.
+ *
+ * After tree_finalize nodes are numbered in depth-first preorder with siblings
+ * in the chosen order, so the subtree of i is the index range [i, end(i)),
+ * the first child of i is i+1 (when i+1 < end(i)) and the next sibling of c is
+ * end(c) (when end(c) < end(parent(c))). Nothing here recurses over the tree.
+ *
+ * Counts are exact unsigned 64-bit integers, saturating at UINT64_MAX (the
+ * tree remembers that it saturated). The first fractional count switches the
+ * whole tree to doubles (tree.frac); use the *_d accessors when in doubt. */
+#ifndef TFLAME_TREE_H
+#define TFLAME_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "strtab.h"
+
+typedef uint32_t tree_idx;
+#define TREE_NONE UINT32_MAX
+#define TREE_ROOT 0u
+/* Maximum number of nodes (indices stay below TREE_NONE). */
+#define TREE_MAX_NODES (UINT32_MAX - 1u)
+
+typedef union {
+	uint64_t u;     /* when !tree.frac */
+	double f;       /* when tree.frac */
+} tree_count;
+
+struct tree_node {
+	tree_idx parent;    /* TREE_NONE for the root */
+	strtab_id name;
+	tree_idx end;       /* after finalize: one past the last node of the subtree */
+	uint32_t depth;     /* root 0, a stack's first frame 1 */
+	tree_count self;    /* samples whose stack ends here */
+	tree_count total;   /* after finalize: self + children's totals */
+	tree_count off;     /* after finalize: samples left of this node (root 0) */
+};
+
+/* A frame name handed to the tree: bytes, not NUL-terminated. */
+struct tree_frame {
+	const char *s;
+	size_t len;
+};
+
+enum tree_order {
+	TREE_ORDER_NAME,    /* byte-wise by name, as flamegraph.pl (default) */
+	TREE_ORDER_WEIGHT,  /* heaviest child first ("left heavy") */
+	TREE_ORDER_INPUT    /* first appearance in the input */
+};
+
+struct tree {
+	struct tree_node *nodes;
+	size_t n, cap;
+	struct strtab names;
+	bool frac;          /* counts are doubles */
+	bool saturated;     /* an integer count or sum exceeded UINT64_MAX */
+	bool finalized;
+	uint64_t stacks;    /* stacks added (lines or records) */
+	/* building state */
+	uint32_t *slots;    /* child hash: node index, 0 = empty */
+	size_t nslots;
+	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
+	size_t pathlen, pathcap;
+};
+
+void tree_init(struct tree *t);
+void tree_free(struct tree *t);
+
+/* Adds one stack, frames[0] the outermost caller, frames[n-1] the leaf, with
+ * count samples. n == 0 adds to the root's self count. Frames may contain any
+ * bytes. Dies (via xdie) beyond TREE_MAX_NODES nodes. Not after finalize. */
+void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
+void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count);
+
+/* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
+ * and frees the building state. */
+void tree_finalize(struct tree *t, enum tree_order order);
+
+static inline size_t tree_size(const struct tree *t) { return t->n; }
+static inline const struct tree_node *tree_node(const struct tree *t, tree_idx i) { return &t->nodes[i]; }
+static inline tree_idx tree_parent(const struct tree *t, tree_idx i) { return t->nodes[i].parent; }
+static inline tree_idx tree_end(const struct tree *t, tree_idx i) { return t->nodes[i].end; }
+static inline uint32_t tree_depth(const struct tree *t, tree_idx i) { return t->nodes[i].depth; }
+static inline const char *tree_name(const struct tree *t, tree_idx i) { return strtab_str(&t->names, t->nodes[i].name); }
+static inline uint32_t tree_name_len(const struct tree *t, tree_idx i) { return strtab_len(&t->names, t->nodes[i].name); }
+
+static inline double tree_count_d(const struct tree *t, tree_count c) { return t->frac ? c.f : (double)c.u; }
+static inline double tree_total_d(const struct tree *t, tree_idx i) { return tree_count_d(t, t->nodes[i].total); }
+static inline double tree_self_d(const struct tree *t, tree_idx i) { return tree_count_d(t, t->nodes[i].self); }
+static inline double tree_off_d(const struct tree *t, tree_idx i) { return tree_count_d(t, t->nodes[i].off); }
+
+/* First child of i, or TREE_NONE. Finalized trees only. */
+static inline tree_idx tree_first_child(const struct tree *t, tree_idx i)
+{
+	return i + 1 < t->nodes[i].end ? i + 1 : TREE_NONE;
+}
+/* Next sibling of i, or TREE_NONE. Finalized trees only. */
+static inline tree_idx tree_next_sibling(const struct tree *t, tree_idx i)
+{
+	tree_idx p = t->nodes[i].parent;
+	if (p == TREE_NONE)
+		return TREE_NONE;
+	return t->nodes[i].end < t->nodes[p].end ? t->nodes[i].end : TREE_NONE;
+}
+/* True when a is i or one of its ancestors. O(1). */
+static inline bool tree_contains(const struct tree *t, tree_idx a, tree_idx i)
+{
+	return a <= i && i < t->nodes[a].end;
+}
+
+/* Formats a count: integers exactly, fractions with up to 6 significant
+ * decimals and no trailing zeros. Returns the snprintf result. */
+int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size);
+
+/* Writes one folded line per node with a non-zero self count,
+ * "frame;frame;...;frame COUNT\n", lines in byte-wise order of the stack
+ * text before the count (the order inferno and stackcollapse-perf.pl use). Returns 0, or -1 on a write
+ * error (errno set). Finalized trees only. */
+int tree_write_folded(const struct tree *t, FILE *out);
+
+/* Memory held by the tree, names included (for reports). */
+size_t tree_bytes(const struct tree *t);
+
+#endif

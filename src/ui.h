@@ -1,0 +1,21 @@
+/* ui: the interactive browser. ncurses on /dev/tty (so the profile may come
+ * on stdin), an event loop over the keymap's actions, drawing the layout. */
+#ifndef TFLAME_UI_H
+#define TFLAME_UI_H
+
+#include "layout.h"
+#include "tree.h"
+
+struct ui_options {
+	enum layout_orient orient;  /* initial orientation */
+	int min_width;              /* columns, >= 1 */
+	const char *title;          /* input name(s), shown in the status line */
+	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+};
+
+/* Browses t (finalized) until the user quits. Restores the terminal on every
+ * exit path. Returns the process exit status (0, or 1 when the terminal could
+ * not be opened, with a message on stderr). */
+int ui_run(const struct tree *t, const struct ui_options *o);
+
+#endif
