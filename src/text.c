@@ -17,7 +17,9 @@
  * 4 bytes, so a cluster takes at most 4 * w + 8 <= 12 * w bytes. Hence any
  * run of units of width W, starting at a unit of width >= 1, takes at most
  * 12 * W bytes. text_fit writes units while the width stays <= cols
- * (<= 12 * cols bytes); when cut it keeps a prefix of width p <= cols - 2
+ * (<= 12 * cols bytes), plus the one unit that turns out not to fit (at
+ * most UNIT_MAX = 10 bytes, so <= 12 * cols + 10 < TEXT_FIT_BYTES(cols)
+ * bytes are ever touched); when cut it keeps a prefix of width p <= cols - 2
  * (<= 12 * p bytes) and adds ".." and cols - 2 - p spaces: at most
  * 12 * p + 2 + (cols - 2 - p) <= 12 * cols bytes. The NUL makes 12 * cols
  * + 1. text_fit_middle writes a head of width h, "..", a tail of width t
@@ -53,11 +55,16 @@ bool text_is_utf8(void)
  * (start of the name, after an escape, after the second mark). */
 enum { NOBASE = -1, MAXMARKS = 2 };
 
+/* What unit_next produced; the display bytes themselves go straight to the
+ * caller's buffer. */
 struct unit {
-	char b[12];         /* display bytes: "<U+10FFFF>" or one UTF-8 char */
-	unsigned char n;    /* bytes in b */
-	unsigned char w;    /* display columns */
+	unsigned k;         /* input bytes consumed */
+	unsigned n;         /* display bytes written */
+	unsigned w;         /* display columns */
 };
+
+/* Room a destination needs for any one unit: "<U+10FFFF>". */
+enum { UNIT_MAX = 10 };
 
 static bool is_cont(unsigned char c)
 {
@@ -67,6 +74,31 @@ static bool is_cont(unsigned char c)
 static bool is_print_ascii(unsigned char c)
 {
 	return c >= 0x20 && c < 0x7f;
+}
+
+/* End of the run of printable ASCII in s[p..end), copied to dst (if not
+ * NULL) as it goes. Most frame names are nothing else, so this tests 8
+ * bytes at a time (a byte < 0x20 or > 0x7e sets the high bit of its lane
+ * in one of the two terms). */
+static size_t ascii_run(const unsigned char *s, size_t p, size_t end, char *dst)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+
+	while (end - p >= 8) {
+		uint64_t x;
+		memcpy(&x, s + p, 8);
+		if (((x - ones * 0x20) & ~x & high) | (((x + ones * (0x7f - 0x7e)) | x) & high))
+			break;
+		if (dst) {
+			memcpy(dst, &x, 8);
+			dst += 8;
+		}
+		p += 8;
+	}
+	for (; p < end && is_print_ascii(s[p]); p++)
+		if (dst)
+			*dst++ = (char)s[p];
+	return p;
 }
 
 /* One code point from s[0..n), n >= 1, s[0] >= 0x80. Invalid input follows
@@ -146,9 +178,39 @@ static bool needs_escape(uint32_t cp, int w)
 			UC_CATEGORY_MASK_Zl | UC_CATEGORY_MASK_Zp);
 }
 
+static void set(struct unit *u, unsigned k, unsigned n, unsigned w)
+{
+	u->k = k;
+	u->n = n;
+	u->w = w;
+}
+
+/* uc_width and the category lookup together cost about 7 ns a character,
+ * half the time of a CJK name; names repeat their characters, so a small
+ * direct-mapped cache (per thread, so no locking) pays. */
+struct class_entry {
+	uint32_t cp;        /* 0: empty (U+0000 never gets here) */
+	int8_t cls;
+};
+static _Thread_local struct class_entry class_cache[256];
+
+/* -1: shown as <U+XXXX>; else the width (0: a combining mark). */
+static int classify(uint32_t cp)
+{
+	struct class_entry *e = &class_cache[(cp ^ cp >> 8) & 255];
+	int w;
+
+	if (e->cp == cp)
+		return e->cls;
+	w = uc_width(cp, "UTF-8");
+	e->cp = cp;
+	e->cls = (int8_t)(needs_escape(cp, w) ? -1 : w);
+	return e->cls;
+}
+
 /* The unit starting at s[0] (n >= 1 bytes left), given and updating the
- * mark state. Returns the input bytes consumed. */
-static size_t unit_next(const unsigned char *s, size_t n, int *mk, struct unit *u)
+ * mark state. Its display bytes go to dst, which has room for UNIT_MAX. */
+static void unit_next(const unsigned char *s, size_t n, int *mk, char *dst, struct unit *u)
 {
 	unsigned char c = s[0];
 	int32_t cp;
@@ -156,49 +218,49 @@ static size_t unit_next(const unsigned char *s, size_t n, int *mk, struct unit *
 	int w;
 
 	if (c < 0x20 || c == 0x7f) {
-		u->b[0] = '^';
-		u->b[1] = (char)(c ^ 0x40);     /* ESC -> '[', NUL -> '@', DEL -> '?' */
-		u->n = u->w = 2;
+		dst[0] = '^';
+		dst[1] = (char)(c ^ 0x40);      /* ESC -> '[', NUL -> '@', DEL -> '?' */
 		*mk = NOBASE;
-		return 1;
+		set(u, 1, 2, 2);
+		return;
 	}
 	if (c < 0x80) {
-		u->b[0] = (char)c;
-		u->n = u->w = 1;
+		dst[0] = (char)c;
 		*mk = 0;
-		return 1;
+		set(u, 1, 1, 1);
+		return;
 	}
 	k = decode(s, n, &cp);
 	if (cp < 0) {
-		if (utf8_mode) {
-			memcpy(u->b, "\xef\xbf\xbd", 3);
-			u->n = 3;
-		} else {
-			u->b[0] = '?';
-			u->n = 1;
-		}
-		u->w = 1;
 		*mk = 0;
-		return k;
+		if (!utf8_mode) {
+			dst[0] = '?';
+			set(u, (unsigned)k, 1, 1);
+			return;
+		}
+		dst[0] = '\xef';
+		dst[1] = '\xbf';
+		dst[2] = '\xbd';
+		set(u, (unsigned)k, 3, 1);
+		return;
 	}
-	w = uc_width((ucs4_t)cp, "UTF-8");
-	if (needs_escape((uint32_t)cp, w) ||
-	    (w == 0 && utf8_mode && (*mk == NOBASE || *mk >= MAXMARKS))) {
-		u->n = u->w = put_escape(u->b, (uint32_t)cp);
+	w = classify((uint32_t)cp);
+	if (w < 0 || (w == 0 && utf8_mode && (*mk == NOBASE || *mk >= MAXMARKS))) {
+		unsigned char e = put_escape(dst, (uint32_t)cp);
 		*mk = NOBASE;
-		return k;
+		set(u, (unsigned)k, e, e);
+		return;
 	}
 	if (!utf8_mode) {
-		u->b[0] = '?';
-		u->n = u->w = 1;
+		dst[0] = '?';
 		*mk = 0;
-		return k;
+		set(u, (unsigned)k, 1, 1);
+		return;
 	}
-	memcpy(u->b, s, k);
-	u->n = (unsigned char)k;
-	u->w = (unsigned char)w;
+	for (size_t i = 0; i < k; i++)
+		dst[i] = (char)s[i];
 	*mk = w == 0 ? *mk + 1 : 0;
-	return k;
+	set(u, (unsigned)k, (unsigned)k, (unsigned)w);
 }
 
 /* A unit boundary in [floor, at], as close to at as the bytes allow; floor
@@ -224,10 +286,15 @@ static int mark_state_at(const unsigned char *s, size_t len, size_t r)
 {
 	size_t pos = r > 12 ? unit_start(s, len, r - 12, 0) : 0;
 	int mk = NOBASE;
+	char scratch[UNIT_MAX];
 	struct unit u;
 
-	while (pos < r)
-		pos += unit_next(s + pos, len - pos, &mk, &u);
+	if (r > 0 && is_print_ascii(s[r - 1]))
+		return 0;       /* the usual case: an ASCII base, no marks yet */
+	while (pos < r) {
+		unit_next(s + pos, len - pos, &mk, scratch, &u);
+		pos += u.k;
+	}
 	return mk;
 }
 
@@ -238,10 +305,10 @@ struct cursor {
 	int mk;         /* mark state at pos */
 };
 
-/* Writes units from c->pos on to out + c->o while the width stays <= limit;
- * *ck (a copy of *c on entry) follows along while the width stays <=
- * cklimit (cklimit <= limit): it ends as the longest prefix within cklimit. Returns true when the input
- * ran out, i.e. the rest fitted whole. */
+/* Writes units from c->pos on to out + c->o while the width stays <= limit.
+ * *ck (a copy of *c on entry) follows while the width stays <= cklimit
+ * (<= limit), so it ends as the longest prefix within cklimit. Returns true
+ * when the input ran out, i.e. the rest fitted whole. */
 static bool emit(const unsigned char *s, size_t len, int limit, int cklimit,
 		 char *out, struct cursor *c, struct cursor *ck)
 {
@@ -251,12 +318,10 @@ static bool emit(const unsigned char *s, size_t len, int limit, int cklimit,
 			size_t room = (size_t)(limit - c->w), p = c->pos;
 			size_t end = len - p > room ? p + room : len;
 
-			while (p < end && is_print_ascii(s[p]))
-				p++;
+			p = ascii_run(s, p, end, out + c->o);
 			size_t run = p - c->pos;
 			if (run == 0)
 				return false;   /* next column does not fit */
-			memcpy(out + c->o, s + c->pos, run);
 			if (c->w <= cklimit) {
 				size_t take = (size_t)(cklimit - c->w);
 				if (take > run)
@@ -272,13 +337,14 @@ static bool emit(const unsigned char *s, size_t len, int limit, int cklimit,
 			c->mk = 0;
 			continue;
 		}
-		struct unit u;
+		/* Written before knowing whether it fits: by the bound at the
+		 * top, out has UNIT_MAX bytes of room past 12 * limit. */
 		int mk = c->mk;
-		size_t k = unit_next(s + c->pos, len - c->pos, &mk, &u);
-		if (u.w > limit - c->w)
+		struct unit u;
+		unit_next(s + c->pos, len - c->pos, &mk, out + c->o, &u);
+		if ((int)u.w > limit - c->w)
 			return false;
-		memcpy(out + c->o, u.b, u.n);
-		c->pos += k;
+		c->pos += u.k;
 		c->o += u.n;
 		c->w += u.w;
 		c->mk = mk;
@@ -292,19 +358,19 @@ static bool emit(const unsigned char *s, size_t len, int limit, int cklimit,
 static size_t measure(const unsigned char *s, size_t pos, size_t len, int mk)
 {
 	size_t w = 0;
-	struct unit u;
+	char scratch[UNIT_MAX];
 
 	while (pos < len) {
 		if (is_print_ascii(s[pos])) {
-			size_t p = pos;
-			while (p < len && is_print_ascii(s[p]))
-				p++;
+			size_t p = ascii_run(s, pos, len, NULL);
 			w += p - pos;
 			pos = p;
 			mk = 0;
 			continue;
 		}
-		pos += unit_next(s + pos, len - pos, &mk, &u);
+		struct unit u;
+		unit_next(s + pos, len - pos, &mk, scratch, &u);
+		pos += u.k;
 		w += u.w;
 	}
 	return w;
@@ -382,21 +448,28 @@ int text_fit_middle(const char *s, size_t len, int cols, char *out, size_t outsi
 	int mk0 = r == head.pos ? head.mk : mark_state_at(u, len, r);
 	size_t rest = measure(u, r, len, mk0);
 	struct cursor t = { r, 0, 0, mk0 };
-	struct unit un;
+	char scratch[UNIT_MAX];
 
 	while (t.pos < len) {
+		if (rest > (size_t)tb && is_print_ascii(u[t.pos])) {
+			rest--;
+			t.pos++;
+			t.mk = 0;
+			continue;
+		}
 		int mk = t.mk;
-		size_t k = unit_next(u + t.pos, len - t.pos, &mk, &un);
+		struct unit un;
+		unit_next(u + t.pos, len - t.pos, &mk, scratch, &un);
 		if (rest <= (size_t)tb && un.w > 0)
 			break;
 		rest -= un.w;
-		t.pos += k;
+		t.pos += un.k;
 		t.mk = mk;
 	}
 	memcpy(out + head.o, "..", 2);
 	t.o = head.o + 2;
 	t.w = head.w + 2;
-	emit(u, len, INT_MAX, INT_MAX, out, &t, &c);
+	emit(u, len, INT_MAX, INT_MAX, out, &t, &c);    /* c: unused checkpoint */
 	pad(out, &t.o, cols - t.w);
 	out[t.o] = '\0';
 	return cols;
@@ -407,13 +480,15 @@ size_t text_sanitize(const char *s, size_t len, char *out, size_t outsize)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t pos = 0, o = 0, ck = 0, cap;
 	int mk = NOBASE;
-	struct unit un;
+	char tmp[UNIT_MAX];
 
 	if (outsize == 0)
 		return 0;
 	cap = outsize - 1;
 	while (pos < len) {
-		size_t k = unit_next(u + pos, len - pos, &mk, &un);
+		/* Through tmp: here the bound is outsize, not columns. */
+		struct unit un;
+		unit_next(u + pos, len - pos, &mk, tmp, &un);
 		if (un.n > cap - o) {
 			/* Cut: the longest prefix of whole units leaving room for "..". */
 			if (cap < 2) {
@@ -425,9 +500,9 @@ size_t text_sanitize(const char *s, size_t len, char *out, size_t outsize)
 			out[ck] = '\0';
 			return ck;
 		}
-		memcpy(out + o, un.b, un.n);
+		memcpy(out + o, tmp, un.n);
 		o += un.n;
-		pos += k;
+		pos += un.k;
 		if (cap >= 2 && o <= cap - 2)
 			ck = o;
 	}

@@ -104,6 +104,45 @@ static void test_controls(void)
 	form_is(S("\xc2\xa0"), "\xc2\xa0", 1, "U+00A0 (first after C1) kept");
 }
 
+/* Every byte at every position of an ASCII name: the 8-bytes-at-a-time
+ * ASCII scan must stop at exactly the right byte. A byte >= 0x80 between
+ * ASCII bytes is always one bad unit. */
+static void test_byte_in_ascii(void)
+{
+	int bad = 0;
+	for (int b = 0; b < 256; b++) {
+		for (int i = 0; i < 20; i++) {
+			char name[20], want[32], out[TEXT_FIT_BYTES(80)];
+			size_t n = 0;
+			int w;
+			memcpy(name, "abcdefghijklmnopqrst", 20);
+			name[i] = (char)b;
+			memcpy(want, name, (size_t)i);
+			n = (size_t)i;
+			if (b >= 0x20 && b < 0x7f) {
+				want[n++] = (char)b;
+				w = 20;
+			} else if (b < 0x80) {
+				want[n++] = '^';
+				want[n++] = (char)(b == 0x7f ? '?' : b + '@');
+				w = 21;
+			} else {
+				memcpy(want + n, FFFD, 3);
+				n += 3;
+				w = 20;
+			}
+			memcpy(want + n, name + i + 1, (size_t)(19 - i));
+			want[n + (size_t)(19 - i)] = 0;
+			if (text_fit(name, 20, 80, out, sizeof out) != w || strcmp(out, want) != 0 ||
+			    text_width(name, 20) != w) {
+				if (!bad++)
+					printf("# byte 0x%02x at %d: got '%s'\n", b, i, out);
+			}
+		}
+	}
+	ok(bad == 0, "every byte at every position of a 20-byte ASCII name");
+}
+
 static void test_format_chars(void)
 {
 	form_is(S("abc\xe2\x80\xae" "def"), "abc<U+202E>def", 14, "bidi override U+202E");
@@ -506,8 +545,19 @@ static void note(struct stats *st, int *counter, const char *what, int cols)
 		snprintf(st->first, sizeof st->first, "%s (cols %d)", what, cols);
 }
 
-/* Checks one name under every function and a range of budgets. */
-static void check_one(const char *s, size_t len, int structured, struct stats *st)
+static void check_name(const char *s, size_t len, int structured, struct stats *st);
+
+/* Checks one name under every function and a range of budgets, from an
+ * exact-size heap copy so that ASan sees any read past its end. */
+static void check_one(const char *name, size_t len, int structured, struct stats *st)
+{
+	char *s = malloc(len ? len : 1);
+	memcpy(s, name, len);
+	check_name(s, len, structured, st);
+	free(s);
+}
+
+static void check_name(const char *s, size_t len, int structured, struct stats *st)
 {
 	static char full[1 << 16], again[1 << 16], want[1 << 16];
 	int ascii = !text_is_utf8();
@@ -623,6 +673,7 @@ int main(void)
 	text_init(true);
 	test_ascii();
 	test_controls();
+	test_byte_in_ascii();
 	test_format_chars();
 	test_invalid();
 	test_widths();
