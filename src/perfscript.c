@@ -839,16 +839,17 @@ static void perf_frame_line(struct perf_reader *r, const char *s, size_t n)
 		perf_frame(r, &fp);
 		return;
 	}
-	if (perf_is_srcline(s, n))
-		return;
 	if (r->payload && r->nent == 0 && perf_event_line_parts(s, n, &ep)) {
 		/* tracepoint samples without callchains: one line each, no
-		 * blank lines; the previous record has no frames to lose */
+		 * blank lines; the previous record has no frames to lose.
+		 * Before the srcline rule: a payload may end in ":123". */
 		r->in_event = false;
 		r->payload = false;
 		perf_event_line(r, s, n);
 		return;
 	}
+	if (perf_is_srcline(s, n))
+		return;
 	r->weird_stacks++;
 	perf_bad(r, "unrecognized frame line", s, n);
 }
