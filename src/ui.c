@@ -400,6 +400,8 @@ static void draw_graph(struct ui *u)
 {
 	for (size_t k = 0; k < u->lay.n; k++)
 		draw_span(u, &u->lay.spans[k]);
+	if (u->lay.n == 0)     /* an empty profile: even the root has no cell */
+		put_text(u, 1 + u->lp.height / 2, u->cols > 10 ? (u->cols - 10) / 2 : 0, "no samples");
 }
 
 /* "all › main › parse", cut from the left ("..") to the screen width. The

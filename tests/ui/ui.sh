@@ -255,6 +255,13 @@ expect "SIGTERM: alternate screen off" tm_wait alternate_is 0
 tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
 expect "SIGTERM: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
 
+# ---- Ctrl-C ----
+open_tflame
+expect "started for Ctrl-C" status_is "all${SEP}100 samples"
+tm_keys C-c
+expect "Ctrl-C (SIGINT): exit status 130" tm_wait_grep '^rc=130$'
+expect "Ctrl-C: alternate screen off" tm_wait alternate_is 0
+
 # ---- monochrome ----
 tm_run "clear; NO_COLOR=1 $(q "$TFLAME") $(q "$F"); echo rc=\$?"
 expect "NO_COLOR: opens" status_is "all${SEP}100 samples"
