@@ -74,6 +74,7 @@ int main(void)
 		ok(strstr(last.first_msg, "bad line") != NULL, "message quotes the line: %s", last.first_msg);
 		is_int((long long)last.lines, 5, "lines counted");
 		is_int((long long)last.stacks, 2, "stacks counted");
+		free(got);
 	}
 	{
 		char *got = load("x\x1b]0;owned\x07 junk\n");
