@@ -96,8 +96,12 @@ static void ui_on_signal(int sig)
 	ui_caught = sig;
 }
 
-static const int ui_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/* The first UI_NCAUGHT are ours while the browser runs; all are saved before
+ * newterm() and put back after delscreen(), so neither our handlers nor the
+ * ones curses installs (stop, resize) outlive the screen they refer to. */
+static const int ui_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGWINCH };
 #define UI_NSIGNALS (sizeof ui_signals / sizeof ui_signals[0])
+#define UI_NCAUGHT 3
 
 static void install_signals(struct sigaction *old)
 {
@@ -107,7 +111,7 @@ static void install_signals(struct sigaction *old)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0;        /* no SA_RESTART: the blocked read must return */
 	for (size_t k = 0; k < UI_NSIGNALS; k++)
-		sigaction(ui_signals[k], &sa, &old[k]);
+		sigaction(ui_signals[k], k < UI_NCAUGHT ? &sa : NULL, &old[k]);
 }
 
 static void restore_signals(const struct sigaction *old)
@@ -143,8 +147,8 @@ static bool is_ancestor_row(const struct ui *u, tree_idx i)
 	return i != u->lp.zoom && tree_contains(u->t, i, u->lp.zoom);
 }
 
-/* Writes s (already safe text) at (y, x), at most maxw columns of ASCII or
- * text_fit output; never touches the bottom-right cell (it would scroll). */
+/* Writes s (our own text or a display form) at (y, x), cut to the line;
+ * never touches the bottom-right cell (writing there may scroll). */
 static void put_text(struct ui *u, int y, int x, const char *s)
 {
 	if (y < 0 || y >= u->lines || x < 0 || x >= u->cols)
@@ -186,7 +190,9 @@ static void colours_init(struct ui *u)
 {
 	const char *no_color = getenv("NO_COLOR");
 	u->pal = palette_list[0];
-	u->depth = palette_depth_for(has_colors() ? 256 : 0, no_color);
+	/* terminfo's count decides before start_color(), which NO_COLOR or a
+	 * colourless terminal must never reach. */
+	u->depth = palette_depth_for(has_colors() ? tigetnum("colors") : 0, no_color);
 	if (u->depth != PALETTE_MONO) {
 		start_color();
 		use_default_colors();   /* the gap cells keep the terminal's background */
@@ -334,7 +340,7 @@ static void on_mouse(struct ui *u)
 		return;
 	}
 #endif
-	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON1_PRESSED)))
+	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
 		return;
 	const struct layout_span *s = layout_span_at(&u->lay, ev.y - 1, ev.x);
 	if (!s)
@@ -683,10 +689,13 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	int status = 0;
 	bool lost = false;
 
-	if (open_terminal() != 0)
-		return 1;
+	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
 	ui_caught = 0;
 	install_signals(old);
+	if (open_terminal() != 0) {
+		restore_signals(old);
+		return 1;
+	}
 
 	memset(u, 0, sizeof *u);
 	u->t = t;

@@ -270,6 +270,14 @@ expect "NO_COLOR: the selection is still reverse video" line_has_attr 28 7
 tm_keys q
 expect "NO_COLOR: quits" tm_wait_grep '^rc=0$'
 
+# ---- the profile on stdin, keys from the terminal ----
+tm_run "clear; cat $(q "$F") | $(q "$TFLAME"); echo rc=\$?"
+expect "stdin: opens on the terminal" status_is "all${SEP}100 samples"
+tm_keys k
+expect "stdin: keys still work" status_is "main${SEP}80 samples"
+tm_keys q
+expect "stdin: quits" tm_wait_grep '^rc=0$'
+
 # ---- a terminal too small from the start ----
 tm resize-window -t t -x 10 -y 3
 tm_run "clear; $(q "$TFLAME") $(q "$F")"
