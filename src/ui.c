@@ -110,8 +110,12 @@ static void install_signals(struct sigaction *old)
 	sa.sa_handler = ui_on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0;        /* no SA_RESTART: the blocked read must return */
-	for (size_t k = 0; k < UI_NSIGNALS; k++)
-		sigaction(ui_signals[k], k < UI_NCAUGHT ? &sa : NULL, &old[k]);
+	for (size_t k = 0; k < UI_NSIGNALS; k++) {
+		sigaction(ui_signals[k], NULL, &old[k]);
+		/* An ignored signal stays ignored (nohup, background jobs). */
+		if (k < UI_NCAUGHT && old[k].sa_handler != SIG_IGN)
+			sigaction(ui_signals[k], &sa, NULL);
+	}
 }
 
 static void restore_signals(const struct sigaction *old)
@@ -122,7 +126,7 @@ static void restore_signals(const struct sigaction *old)
 
 /* ---- helpers ---- */
 
-static const char *tree_name_of(const struct ui *u, tree_idx i, size_t *len)
+static const char *name_of(const struct ui *u, tree_idx i, size_t *len)
 {
 	*len = tree_name_len(u->t, i);
 	return tree_name(u->t, i);
@@ -211,7 +215,7 @@ static attr_t frame_attr(struct ui *u, tree_idx i)
 	if (u->depth == PALETTE_MONO)
 		return A_NORMAL;
 	size_t len;
-	const char *s = tree_name_of(u, i, &len);
+	const char *s = name_of(u, i, &len);
 	struct palette_rgb c = u->pal->color(s, len, strtab_hash(s, len));
 	int colour = u->depth == PALETTE_256 ? palette_to_256(u->pal, c) : palette_to_8(c);
 	return COLOR_PAIR(pair_for(u, colour));
@@ -393,7 +397,7 @@ static void draw_span(struct ui *u, const struct layout_span *s)
 		return;
 	}
 	size_t len;
-	const char *name = tree_name_of(u, s->node, &len);
+	const char *name = name_of(u, s->node, &len);
 	/* The last cell stays a gap so neighbours read apart without colour. */
 	int lw = text_fit(name, len, w - 1, u->buf, u->bufsize);
 	mvaddstr(y, s->col0, u->buf);
@@ -442,7 +446,7 @@ static void draw_breadcrumb(struct ui *u)
 	}
 	for (size_t k = n; k-- > 0 && x < avail;) {
 		size_t len;
-		const char *name = tree_name_of(u, u->crumbs[k], &len);
+		const char *name = name_of(u, u->crumbs[k], &len);
 		if (k == 0)
 			attron(A_BOLD);
 		int w = k == 0 ? text_fit_middle(name, len, avail - x, u->buf, u->bufsize)
@@ -509,7 +513,7 @@ static void draw_status(struct ui *u)
 		namew = room;
 
 	size_t len;
-	const char *name = tree_name_of(u, u->sel, &len);
+	const char *name = name_of(u, u->sel, &len);
 	int x = text_fit_middle(name, len, namew, u->buf, u->bufsize);
 	attron(A_BOLD);
 	mvaddstr(y, 0, u->buf);
