@@ -8,6 +8,7 @@
 #   tm_stop               kill the server
 #   tm_keys KEY...        tmux send-keys (key names: Enter, BSpace, C-z, ...)
 #   tm_type TEXT          send TEXT literally
+#   tm_bytes TEXT         send TEXT's bytes (escape sequences, mouse reports)
 #   tm_run CMD            type CMD and Enter at the prompt
 #   tm_screen [-e]        the screen now (-e: with SGR attributes)
 #   tm_line N [-e]        line N of the screen (0 = top)
@@ -43,6 +44,12 @@ tm_start() {
 tm_stop() { tm kill-server 2>/dev/null || :; }
 
 tm_keys() { tm send-keys -t t "$@"; }
+# tm_bytes TEXT: TEXT's bytes, as a terminal would send them (no key names,
+# no tmux command parsing of ';').
+tm_bytes() {
+	# shellcheck disable=SC2046
+	tm send-keys -t t -H $(printf '%s' "$1" | od -An -tx1)
+}
 tm_type() { tm send-keys -t t -l -- "$1"; }
 tm_run() { tm_type "$1"; tm_keys Enter; }
 

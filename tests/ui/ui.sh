@@ -13,7 +13,7 @@ case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
 
 F="$top_srcdir/tests/ui/basic.folded"
 SEP='  ·  '
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
+trap 'tm_stop; tmux -L "$TM_SOCK-in" kill-server 2>/dev/null; rm -rf "$T_TMP" "$HOME"' EXIT
 
 # Single-quotes $1 for the pane's shell.
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
@@ -196,22 +196,22 @@ help_lists_all() {
 	done <"$T_TMP/keys"
 }
 expect "help: every --list-keys line is on the help screen" tm_wait help_lists_all
+check "--list-keys: KEYS<TAB>DESCRIPTION lines" grep -qx "$(printf 'h, Left\tselect the frame to the left')" "$T_TMP/keys"
+check "--list-keys: q quits" grep -qx "$(printf 'q\tquit')" "$T_TMP/keys"
 tm_keys x
 expect "any key closes the help" status_is "all${SEP}100 samples"
 
-# ---- mouse: X10 reports typed into the pane (ESC [ M b x y, +32 each) ----
-# tmux's own mouse handling cannot be driven without a client, so these are
-# the bytes a terminal (or tmux with mouse on) sends for button 1.
+# ---- mouse: X10 reports typed into the pane (ESC [ M b x y, +32 each),
+# the bytes the pane's terminal (here tmux) sends for button 1 ----
 click() { # col row [n]: n press+release pairs in one go (2: a double-click)
 	local x y bytes="" k=0
-	x=$(printf %x $((33 + $1)))
-	y=$(printf %x $((33 + $2)))
+	x=$(printf "\\$(printf %o $((33 + $1)))")
+	y=$(printf "\\$(printf %o $((33 + $2)))")
 	while [ $k -lt "${3:-1}" ]; do
-		bytes="$bytes 1b 5b 4d 20 $x $y 1b 5b 4d 23 $x $y"
+		bytes="$bytes$(printf '\033[M ')$x$y$(printf '\033[M#')$x$y"
 		k=$((k + 1))
 	done
-	# shellcheck disable=SC2086
-	tm_keys -H $bytes
+	tm_bytes "$bytes"
 }
 click 35 26
 expect "click on (35, line 26) selects parse" status_is "parse${SEP}50 samples"
@@ -269,6 +269,35 @@ expect "NO_COLOR: no colour anywhere" eval '! screen_has_colour'
 expect "NO_COLOR: the selection is still reverse video" line_has_attr 28 7
 tm_keys q
 expect "NO_COLOR: quits" tm_wait_grep '^rc=0$'
+
+# ---- mouse through tmux's own mouse support (set -g mouse on): tflame
+# runs in a second tmux server whose client is attached in our pane, so our
+# pane is that client's terminal; we type the SGR reports (ESC [ < b;x;y M
+# press, m release, 1-based) a terminal emulator sends for clicks ----
+TM_INNER="$TM_SOCK-in"
+tm_inner() { tmux -L "$TM_INNER" -f /dev/null "$@"; }
+sgr_click() { # col row [n]: 0-based cell, n clicks in one go
+	local k=0 bytes=""
+	while [ $k -lt "${3:-1}" ]; do
+		bytes="$bytes$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' $(($1 + 1)) $(($2 + 1)) $(($1 + 1)) $(($2 + 1)))"
+		k=$((k + 1))
+	done
+	tm_bytes "$bytes"
+}
+if tm_inner new-session -d -s in -x 100 -y 30 "$(q "$TFLAME") $(q "$F")" 2>/dev/null &&
+	tm_inner set -g mouse on >/dev/null && tm_inner set -g status off >/dev/null; then
+	tm_run "clear; tmux -L $(q "$TM_INNER") -f /dev/null attach -t in"
+	expect "tmux mouse on: tflame shown through a nested client" \
+		tm_wait eval 'tm__line_is 28 all && [ "$(tm_format "#{mouse_sgr_flag}")" = 1 ]'
+	sgr_click 35 26
+	expect "tmux mouse on: click selects parse" status_is "parse${SEP}50 samples"
+	sgr_click 85 25 2
+	expect "tmux mouse on: double-click zooms into eval" tm_wait_line 0 "all › main › run › eval"
+	tm_inner kill-server
+	expect "tmux mouse on: back at our prompt" tm_wait_grep '^\$ ?$'
+else
+	skip "tmux mouse on: nested client" "second tmux server did not start"
+fi
 
 # ---- the profile on stdin, keys from the terminal ----
 tm_run "clear; cat $(q "$F") | $(q "$TFLAME"); echo rc=\$?"
