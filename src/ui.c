@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #if defined(HAVE_NCURSESW_CURSES_H)
 #include <ncursesw/curses.h>
 #else
@@ -28,7 +29,12 @@
 /* Below this the graph is replaced by "terminal too small". */
 #define UI_MIN_COLS 20
 #define UI_MIN_LINES 5
-/* wgetch errors in a row (not from a signal) taken as a lost terminal. */
+/* getch() wakes up this often (ms) without input. A signal that lands
+ * between the loop's check and the blocking read (SIGWINCH while drawing,
+ * SIGTERM) would otherwise wait for the next key; on a timeout curses looks
+ * at its resize flag and we at ours. Nothing is redrawn on a timeout. */
+#define UI_POLL_MS 500
+/* Early getch() errors in a row taken as a lost terminal (EOF, EIO). */
 #define UI_MAX_ERRORS 100
 /* First colour pair for frames; pair 1 is the ancestor rows. */
 #define UI_PAIR_ANCESTOR 1
@@ -125,6 +131,13 @@ static void restore_signals(const struct sigaction *old)
 }
 
 /* ---- helpers ---- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static const char *name_of(const struct ui *u, tree_idx i, size_t *len)
 {
@@ -719,14 +732,19 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	draw(u);
 
 	int errors = 0;
+	timeout(UI_POLL_MS);
 	while (!u->quit && !ui_caught) {
+		long t0 = now_ms();
 		int ch = getch();
 		if (ui_caught)
 			break;
 		if (ch == ERR) {
-			/* EINTR from a stop/continue is harmless; endless errors mean
-			 * the terminal went away (EOF) and must not spin. */
-			if (++errors > UI_MAX_ERRORS) {
+			/* A timeout is normal. An early error is EINTR (stop and
+			 * continue) or a terminal that went away: EOF forever, which
+			 * must not spin. */
+			if (now_ms() - t0 >= UI_POLL_MS / 2)
+				errors = 0;
+			else if (++errors > UI_MAX_ERRORS) {
 				lost = true;
 				break;
 			}
