@@ -299,6 +299,19 @@ else
 	skip "tmux mouse on: nested client" "second tmux server did not start"
 fi
 
+# ---- 8 colours and a locale that is not UTF-8 ----
+tm_run "clear; LC_ALL=C TERM=screen $(q "$TFLAME") $(q "$F"); echo rc=\$?"
+expect "C locale: ASCII separators in the status line" status_is "all  |  100 samples  |  100.00% of all"
+tm_keys k k Enter
+expect "C locale: breadcrumb all > main > parse" tm_wait_line 0 "all > main > parse"
+only_ansi_colours() {
+	line_has_colour 25 && ! sgr_params 25 | grep -q '48;5;' &&
+		sgr_params 25 | grep -Eq '(^|;)4[135](;|$)'
+}
+expect "8 colours: frames on red, yellow or magenta" only_ansi_colours
+tm_keys q
+expect "8 colours: quits" tm_wait_grep '^rc=0$'
+
 # ---- the profile on stdin, keys from the terminal ----
 tm_run "clear; cat $(q "$F") | $(q "$TFLAME"); echo rc=\$?"
 expect "stdin: opens on the terminal" status_is "all${SEP}100 samples"
