@@ -3,7 +3,10 @@
 # Every expected screen below is worked out by hand from basic.folded (see
 # its header): at 100 columns one sample is one column, and the graph area
 # is lines 1..28 of a 30-line pane, root row at line 28 (flame).
-. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+# Run directly (sh tests/ui/ui.sh) it finds an in-tree build by itself.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+. "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/ui/tmux.sh"
 
 command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
