@@ -134,7 +134,8 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	char err[256];
 	struct source *s = source_open(path, err, sizeof err);
 	char name[256];
-	text_sanitize(strcmp(path, "-") == 0 ? "<stdin>" : path, strlen(path), name, sizeof name);
+	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	text_sanitize(shown, strlen(shown), name, sizeof name);
 	if (!s) {
 		load_messages_add(m, "tflame: %s: %s", name, err);
 		return 1;

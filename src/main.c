@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include "keymap.h"
 #include "load.h"
@@ -62,7 +63,8 @@ static void usage(FILE *out)
 "Output modes:\n"
 "  -c, --collapse          write the merged stacks as folded text and exit\n"
 "  -p, --print             draw the flame graph as plain text and exit\n"
-"  -w, --width=N           columns for --print (default: $COLUMNS, else 100)\n"
+"  -w, --width=N           columns for --print (default: the terminal's width,\n"
+"                          else $COLUMNS, else 100)\n"
 "\n"
 "View:\n"
 "  -i, --inverted          icicle graph: root at the top\n"
@@ -77,12 +79,13 @@ static void usage(FILE *out)
 "      --jit               perf: annotate JIT frames with _[j]\n"
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
-"      --event-filter=EV   perf: keep only event EV (default: the first seen)\n"
+"      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
-"Keys: press ? in the browser. Exit status: 0 ok, 1 error, 2 usage error.\n"
+"Keys: press ? in the browser.\n"
+"Exit status: 0 ok, 1 error, 2 usage error, 128+N when ended by signal N.\n"
 "Examples:\n"
 "  tflame profile.folded\n"
 "  perf record -g ./prog && perf script | tflame\n"
@@ -111,6 +114,17 @@ static int parse_int(const char *s, const char *opt, int min)
 	return (int)v;
 }
 
+/* --print width: the terminal's when stdout is one, else $COLUMNS, else 100. */
+static int default_width(void)
+{
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *cols = getenv("COLUMNS");
+	long v = cols ? strtol(cols, NULL, 10) : 0;
+	return v > 0 && v <= 100000 ? (int)v : 100;
+}
+
 static bool utf8_locale(void)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -127,6 +141,7 @@ int main(int argc, char **argv)
 	bool stats = false;
 	int c;
 
+	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");     /* counts are written with '.' */
 	text_init(utf8_locale());
@@ -199,12 +214,10 @@ int main(int argc, char **argv)
 		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(&t, stdout) != 0)
 			rc = 1;
 		if (rc == 0 && mode == MODE_PRINT) {
-			if (width == 0) {
-				const char *cols = getenv("COLUMNS");
-				long v = cols ? strtol(cols, NULL, 10) : 0;
-				width = v > 0 && v <= 100000 ? (int)v : 100;
-			}
-			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT };
+			if (width == 0)
+				width = default_width();
+			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
+			                              .min_width = min_width };
 			if (printer_print(&t, &po, stdout) != 0)
 				rc = 1;
 		}
