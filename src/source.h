@@ -4,6 +4,7 @@
 #ifndef TFLAME_SOURCE_H
 #define TFLAME_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,10 +18,16 @@ struct source *source_open(const char *path, char *err, size_t errsize);
 /* Sets *buf to the next block and returns its length, 0 at end of input, or
  * -1 on a read error (errno set). A block holds whole lines; only the last
  * block may end without '\n'. The first block holds at least 64 KiB or the
- * whole input (enough to sniff the format). *buf stays valid until the next
- * call. */
+ * whole input (enough to sniff the format). A line longer than
+ * SOURCE_MAX_LINE is cut there (the reader sees it as two lines), so an
+ * endless stream without newlines (/dev/zero) cannot exhaust memory. *buf
+ * stays valid until the next call. */
+#define SOURCE_MAX_LINE ((size_t)64 << 20)
 ssize_t source_next(struct source *s, const char **buf);
 
+/* True once the last block has been delivered (or is the one just
+ * returned). */
+bool source_at_eof(const struct source *s);
 /* Total size in bytes when known (regular files), else 0. */
 uint64_t source_size(const struct source *s);
 /* Bytes delivered so far. */

@@ -63,7 +63,7 @@ struct tree {
 	bool finalized;
 	uint64_t stacks;    /* stacks added (lines or records) */
 	/* building state */
-	uint32_t *slots;    /* child hash: node index, 0 = empty */
+	uint64_t *slots;    /* child hash: (hash tag << 32) | node index; 0 = empty */
 	size_t nslots;
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;

@@ -1,0 +1,177 @@
+#include "config.h"
+#include "folded.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "text.h"
+#include "xalloc.h"
+
+struct folded_reader {
+	struct tree *t;
+	struct reader_diag d;
+	struct tree_frame *frames;
+	size_t cap;
+};
+
+struct folded_reader *folded_reader_new(struct tree *t)
+{
+	struct folded_reader *r = xcalloc(1, sizeof *r);
+	r->t = t;
+	r->cap = 256;
+	r->frames = xmalloc(r->cap * sizeof *r->frames);
+	return r;
+}
+
+void folded_reader_free(struct folded_reader *r)
+{
+	if (!r)
+		return;
+	free(r->frames);
+	free(r);
+}
+
+const struct reader_diag *folded_reader_diag(const struct folded_reader *r)
+{
+	return &r->d;
+}
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A count: [0-9]+(\.[0-9]*)? */
+struct count {
+	uint64_t u;         /* integer part, saturated */
+	double f;           /* whole value */
+	bool frac;          /* non-zero fractional digits */
+	bool saturated;
+};
+
+/* Parses the count that ends s[0..len) and is preceded by a blank. Sets
+ * *start to where the number begins. False when there is none. */
+static bool count_at_end(const char *s, size_t len, size_t *start, struct count *c)
+{
+	size_t e = len, i = len;
+	while (i > 0 && is_digit(s[i - 1]))
+		i--;
+	size_t dot = e;
+	if (i > 0 && s[i - 1] == '.') {
+		dot = i - 1;
+		i = dot;
+		while (i > 0 && is_digit(s[i - 1]))
+			i--;
+		if (i == dot)
+			return false;           /* ".5": no integer digits */
+	} else if (i == e) {
+		return false;               /* no digits at all */
+	}
+	if (i == 0 || !is_blank(s[i - 1]))
+		return false;               /* "12" alone or "a12": no separator */
+	c->u = 0;
+	c->saturated = false;
+	double f = 0.0;
+	for (size_t k = i; k < dot; k++) {
+		unsigned dgt = (unsigned)(s[k] - '0');
+		if (c->u > (UINT64_MAX - dgt) / 10) {
+			c->u = UINT64_MAX;
+			c->saturated = true;
+		} else if (!c->saturated) {
+			c->u = c->u * 10 + dgt;
+		}
+		f = f * 10.0 + dgt;
+	}
+	c->frac = false;
+	double scale = 0.1;
+	for (size_t k = dot + 1; k < e; k++) {
+		if (s[k] != '0')
+			c->frac = true;
+		f += (s[k] - '0') * scale;
+		scale *= 0.1;
+	}
+	c->f = f;
+	*start = i;
+	return true;
+}
+
+static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
+{
+	r->d.bad++;
+	if (r->d.first_bad)
+		return;
+	r->d.first_bad = r->d.lines;
+	char snippet[64];
+	text_sanitize(s, len, snippet, sizeof snippet);
+	snprintf(r->d.first_msg, sizeof r->d.first_msg, "%s: \"%s\"", why, snippet);
+}
+
+static void parse_line(struct folded_reader *r, const char *s, size_t len)
+{
+	const char *line = s;
+	size_t linelen = len;
+	while (len > 0 && is_blank(s[len - 1]))
+		len--;
+	if (len == 0 || (len >= 2 && s[0] == '#' && s[1] == ' '))
+		return;     /* blank line, or a "# key: value" comment (austin) */
+	size_t start;
+	struct count c;
+	if (!count_at_end(s, len, &start, &c)) {
+		bad_line(r, "no sample count at the end of the line", line, linelen);
+		return;
+	}
+	/* The stack ends before the count's blanks; a second number there
+	 * makes the line differential (difffolded: BEFORE AFTER). The last
+	 * column (AFTER) gives the width, as in flamegraph.pl. */
+	len = start;
+	while (len > 0 && is_blank(s[len - 1]))
+		len--;
+	size_t start2;
+	struct count before;
+	if (count_at_end(s, len, &start2, &before)) {
+		len = start2;
+		while (len > 0 && is_blank(s[len - 1]))
+			len--;
+	}
+	/* Split on ';'; trailing empty frames are dropped (flamegraph.pl). */
+	while (len > 0 && s[len - 1] == ';')
+		len--;
+	size_t n = 0;
+	const char *p = s, *end = s + len;
+	while (p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *fe = semi ? semi : end;
+		if (n == r->cap) {
+			r->cap *= 2;
+			r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
+		}
+		r->frames[n++] = (struct tree_frame){ p, (size_t)(fe - p) };
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	if (c.saturated)
+		r->d.saturated++;
+	if (c.frac)
+		tree_add_stack_frac(r->t, r->frames, n, c.f);
+	else
+		tree_add_stack(r->t, r->frames, n, c.u);
+	r->d.stacks++;
+}
+
+void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		r->d.lines++;
+		parse_line(r, p, (size_t)(le - p));
+		p = nl ? nl + 1 : end;
+	}
+}

@@ -1,0 +1,230 @@
+/* tflame: command line parsing and wiring; the work happens in the modules. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "keymap.h"
+#include "load.h"
+#include "printer.h"
+#include "sniff.h"
+#include "text.h"
+#include "tree.h"
+#include "ui.h"
+
+enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
+
+enum {
+	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS
+};
+
+static const struct option long_options[] = {
+	{ "collapse", no_argument, NULL, 'c' },
+	{ "print", no_argument, NULL, 'p' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "inverted", no_argument, NULL, 'i' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	/* undocumented, for tests and benchmarks */
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "list-keys", no_argument, NULL, OPT_LIST_KEYS },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void usage(FILE *out)
+{
+	fputs(
+"Usage: tflame [OPTION]... [FILE]...\n"
+"Browse a flame graph of FILE(s) in the terminal. FILE is folded stacks\n"
+"(\"main;parse;lex 42\" per line) or raw `perf script` output; several files\n"
+"are merged. With no FILE, or when FILE is -, read standard input (keys then\n"
+"come from the terminal).\n"
+"\n"
+"Output modes:\n"
+"  -c, --collapse          write the merged stacks as folded text and exit\n"
+"  -p, --print             draw the flame graph as plain text and exit\n"
+"  -w, --width=N           columns for --print (default: $COLUMNS, else 100)\n"
+"\n"
+"View:\n"
+"  -i, --inverted          icicle graph: root at the top\n"
+"      --sort=ORDER        sibling order: name (default), weight, input\n"
+"      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"\n"
+"Input:\n"
+"  -f, --format=FORMAT     auto (default), folded or perf\n"
+"      --pid               perf: root frames are comm-PID\n"
+"      --tid               perf: root frames are comm-PID/TID\n"
+"      --kernel            perf: annotate kernel frames with _[k]\n"
+"      --jit               perf: annotate JIT frames with _[j]\n"
+"      --all               perf: --kernel and --jit\n"
+"      --addrs             perf: show addresses of unresolved frames\n"
+"      --event-filter=EV   perf: keep only event EV (default: the first seen)\n"
+"\n"
+"  -h, --help              show this help and exit\n"
+"  -V, --version           show the version and exit\n"
+"\n"
+"Keys: press ? in the browser. Exit status: 0 ok, 1 error, 2 usage error.\n"
+"Examples:\n"
+"  tflame profile.folded\n"
+"  perf record -g ./prog && perf script | tflame\n"
+"  tflame --collapse perf.txt > profile.folded\n", out);
+}
+
+__attribute__((format(printf, 1, 2)))
+static _Noreturn void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("tflame: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'tflame --help' for more information.\n", stderr);
+	exit(2);
+}
+
+static int parse_int(const char *s, const char *opt, int min)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > 100000)
+		usage_error("invalid value for %s: '%s'", opt, s);
+	return (int)v;
+}
+
+static bool utf8_locale(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+int main(int argc, char **argv)
+{
+	enum mode mode = MODE_UI;
+	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true };
+	enum tree_order order = TREE_ORDER_NAME;
+	enum layout_orient orient = LAYOUT_FLAME;
+	int width = 0, min_width = 1;
+	bool stats = false;
+	int c;
+
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");     /* counts are written with '.' */
+	text_init(utf8_locale());
+
+	while ((c = getopt_long(argc, argv, "cpw:if:hV", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'c': mode = MODE_COLLAPSE; break;
+		case 'p': mode = MODE_PRINT; break;
+		case 'w': width = parse_int(optarg, "--width", 1); break;
+		case 'i': orient = LAYOUT_ICICLE; break;
+		case 'f':
+			if (strcmp(optarg, "auto") == 0)
+				lo.format = SNIFF_UNKNOWN;
+			else if (!sniff_parse_name(optarg, &lo.format))
+				usage_error("invalid --format '%s' (auto, folded, perf)", optarg);
+			break;
+		case OPT_SORT:
+			if (strcmp(optarg, "name") == 0)
+				order = TREE_ORDER_NAME;
+			else if (strcmp(optarg, "weight") == 0)
+				order = TREE_ORDER_WEIGHT;
+			else if (strcmp(optarg, "input") == 0)
+				order = TREE_ORDER_INPUT;
+			else
+				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
+			break;
+		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
+		case OPT_PID: lo.perf.pid = true; break;
+		case OPT_TID: lo.perf.tid = true; break;
+		case OPT_KERNEL: lo.perf.kernel = true; break;
+		case OPT_JIT: lo.perf.jit = true; break;
+		case OPT_ALL: lo.perf.kernel = lo.perf.jit = true; break;
+		case OPT_ADDRS: lo.perf.addrs = true; break;
+		case OPT_EVENT_FILTER: lo.perf.event_filter = optarg; break;
+		case OPT_STATS: stats = true; break;
+		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("tflame %s\n", PACKAGE_VERSION); return 0;
+		default:
+			fputs("Try 'tflame --help' for more information.\n", stderr);
+			return 2;
+		}
+	}
+
+	char *stdin_only[] = { (char *)"-" };
+	char **files = argv + optind;
+	size_t nfiles = (size_t)(argc - optind);
+	if (nfiles == 0) {
+		if (isatty(STDIN_FILENO)) {
+			fputs("tflame: no input: give a profile file, or pipe one in "
+			      "(perf script | tflame)\nTry 'tflame --help' for more information.\n", stderr);
+			return 2;
+		}
+		files = stdin_only;
+		nfiles = 1;
+	}
+
+	struct tree t;
+	struct load_messages msgs = { 0 };
+	tree_init(&t);
+	int rc = load_files(&t, files, nfiles, &lo, &msgs);
+	tree_finalize(&t, order);
+	if (t.saturated)
+		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
+	if (stats)
+		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 "\n",
+		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks);
+
+	if (rc != 0 || mode != MODE_UI) {
+		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(&t, stdout) != 0)
+			rc = 1;
+		if (rc == 0 && mode == MODE_PRINT) {
+			if (width == 0) {
+				const char *cols = getenv("COLUMNS");
+				long v = cols ? strtol(cols, NULL, 10) : 0;
+				width = v > 0 && v <= 100000 ? (int)v : 100;
+			}
+			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT };
+			if (printer_print(&t, &po, stdout) != 0)
+				rc = 1;
+		}
+		if (fflush(stdout) != 0 && rc == 0)
+			rc = 1;
+		if (rc != 0 && ferror(stdout))
+			load_messages_add(&msgs, "tflame: write error: %s", strerror(errno));
+		if (msgs.len)
+			fputs(msgs.text, stderr);
+	} else {
+		struct ui_options uo = {
+			.orient = orient, .min_width = min_width,
+			.title = nfiles == 1 ? files[0] : "(several files)",
+			.notice = msgs.len ? msgs.text : NULL,
+		};
+		rc = ui_run(&t, &uo);
+		if (msgs.len)
+			fputs(msgs.text, stderr);
+	}
+	load_messages_free(&msgs);
+	tree_free(&t);
+	return rc;
+}

@@ -1,0 +1,69 @@
+#include "config.h"
+#include "printer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "text.h"
+#include "xalloc.h"
+
+int printer_print(const struct tree *t, const struct printer_options *o, FILE *out)
+{
+	int width = o->width < 1 ? 1 : o->width;
+	/* The tallest level possible, then only the levels that have spans. */
+	uint32_t maxdepth = 0;
+	for (tree_idx i = o->zoom; i < tree_end(t, o->zoom); i++)
+		if (tree_depth(t, i) > maxdepth)
+			maxdepth = tree_depth(t, i);
+	struct layout_params p = {
+		.zoom = o->zoom, .width = width,
+		.height = maxdepth >= (uint32_t)INT32_MAX - 1 ? INT32_MAX : (int)maxdepth + 1,
+		.orient = LAYOUT_ICICLE, .scroll = 0, .min_width = 1,
+	};
+	struct layout l;
+	layout_init(&l);
+	layout_compute(&l, t, &p);
+	int rows = 0;
+	for (size_t k = 0; k < l.n; k++)
+		if (l.spans[k].row + 1 > rows)
+			rows = l.spans[k].row + 1;
+
+	char count[64];
+	tree_format_count(t, t->nodes[o->zoom].total, count, sizeof count);
+	int rc = fprintf(out, "all: %s samples\n", count) < 0 ? -1 : 0;
+
+	/* Per span at most its label (TEXT_FIT_BYTES of its width) plus padding. */
+	size_t linecap = (size_t)width * 21 + 64;
+	char *line = xmalloc(linecap);
+	char *label = xmalloc(TEXT_FIT_BYTES(width));
+	for (int k = 0; k < rows && rc == 0; k++) {
+		int r = o->orient == LAYOUT_FLAME ? rows - 1 - k : k;
+		size_t len = 0;
+		int col = 0;
+		for (size_t s = l.row_start[r]; s < l.row_start[r + 1]; s++) {
+			const struct layout_span *sp = &l.spans[s];
+			while (col < sp->col0) {
+				line[len++] = ' ';
+				col++;
+			}
+			int w = sp->col1 - sp->col0;
+			int used = text_fit(tree_name(t, sp->node), tree_name_len(t, sp->node), w - 1,
+			                    label, TEXT_FIT_BYTES(width));
+			size_t ll = strlen(label);
+			memcpy(line + len, label, ll);
+			len += ll;
+			for (col += used; col < sp->col1 - 1; col++)
+				line[len++] = ' ';
+			line[len++] = '|';
+			col++;
+		}
+		line[len++] = '\n';
+		if (fwrite(line, 1, len, out) != len)
+			rc = -1;
+	}
+	free(line);
+	free(label);
+	layout_free(&l);
+	if (rc == 0 && ferror(out))
+		rc = -1;
+	return rc;
+}

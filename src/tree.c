@@ -1,0 +1,520 @@
+#include "config.h"
+#include "tree.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+/* ---- building ----------------------------------------------------------- */
+
+static inline uint64_t child_hash(tree_idx parent, strtab_id name)
+{
+	uint64_t x = ((uint64_t)parent << 32) | name;
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ULL;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dULL;
+	x ^= x >> 33;
+	return x;
+}
+
+void tree_init(struct tree *t)
+{
+	memset(t, 0, sizeof *t);
+	strtab_init(&t->names);
+	t->cap = 1024;
+	t->nodes = xcalloc(t->cap, sizeof *t->nodes);
+	t->n = 1;
+	t->nodes[0].parent = TREE_NONE;
+	t->nodes[0].name = strtab_intern(&t->names, "all", 3);
+	t->nslots = 1024;
+	t->slots = xcalloc(t->nslots, sizeof *t->slots);
+	t->pathcap = 64;
+	t->path = xmalloc(t->pathcap * sizeof *t->path);
+}
+
+void tree_free(struct tree *t)
+{
+	free(t->nodes);
+	free(t->slots);
+	free(t->path);
+	strtab_free(&t->names);
+	memset(t, 0, sizeof *t);
+}
+
+static void grow_slots(struct tree *t)
+{
+	size_t n = t->nslots * 2, mask = n - 1;
+	uint64_t *slots = xcalloc(n, sizeof *slots);
+	for (size_t i = 0; i < t->nslots; i++) {
+		uint64_t v = t->slots[i];
+		if (!v)
+			continue;
+		const struct tree_node *nd = &t->nodes[(uint32_t)v];
+		size_t j = child_hash(nd->parent, nd->name) & mask;
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = v;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+}
+
+/* The child of parent named name, created when missing. A slot holds the
+ * node index and the upper half of its key's hash, so probing past other
+ * keys does not touch their nodes (a cache miss each on big trees). The
+ * root (index 0) is never a child: 0 marks an empty slot. */
+static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
+{
+	size_t mask = t->nslots - 1;
+	uint64_t h = child_hash(parent, name);
+	uint64_t tag = h & 0xffffffff00000000ULL;
+	size_t j = h & mask;
+	for (uint64_t v; (v = t->slots[j]) != 0; j = (j + 1) & mask) {
+		if ((v & 0xffffffff00000000ULL) != tag)
+			continue;
+		tree_idx c = (tree_idx)v;
+		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
+			return c;
+	}
+	if (t->n >= TREE_MAX_NODES)
+		xdie("too many distinct stack frames (more than %" PRIu32 ")", TREE_MAX_NODES);
+	if (t->n == t->cap) {
+		t->cap *= 2;
+		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
+	}
+	tree_idx c = (tree_idx)t->n++;
+	struct tree_node *nd = &t->nodes[c];
+	memset(nd, 0, sizeof *nd);
+	nd->parent = parent;
+	nd->name = name;
+	nd->depth = t->nodes[parent].depth + 1;
+	if (t->frac)
+		nd->self.f = 0.0;
+	t->slots[j] = tag | c;
+	if (t->n * 4 > t->nslots * 3)
+		grow_slots(t);
+	return c;
+}
+
+/* Walks/creates the path of frames and returns the leaf. Frames equal to the
+ * previous stack's are matched by bytes against the stored names, which is
+ * much cheaper than hashing: consecutive stacks share most of their frames. */
+static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
+{
+	if (t->finalized)
+		xdie("internal error: tree_add_stack after tree_finalize");
+	size_t k = 0, lim = n < t->pathlen ? n : t->pathlen;
+	while (k < lim) {
+		strtab_id id = t->nodes[t->path[k]].name;
+		if (strtab_len(&t->names, id) != f[k].len ||
+		    memcmp(strtab_str(&t->names, id), f[k].s, f[k].len) != 0)
+			break;
+		k++;
+	}
+	if (n > t->pathcap) {
+		while (t->pathcap < n)
+			t->pathcap *= 2;
+		t->path = xreallocarray(t->path, t->pathcap, sizeof *t->path);
+	}
+	tree_idx cur = k ? t->path[k - 1] : TREE_ROOT;
+	for (size_t i = k; i < n; i++) {
+		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
+		t->path[i] = cur;
+	}
+	t->pathlen = n;
+	return cur;
+}
+
+static void switch_to_frac(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->nodes[i].self.f = (double)t->nodes[i].self.u;
+	t->frac = true;
+}
+
+void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+{
+	tree_idx leaf = add_path(t, frames, n);
+	t->stacks++;
+	if (t->frac) {
+		t->nodes[leaf].self.f += (double)count;
+		return;
+	}
+	uint64_t s = t->nodes[leaf].self.u + count;
+	if (s < count) {
+		s = UINT64_MAX;
+		t->saturated = true;
+	}
+	t->nodes[leaf].self.u = s;
+}
+
+void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count)
+{
+	if (!(count >= 0.0) || isinf(count))
+		return;     /* NaN, negative, infinite: the readers never pass these */
+	tree_idx leaf = add_path(t, frames, n);
+	t->stacks++;
+	if (!t->frac)
+		switch_to_frac(t);
+	t->nodes[leaf].self.f += count;
+}
+
+/* ---- finalize ----------------------------------------------------------- */
+
+struct sort_ctx {
+	const struct tree *t;
+	enum tree_order order;
+};
+
+static bool has_self(const struct tree *t, tree_idx i)
+{
+	return t->frac ? t->nodes[i].self.f > 0.0 : t->nodes[i].self.u > 0;
+}
+
+/* flamegraph.pl order: siblings appear in the order of the smallest folded
+ * line of their subtree. A node's own line "name" sorts before "name;...",
+ * so a name that is a prefix of a sibling's compares by what follows it:
+ * end of string if the node has samples of its own, else ';'. */
+static int cmp_name(const struct tree *t, tree_idx a, tree_idx b)
+{
+	strtab_id na = t->nodes[a].name, nb = t->nodes[b].name;
+	size_t la = strtab_len(&t->names, na), lb = strtab_len(&t->names, nb);
+	const unsigned char *sa = (const unsigned char *)strtab_str(&t->names, na);
+	const unsigned char *sb = (const unsigned char *)strtab_str(&t->names, nb);
+	int c = memcmp(sa, sb, la < lb ? la : lb);
+	if (c || la == lb)
+		return c;
+	if (la < lb) {
+		int ta = has_self(t, a) ? -1 : ';';
+		return ta < sb[la] ? -1 : 1;
+	}
+	int tb = has_self(t, b) ? -1 : ';';
+	return sa[lb] < tb ? -1 : 1;
+}
+
+static int cmp_nodes(const struct sort_ctx *cx, tree_idx a, tree_idx b)
+{
+	const struct tree *t = cx->t;
+	if (cx->order == TREE_ORDER_WEIGHT) {
+		double ta = tree_count_d(t, t->nodes[a].total), tb = tree_count_d(t, t->nodes[b].total);
+		if (!t->frac) {
+			uint64_t ua = t->nodes[a].total.u, ub = t->nodes[b].total.u;
+			if (ua != ub)
+				return ua > ub ? -1 : 1;
+		} else if (ta != tb) {
+			return ta > tb ? -1 : 1;
+		}
+	}
+	return cmp_name(t, a, b);
+}
+
+/* Stable bottom-up merge sort of v[0..n) using tmp[0..n); no recursion. */
+static void sort_children(const struct sort_ctx *cx, tree_idx *v, tree_idx *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	/* Short runs by insertion sort first: most sibling lists are tiny. */
+	const size_t run = 8;
+	for (size_t lo = 0; lo < n; lo += run) {
+		size_t hi = lo + run < n ? lo + run : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			tree_idx x = v[i];
+			size_t j = i;
+			while (j > lo && cmp_nodes(cx, v[j - 1], x) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+	}
+	tree_idx *src = v, *dst = tmp;
+	for (size_t w = run; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = cmp_nodes(cx, src[j], src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		tree_idx *s = src;
+		src = dst;
+		dst = s;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+}
+
+static tree_count count_add(struct tree *t, tree_count a, tree_count b)
+{
+	if (t->frac) {
+		a.f += b.f;
+		return a;
+	}
+	uint64_t s = a.u + b.u;
+	if (s < a.u) {
+		s = UINT64_MAX;
+		t->saturated = true;
+	}
+	a.u = s;
+	return a;
+}
+
+void tree_finalize(struct tree *t, enum tree_order order)
+{
+	if (t->finalized)
+		return;
+	size_t n = t->n;
+	struct tree_node *nd = t->nodes;
+	free(t->slots);
+	t->slots = NULL;
+	free(t->path);
+	t->path = NULL;
+	t->pathlen = t->pathcap = 0;
+
+	/* Children lists (CSR), in creation order = first appearance. Parents
+	 * are always created before their children: index order is a
+	 * topological order, which every pass below relies on. */
+	uint32_t *first = xcalloc(n + 1, sizeof *first);
+	for (size_t i = 1; i < n; i++)
+		first[nd[i].parent + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	tree_idx *kids = xmalloc((n > 1 ? n - 1 : 1) * sizeof *kids);
+	uint32_t *fill = xmalloc(n * sizeof *fill);
+	memcpy(fill, first, n * sizeof *fill);
+	for (size_t i = 1; i < n; i++)
+		kids[fill[nd[i].parent]++] = (tree_idx)i;
+
+	/* Totals and subtree sizes bottom-up (size kept in .end for now). */
+	for (size_t i = 0; i < n; i++) {
+		nd[i].total = nd[i].self;
+		nd[i].end = 1;
+	}
+	for (size_t i = n - 1; i > 0; i--) {
+		tree_idx p = nd[i].parent;
+		nd[p].total = count_add(t, nd[p].total, nd[i].total);
+		nd[p].end += nd[i].end;
+	}
+
+	struct sort_ctx cx = { t, order };
+	tree_idx *tmp = fill;   /* reused as merge buffer: n entries suffice */
+	if (order != TREE_ORDER_INPUT)
+		for (size_t i = 0; i < n; i++)
+			sort_children(&cx, kids + first[i], tmp, first[i + 1] - first[i]);
+
+	/* Preorder numbers and offsets, top-down: a child's number is its
+	 * parent's plus one plus the sizes of the siblings before it. */
+	tree_idx *newidx = fill;
+	newidx[0] = 0;
+	memset(&nd[0].off, 0, sizeof nd[0].off);
+	for (size_t i = 0; i < n; i++) {
+		tree_idx pos = newidx[i] + 1;
+		tree_count x = nd[i].off;
+		for (uint32_t k = first[i]; k < first[i + 1]; k++) {
+			tree_idx c = kids[k];
+			newidx[c] = pos;
+			pos += nd[c].end;
+			nd[c].off = x;
+			x = count_add(t, x, nd[c].total);
+		}
+	}
+	free(kids);
+	free(first);
+
+	for (size_t i = 0; i < n; i++) {
+		nd[i].end = newidx[i] + nd[i].end;
+		if (i)
+			nd[i].parent = newidx[nd[i].parent];
+	}
+	/* Apply the permutation in place, one cycle at a time. */
+	for (size_t i = 0; i < n; i++) {
+		while (newidx[i] != i) {
+			tree_idx j = newidx[i];
+			struct tree_node tn = nd[j];
+			nd[j] = nd[i];
+			nd[i] = tn;
+			newidx[i] = newidx[j];
+			newidx[j] = j;
+		}
+	}
+	free(newidx);
+	t->finalized = true;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size)
+{
+	if (!t->frac)
+		return snprintf(buf, size, "%" PRIu64, c.u);
+	double v = c.f;
+	if (v == floor(v) && v < 9007199254740992.0)
+		return snprintf(buf, size, "%.0f", v);
+	char tmp[64];
+	int n = snprintf(tmp, sizeof tmp, "%.6f", v);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return snprintf(buf, size, "%g", v);
+	while (n > 0 && tmp[n - 1] == '0')
+		tmp[--n] = '\0';
+	if (n > 0 && tmp[n - 1] == '.')
+		tmp[--n] = '\0';
+	return snprintf(buf, size, "%s", tmp);
+}
+
+/* An item of the folded output within one sibling group: a node's own line
+ * ("name COUNT") or its subtree ("name;..."). Sorting items rather than
+ * nodes gives exact byte order even when a name is a prefix of a sibling's
+ * ("a" < "a!;x" < "a;b"). */
+struct fold_item {
+	tree_idx node;
+	bool subtree;
+};
+
+static int cmp_item(const struct tree *t, struct fold_item a, struct fold_item b)
+{
+	strtab_id na = t->nodes[a.node].name, nb = t->nodes[b.node].name;
+	size_t la = strtab_len(&t->names, na), lb = strtab_len(&t->names, nb);
+	const unsigned char *sa = (const unsigned char *)strtab_str(&t->names, na);
+	const unsigned char *sb = (const unsigned char *)strtab_str(&t->names, nb);
+	int c = memcmp(sa, sb, la < lb ? la : lb);
+	if (c)
+		return c;
+	/* What follows the shorter name: end (-1), ';' for a subtree, or a byte. */
+	int ca = la > lb ? sa[lb] : (a.subtree ? ';' : -1);
+	int cb = lb > la ? sb[la] : (b.subtree ? ';' : -1);
+	if (la == lb && ca == cb)
+		return 0;
+	return ca < cb ? -1 : 1;
+}
+
+/* Bottom-up merge sort of v[0..n) with tmp[0..n): O(n log n) even for
+ * hostile names (long chains of names that are prefixes of each other). */
+static void sort_items(const struct tree *t, struct fold_item *v, struct fold_item *tmp, size_t n)
+{
+	struct fold_item *src = v, *dst = tmp;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = cmp_item(t, src[j], src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		struct fold_item *s = src;
+		src = dst;
+		dst = s;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+}
+
+struct fold_frame {
+	size_t items_begin, items_end, next;    /* this group's items */
+	size_t keylen;                          /* key length to restore after it */
+};
+
+int tree_write_folded(const struct tree *t, FILE *out)
+{
+	struct fold_item *items = NULL, *tmp = NULL;
+	size_t nitems = 0, capitems = 0, captmp = 0, restore = 0;
+	struct fold_frame *stk = NULL;
+	size_t nstk = 0, capstk = 0;
+	char *key = NULL;
+	size_t keylen = 0, keycap = 0;
+	char num[64];
+	int rc = 0;
+
+	if (has_self(t, TREE_ROOT)) {
+		tree_format_count(t, t->nodes[0].self, num, sizeof num);
+		if (fprintf(out, " %s\n", num) < 0)
+			rc = -1;
+	}
+
+	/* Push the root's children as the first group. */
+	tree_idx parent = TREE_ROOT;
+	for (;;) {
+		if (parent != TREE_NONE) {
+			size_t b = nitems;
+			for (tree_idx c = tree_first_child(t, parent); c != TREE_NONE; c = tree_next_sibling(t, c)) {
+				if (nitems + 2 > capitems) {
+					capitems = capitems ? capitems * 2 : 256;
+					items = xreallocarray(items, capitems, sizeof *items);
+				}
+				if (has_self(t, c))
+					items[nitems++] = (struct fold_item){ c, false };
+				if (tree_first_child(t, c) != TREE_NONE)
+					items[nitems++] = (struct fold_item){ c, true };
+			}
+			if (nitems - b > 1) {
+				if (nitems - b > captmp) {
+					captmp = nitems - b;
+					tmp = xreallocarray(tmp, captmp, sizeof *tmp);
+				}
+				sort_items(t, items + b, tmp, nitems - b);
+			}
+			if (nstk == capstk) {
+				capstk = capstk ? capstk * 2 : 64;
+				stk = xreallocarray(stk, capstk, sizeof *stk);
+			}
+			stk[nstk++] = (struct fold_frame){ b, nitems, b, restore };
+			parent = TREE_NONE;
+		}
+		if (nstk == 0)
+			break;
+		struct fold_frame *f = &stk[nstk - 1];
+		if (f->next == f->items_end) {
+			keylen = f->keylen;
+			nitems = f->items_begin;
+			nstk--;
+			continue;
+		}
+		struct fold_item it = items[f->next++];
+		tree_idx c = it.node;
+		size_t nl = strtab_len(&t->names, t->nodes[c].name);
+		if (keylen + nl + 2 > keycap) {
+			while (keylen + nl + 2 > keycap)
+				keycap = keycap ? keycap * 2 : 4096;
+			key = xrealloc(key, keycap);
+		}
+		if (it.subtree) {
+			restore = keylen;
+			memcpy(key + keylen, strtab_str(&t->names, t->nodes[c].name), nl);
+			keylen += nl;
+			key[keylen++] = ';';
+			parent = c;
+		} else {
+			tree_format_count(t, t->nodes[c].self, num, sizeof num);
+			if (fwrite(key, 1, keylen, out) != keylen ||
+			    fwrite(strtab_str(&t->names, t->nodes[c].name), 1, nl, out) != nl ||
+			    fprintf(out, " %s\n", num) < 0) {
+				rc = -1;
+				break;
+			}
+		}
+	}
+	free(items);
+	free(tmp);
+	free(stk);
+	free(key);
+	if (rc == 0 && ferror(out))
+		rc = -1;
+	return rc;
+}
+
+size_t tree_bytes(const struct tree *t)
+{
+	return t->cap * sizeof *t->nodes + t->nslots * sizeof *t->slots +
+	       t->pathcap * sizeof *t->path + strtab_bytes(&t->names);
+}

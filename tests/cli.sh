@@ -1,0 +1,83 @@
+#!/bin/sh
+# Command line behaviour: batch outputs, merging, exit codes, messages.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+cat > "$T_TMP/p.folded" <<'X'
+main;eval;add 5
+main;eval 1
+main;parse;lex 3
+main;parse 2
+main 1
+other 2
+X
+
+# --print at 28 columns, worked out by hand: total 14, 2 columns per sample.
+# main [0,24) eval [0,12) add [0,10) parse [12,22) lex [12,18) other [24,28);
+# a label gets width-1 columns, "other" in 3 columns is "o..".
+cat > "$T_TMP/want.print" <<'X'
+all: 14 samples
+add      |  lex  |
+eval       |parse    |
+main                   |o..|
+all                        |
+X
+"$TFLAME" --print --width 28 "$T_TMP/p.folded" > "$T_TMP/got.print" 2>"$T_TMP/err"
+same "--print draws the flame graph (root at the bottom)" "$T_TMP/got.print" "$T_TMP/want.print"
+{ head -1 "$T_TMP/want.print"; tail -n +2 "$T_TMP/want.print" | tac; } > "$T_TMP/want.icicle"
+"$TFLAME" --print --inverted -w 28 "$T_TMP/p.folded" > "$T_TMP/got.icicle"
+same "--print --inverted puts the root on top" "$T_TMP/got.icicle" "$T_TMP/want.icicle"
+COLUMNS=28 "$TFLAME" --print "$T_TMP/p.folded" > "$T_TMP/got.cols"
+same "--print takes its width from COLUMNS" "$T_TMP/got.cols" "$T_TMP/want.print"
+
+printf 'main 1\nmain;eval 1\nmain;eval;add 5\nmain;parse 2\nmain;parse;lex 3\nother 2\n' > "$T_TMP/want.collapse"
+"$TFLAME" --collapse "$T_TMP/p.folded" > "$T_TMP/got.collapse"
+same "--collapse writes sorted merged stacks" "$T_TMP/got.collapse" "$T_TMP/want.collapse"
+"$TFLAME" --collapse < "$T_TMP/p.folded" > "$T_TMP/got.stdin"
+same "no file: reads a pipe on stdin" "$T_TMP/got.stdin" "$T_TMP/want.collapse"
+cat "$T_TMP/p.folded" | "$TFLAME" --collapse - > "$T_TMP/got.dash"
+same "'-' reads stdin" "$T_TMP/got.dash" "$T_TMP/want.collapse"
+
+printf 'main;eval;add 5\n' > "$T_TMP/q.folded"
+printf 'main 1\nmain;eval 1\nmain;eval;add 10\nmain;parse 2\nmain;parse;lex 3\nother 2\n' > "$T_TMP/want.merge"
+"$TFLAME" --collapse "$T_TMP/p.folded" "$T_TMP/q.folded" > "$T_TMP/got.merge"
+same "several files merge like cat" "$T_TMP/got.merge" "$T_TMP/want.merge"
+
+printf 'a;b 1\nthis line has no count\na;b 2\n\ngarbage\n' > "$T_TMP/bad.folded"
+"$TFLAME" --collapse "$T_TMP/bad.folded" > "$T_TMP/got.bad" 2> "$T_TMP/err.bad"; rc=$?
+printf 'a;b 3\n' > "$T_TMP/want.bad"
+same "valid lines survive bad neighbours" "$T_TMP/got.bad" "$T_TMP/want.bad"
+check "malformed lines do not fail the run" test "$rc" -eq 0
+grep -q "^tflame: $T_TMP/bad.folded: skipped 2 malformed lines (first at line 2: " "$T_TMP/err.bad" &&
+	pass "summary of skipped lines names file, count and first line" ||
+	fail "summary of skipped lines" "$(cat "$T_TMP/err.bad")"
+
+"$TFLAME" --collapse "$T_TMP/does-not-exist" > /dev/null 2> "$T_TMP/err.nf"; rc=$?
+check "missing file: exit 1" test "$rc" -eq 1
+grep -qx "tflame: $T_TMP/does-not-exist: No such file or directory" "$T_TMP/err.nf" &&
+	pass "missing file: message" || fail "missing file: message" "$(cat "$T_TMP/err.nf")"
+"$TFLAME" --collapse "$T_TMP" > /dev/null 2> "$T_TMP/err.dir"; rc=$?
+check "directory: exit 1" test "$rc" -eq 1
+grep -q "Is a directory" "$T_TMP/err.dir" && pass "directory: message" || fail "directory: message" "$(cat "$T_TMP/err.dir")"
+
+"$TFLAME" --help > "$T_TMP/help"; rc=$?
+check "--help exits 0" test "$rc" -eq 0
+grep -q '^Usage: tflame ' "$T_TMP/help" && pass "--help prints usage on stdout" || fail "--help usage"
+"$TFLAME" --version > "$T_TMP/ver"; rc=$?
+check "--version exits 0" test "$rc" -eq 0
+grep -q '^tflame [0-9]' "$T_TMP/ver" && pass "--version names the version" || fail "--version" "$(cat "$T_TMP/ver")"
+"$TFLAME" --no-such-option > /dev/null 2> "$T_TMP/err.opt"; rc=$?
+check "unknown option: exit 2" test "$rc" -eq 2
+grep -q "Try 'tflame --help'" "$T_TMP/err.opt" && pass "unknown option: points to --help" || fail "unknown option hint"
+"$TFLAME" --width=abc --print "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.w"; rc=$?
+check "bad --width value: exit 2" test "$rc" -eq 2
+"$TFLAME" --format=xml "$T_TMP/p.folded" > /dev/null 2>&1; rc=$?
+check "bad --format value: exit 2" test "$rc" -eq 2
+"$TFLAME" --sort=weight --collapse "$T_TMP/p.folded" > "$T_TMP/got.sortw"
+same "--collapse output does not depend on --sort" "$T_TMP/got.sortw" "$T_TMP/want.collapse"
+
+# Output to a closed pipe: quiet, no message storm.
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TMP/big.folded"
+"$TFLAME" --collapse "$T_TMP/big.folded" 2> "$T_TMP/err.pipe" | head -1 > /dev/null
+check "closed pipe: nothing on stderr" test ! -s "$T_TMP/err.pipe"
+
+done_testing

@@ -1,0 +1,157 @@
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "layout.h"
+#include "tree.h"
+#include "tap.h"
+
+static void add(struct tree *t, const char *stack, uint64_t c)
+{
+	struct tree_frame f[64];
+	size_t n = 0;
+	const char *p = stack;
+	while (*p) {
+		const char *e = strchr(p, ';');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		f[n++] = (struct tree_frame){ p, len };
+		p += len + (e ? 1 : 0);
+	}
+	tree_add_stack(t, f, n, c);
+}
+
+/* "name@row:c0-c1" for every span, in layout order. */
+static char *spans(const struct tree *t, const struct layout *l)
+{
+	static char buf[2048];
+	buf[0] = 0;
+	for (size_t k = 0; k < l->n; k++) {
+		const struct layout_span *s = &l->spans[k];
+		char one[96];
+		snprintf(one, sizeof one, "%s%s%s@%d:%d-%d", k ? " " : "",
+		         s->kind == LAYOUT_ANCESTOR ? "^" : "", tree_name(t, s->node), s->row, s->col0, s->col1);
+		strcat(buf, one);
+	}
+	return buf;
+}
+
+static tree_idx find(const struct tree *t, const char *name)
+{
+	for (tree_idx i = 0; i < tree_size(t); i++)
+		if (strcmp(tree_name(t, i), name) == 0)
+			return i;
+	return TREE_NONE;
+}
+
+int main(void)
+{
+	struct tree t;
+	struct layout l;
+	layout_init(&l);
+	tree_init(&t);
+	add(&t, "a;b", 6);
+	add(&t, "a;c", 2);
+	add(&t, "d", 4);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	/* total 12: a [0,8) = b [0,6) + c [6,8); d [8,12) */
+	struct layout_params p = { .zoom = TREE_ROOT, .width = 12, .height = 4,
+	                           .orient = LAYOUT_FLAME, .scroll = 0, .min_width = 1 };
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "b@1:0-6 c@1:6-8 a@2:0-8 d@2:8-12 all@3:0-12",
+	       "flame: root on the bottom row, one column per sample");
+
+	p.orient = LAYOUT_ICICLE;
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "all@0:0-12 a@1:0-8 d@1:8-12 b@2:0-6 c@2:6-8", "icicle: root on top");
+
+	/* W=5: a floor(8*5/12)=3, b floor(6*5/12)=2, c [2,3), d [3,5). */
+	p.width = 5;
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "all@0:0-5 a@1:0-3 d@1:3-5 b@2:0-2 c@2:2-3", "columns are floor(x*W/T)");
+	p.min_width = 2;
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "all@0:0-5 a@1:0-3 d@1:3-5 b@2:0-2", "min_width hides narrow frames");
+	p.min_width = 1;
+
+	/* Zoom into a: T=8, b [0,9), c [9,12); the root is an ancestor. */
+	p.width = 12;
+	p.zoom = find(&t, "a");
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "^all@0:0-12 a@1:0-12 b@2:0-9 c@2:9-12", "zoom: ancestors full width, zoom root full width");
+	int c0, c1;
+	ok(layout_node_cols(&t, &p, find(&t, "c"), &c0, &c1) && c0 == 9 && c1 == 12, "node_cols inside the zoom");
+	ok(layout_node_cols(&t, &p, TREE_ROOT, &c0, &c1) && c0 == 0 && c1 == 12, "node_cols of an ancestor");
+	ok(!layout_node_cols(&t, &p, find(&t, "d"), &c0, &c1), "node_cols outside the zoom");
+	is_int(layout_child_at(&t, &p, TREE_ROOT, 11), find(&t, "a"), "child_at of an ancestor leads to the zoom root");
+	is_int(layout_child_at(&t, &p, find(&t, "a"), 10), find(&t, "c"), "child_at under a column");
+	is_int(layout_child_at(&t, &p, find(&t, "b"), 3), TREE_NONE, "child_at of a leaf");
+
+	/* Scrolling: height 2 shows levels scroll..scroll+1. */
+	p.zoom = TREE_ROOT;
+	p.orient = LAYOUT_FLAME;
+	p.height = 2;
+	p.scroll = 1;
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "b@0:0-6 c@0:6-8 a@1:0-8 d@1:8-12", "scroll hides the root level");
+	is_int(layout_row_of_level(&p, 0), -1, "level above the area has no row");
+	is_int(layout_row_of_level(&p, 2), 0, "deepest shown level is the top row (flame)");
+	layout_scroll_to(&p, 0);
+	is_int(p.scroll, 0, "scroll_to a level below");
+	layout_scroll_to(&p, 5);
+	is_int(p.scroll, 4, "scroll_to a level above");
+
+	/* Queries on a computed layout. */
+	p.height = 4;
+	p.scroll = 0;
+	layout_compute(&l, &t, &p);
+	const struct layout_span *s = layout_span_at(&l, 1, 7);
+	ok(s && s->node == find(&t, "c"), "span_at finds c");
+	ok(layout_span_at(&l, 1, 9) == NULL, "span_at on an empty cell");
+	s = layout_neighbor(&l, find(&t, "b"), 1, +1);
+	ok(s && s->node == find(&t, "c"), "neighbor to the right");
+	ok(layout_neighbor(&l, find(&t, "b"), 1, -1) == NULL, "no neighbor left of the first span");
+	p.width = 0;
+	layout_compute(&l, &t, &p);
+	is_int((long long)l.n, 0, "zero width: no spans");
+	p.width = 1;
+	p.height = 1;
+	layout_compute(&l, &t, &p);
+	is_str(spans(&t, &l), "all@0:0-1", "1x1 area");
+	tree_free(&t);
+
+	/* Work follows the screen: 1000 narrow children, each with a deep
+	 * subtree, next to one wide child. */
+	tree_init(&t);
+	char name[64];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof name, "big;small%04d;x;y;z;w;v;u;s;r", i);
+		add(&t, name, 1);
+	}
+	add(&t, "big;hot;leaf", 1000000);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	struct layout_params q = { .zoom = TREE_ROOT, .width = 80, .height = 20,
+	                           .orient = LAYOUT_FLAME, .min_width = 1 };
+	layout_compute(&l, &t, &q);
+	/* hot [0,79); small0000..0998 have no whole column; small0999 ends
+	 * at 1001000 -> column 80, so it gets [79,80) and its 8 descendants
+	 * are drawn too. Visited: all, big, hot, leaf, 1000 smalls, 8. */
+	is_int((long long)tree_size(&t), 9004, "9004 nodes in the tree");
+	is_int((long long)l.visited, 1012, "only the visible part and the sibling list are visited");
+	is_int((long long)l.n, 13, "drawn: all, big, hot, leaf, small0999 and its 8 descendants");
+	tree_free(&t);
+
+	/* Fractional counts use the same arithmetic. */
+	tree_init(&t);
+	struct tree_frame fa = { "a", 1 }, fb = { "b", 1 };
+	tree_add_stack_frac(&t, &fa, 1, 0.75);
+	tree_add_stack_frac(&t, &fb, 1, 0.25);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	q.width = 8;
+	q.height = 2;
+	q.orient = LAYOUT_ICICLE;
+	layout_compute(&l, &t, &q);
+	is_str(spans(&t, &l), "all@0:0-8 a@1:0-6 b@1:6-8", "fractional counts");
+	tree_free(&t);
+	layout_free(&l);
+	return done_testing();
+}

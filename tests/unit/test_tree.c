@@ -1,0 +1,221 @@
+#include "config.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tree.h"
+#include "tap.h"
+
+/* Adds "a;b;c" style stacks (';'-separated, no count) with count c. */
+static void add(struct tree *t, const char *stack, uint64_t c)
+{
+	struct tree_frame f[64];
+	size_t n = 0;
+	const char *p = stack;
+	while (*p) {
+		const char *e = strchr(p, ';');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		f[n++] = (struct tree_frame){ p, len };
+		p += len + (e ? 1 : 0);
+	}
+	tree_add_stack(t, f, n, c);
+}
+
+static char *folded(const struct tree *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	tree_write_folded(t, f);
+	fclose(f);
+	return buf;
+}
+
+static void is_folded(const struct tree *t, const char *want, const char *name)
+{
+	char *got = folded(t);
+	is_str(got, want, name);
+	free(got);
+}
+
+/* Node names in preorder, space separated. */
+static char *preorder(const struct tree *t)
+{
+	static char buf[4096];
+	buf[0] = 0;
+	for (tree_idx i = 0; i < tree_size(t); i++) {
+		if (i)
+			strcat(buf, " ");
+		strcat(buf, tree_name(t, i));
+	}
+	return buf;
+}
+
+/* Independent oracle for folded output: keys sorted with memcmp. */
+struct kv { char key[64]; uint64_t n; };
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
+}
+
+int main(void)
+{
+	struct tree t;
+
+	/* Shape, totals, offsets, preorder ranges. */
+	tree_init(&t);
+	add(&t, "a;b", 1);
+	add(&t, "d;e", 4);
+	add(&t, "a;c", 2);
+	add(&t, "a", 3);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	is_str(preorder(&t), "all a b c d e", "preorder with siblings by name");
+	is_int(tree_total_d(&t, 0), 10, "root total");
+	is_int(tree_total_d(&t, 1), 6, "a total = self 3 + 1 + 2");
+	is_int(tree_self_d(&t, 1), 3, "a self");
+	is_int(tree_end(&t, 1), 4, "a's subtree is [1,4)");
+	is_int(tree_end(&t, 0), 6, "root covers all");
+	is_int(tree_parent(&t, 5), 4, "e's parent is d");
+	is_int(tree_depth(&t, 5), 2, "e at depth 2");
+	is_int(tree_off_d(&t, 3), 1, "c starts after b");
+	is_int(tree_off_d(&t, 4), 6, "d starts after a");
+	is_int(tree_first_child(&t, 1), 2, "first child of a");
+	is_int(tree_next_sibling(&t, 2), 3, "next sibling of b is c");
+	is_int(tree_next_sibling(&t, 3), TREE_NONE, "c is a's last child");
+	is_int(tree_next_sibling(&t, 1), 4, "next sibling of a is d");
+	ok(tree_contains(&t, 1, 3) && !tree_contains(&t, 1, 4), "tree_contains by range");
+	is_folded(&t, "a 3\na;b 1\na;c 2\nd;e 4\n", "folded output");
+	tree_free(&t);
+
+	/* Names that are prefixes of each other (';' is 0x3b, '!' 0x21). */
+	tree_init(&t);
+	add(&t, "a;b", 1);
+	add(&t, "a!;x", 2);
+	add(&t, "a", 3);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	is_folded(&t, "a 3\na!;x 2\na;b 1\n", "prefix names: byte order of keys");
+	is_str(preorder(&t), "all a b a! x", "a has own samples: it sorts before a!");
+	tree_free(&t);
+	tree_init(&t);
+	add(&t, "a;b", 1);
+	add(&t, "a!;x", 2);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	is_str(preorder(&t), "all a! x a b", "a without own samples sorts as \"a;\", after a!");
+	tree_free(&t);
+
+	/* Orders. */
+	tree_init(&t);
+	add(&t, "x", 1);
+	add(&t, "y", 5);
+	add(&t, "z", 3);
+	tree_finalize(&t, TREE_ORDER_WEIGHT);
+	is_str(preorder(&t), "all y z x", "weight order: heaviest first");
+	is_folded(&t, "x 1\ny 5\nz 3\n", "folded output stays byte-sorted in any order");
+	tree_free(&t);
+	tree_init(&t);
+	add(&t, "z", 1);
+	add(&t, "a", 1);
+	add(&t, "z;q", 1);
+	tree_finalize(&t, TREE_ORDER_INPUT);
+	is_str(preorder(&t), "all z q a", "input order: first appearance");
+	tree_free(&t);
+
+	/* Fractions switch the tree to doubles, integers already added stay. */
+	tree_init(&t);
+	add(&t, "a", 1);
+	struct tree_frame fa = { "a", 1 };
+	tree_add_stack_frac(&t, &fa, 1, 0.5);
+	tree_add_stack_frac(&t, &fa, 1, 0.25);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	ok(t.frac, "a fraction makes the tree fractional");
+	is_folded(&t, "a 1.75\n", "fractional counts are kept and summed");
+	tree_free(&t);
+
+	/* Saturation instead of wrap-around. */
+	tree_init(&t);
+	add(&t, "a", UINT64_MAX);
+	add(&t, "a", 1);
+	add(&t, "b", 2);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	ok(t.saturated, "overflow is flagged");
+	ok(t.nodes[1].self.u == UINT64_MAX && t.nodes[0].total.u == UINT64_MAX, "counts clamp at UINT64_MAX");
+	tree_free(&t);
+
+	/* Empty stack: the root's own samples, written as an empty key. */
+	tree_init(&t);
+	tree_add_stack(&t, NULL, 0, 7);
+	add(&t, "a", 1);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	is_folded(&t, " 7\na 1\n", "empty stack counts at the root");
+	is_int(tree_total_d(&t, 0), 8, "and in the total");
+	tree_free(&t);
+
+	/* A 100,000-frame stack: nothing recurses. */
+	tree_init(&t);
+	{
+		size_t n = 100000;
+		struct tree_frame *f = malloc(n * sizeof *f);
+		char (*names)[12] = malloc(n * sizeof *names);
+		for (size_t i = 0; i < n; i++) {
+			int l = snprintf(names[i], sizeof names[i], "f%zu", i % 3);
+			f[i] = (struct tree_frame){ names[i], (size_t)l };
+		}
+		tree_add_stack(&t, f, n, 1);
+		tree_add_stack(&t, f, n / 2, 1);
+		tree_finalize(&t, TREE_ORDER_NAME);
+		is_int((long long)tree_size(&t), (long long)n + 1, "deep stack: one node per frame");
+		is_int(tree_depth(&t, (tree_idx)n), (long long)n, "deep stack: leaf depth");
+		is_int(tree_self_d(&t, (tree_idx)(n / 2)), 1, "deep stack: the half-depth stack ends mid-way");
+		is_int(tree_total_d(&t, 1), 2, "deep stack: totals");
+		free(f);
+		free(names);
+	}
+	tree_free(&t);
+
+	/* Random stacks over an alphabet with prefix-prone names, checked
+	 * against an oracle that sorts the keys. */
+	{
+		static const char *alpha[] = { "a", "a!", "a ", "ab", "b", "a!!", "", "[x]" };
+		struct kv *kv = calloc(4000, sizeof *kv);
+		size_t nkv = 0;
+		uint64_t seed = 12345;
+		tree_init(&t);
+		for (int i = 0; i < 4000; i++) {
+			char key[64] = "";
+			struct tree_frame f[5];
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			int depth = 1 + (int)((seed >> 33) % 4);
+			for (int d = 0; d < depth; d++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				const char *nm = alpha[(seed >> 35) % 8];
+				f[d] = (struct tree_frame){ nm, strlen(nm) };
+				if (d)
+					strcat(key, ";");
+				strcat(key, nm);
+			}
+			uint64_t c = 1 + (seed >> 60);
+			tree_add_stack(&t, f, (size_t)depth, c);
+			size_t k;
+			for (k = 0; k < nkv && strcmp(kv[k].key, key) != 0; k++)
+				;
+			if (k == nkv)
+				strcpy(kv[nkv++].key, key);
+			kv[k].n += c;
+		}
+		tree_finalize(&t, TREE_ORDER_NAME);
+		qsort(kv, nkv, sizeof *kv, cmp_kv);
+		char *want = NULL;
+		size_t wl = 0;
+		FILE *w = open_memstream(&want, &wl);
+		for (size_t k = 0; k < nkv; k++)
+			fprintf(w, "%s %llu\n", kv[k].key, (unsigned long long)kv[k].n);
+		fclose(w);
+		char *got = folded(&t);
+		ok(strcmp(got, want) == 0, "random stacks: folded output equals sorted keys (%zu keys)", nkv);
+		free(got);
+		free(want);
+		free(kv);
+		tree_free(&t);
+	}
+	return done_testing();
+}
