@@ -323,6 +323,20 @@ expect "stdin: keys still work" status_is "main${SEP}80 samples"
 tm_keys q
 expect "stdin: quits" tm_wait_grep '^rc=0$'
 
+# ---- raw perf script on a pipe (a real recording of bench/workload) ----
+# Total = the sum of the period column (awk: 1,579,289,250); the process
+# name is the root's only child, so it spans the whole row above the root.
+PERF_GZ="$top_srcdir/tests/data/minisearch.perf.gz"
+tm_run "clear; gzip -dc $(q "$PERF_GZ") | $(q "$TFLAME") -; echo rc=\$?"
+expect "perf pipe: collapsed and opened" status_is "all${SEP}1,579,289,250 samples"
+expect "perf pipe: the process name is the root's child" tm_wait_line 27 "minisearch"
+tm_keys k
+expect "perf pipe: k selects the process" status_is "minisearch${SEP}1,579,289,250 samples"
+tm_keys k
+expect "perf pipe: then the libc start frame under it" status_is "__libc_start_call_main${SEP}"
+tm_keys q
+expect "perf pipe: quits" tm_wait_grep '^rc=0$'
+
 # ---- a terminal too small from the start ----
 tm resize-window -t t -x 10 -y 3
 tm_run "clear; $(q "$TFLAME") $(q "$F")"
