@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include "keymap.h"
 #include "load.h"
@@ -114,6 +115,13 @@ static int parse_int(const char *s, const char *opt, int min)
 	return (int)v;
 }
 
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* --print width: the terminal's when stdout is one, else $COLUMNS, else 100. */
 static int default_width(void)
 {
@@ -202,13 +210,16 @@ int main(int argc, char **argv)
 	struct tree t;
 	struct load_messages msgs = { 0 };
 	tree_init(&t);
+	double t0 = seconds();
 	int rc = load_files(&t, files, nfiles, &lo, &msgs);
+	double t1 = seconds();
 	tree_finalize(&t, order);
+	double t2 = seconds();
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
-		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 "\n",
-		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks);
+		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 " load_s %.3f finalize_s %.3f\n",
+		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks, t1 - t0, t2 - t1);
 
 	if (rc != 0 || mode != MODE_UI) {
 		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(&t, stdout) != 0)

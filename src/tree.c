@@ -9,6 +9,10 @@
 
 /* ---- building ----------------------------------------------------------- */
 
+/* Values of a node's `end` while building (see child_get). */
+#define KIDS_NONE TREE_NONE
+#define KIDS_MANY (UINT32_MAX - 1u)
+
 static inline uint64_t child_hash(tree_idx parent, strtab_id name)
 {
 	uint64_t x = ((uint64_t)parent << 32) | name;
@@ -28,6 +32,7 @@ void tree_init(struct tree *t)
 	t->nodes = xcalloc(t->cap, sizeof *t->nodes);
 	t->n = 1;
 	t->nodes[0].parent = TREE_NONE;
+	t->nodes[0].end = KIDS_NONE;
 	t->nodes[0].name = strtab_intern(&t->names, "all", 3);
 	t->nslots = 1024;
 	t->slots = xcalloc(t->nslots, sizeof *t->slots);
@@ -63,23 +68,9 @@ static void grow_slots(struct tree *t)
 	t->nslots = n;
 }
 
-/* The child of parent named name, created when missing. A slot holds the
- * node index and the upper half of its key's hash, so probing past other
- * keys does not touch their nodes (a cache miss each on big trees). The
- * root (index 0) is never a child: 0 marks an empty slot. */
-static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
+/* Appends a node; its `end` starts as "no children". */
+static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 {
-	size_t mask = t->nslots - 1;
-	uint64_t h = child_hash(parent, name);
-	uint64_t tag = h & 0xffffffff00000000ULL;
-	size_t j = h & mask;
-	for (uint64_t v; (v = t->slots[j]) != 0; j = (j + 1) & mask) {
-		if ((v & 0xffffffff00000000ULL) != tag)
-			continue;
-		tree_idx c = (tree_idx)v;
-		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
-			return c;
-	}
 	if (t->n >= TREE_MAX_NODES)
 		xdie("too many distinct stack frames (more than %" PRIu32 ")", TREE_MAX_NODES);
 	if (t->n == t->cap) {
@@ -91,13 +82,92 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	memset(nd, 0, sizeof *nd);
 	nd->parent = parent;
 	nd->name = name;
+	nd->end = KIDS_NONE;
 	nd->depth = t->nodes[parent].depth + 1;
 	if (t->frac)
 		nd->self.f = 0.0;
-	t->slots[j] = tag | c;
-	if (t->n * 4 > t->nslots * 3)
-		grow_slots(t);
 	return c;
+}
+
+/* Inserts node c, known to be absent, into the child hash. */
+static void hash_insert(struct tree *t, tree_idx c)
+{
+	size_t mask = t->nslots - 1;
+	uint64_t h = child_hash(t->nodes[c].parent, t->nodes[c].name);
+	size_t j = h & mask;
+	while (t->slots[j])
+		j = (j + 1) & mask;
+	t->slots[j] = (h & 0xffffffff00000000ULL) | c;
+	if (++t->nhashed * 4 > t->nslots * 3)
+		grow_slots(t);
+}
+
+/* The child of parent named name, created when missing.
+ *
+ * Most nodes of a call tree have no child or a single one (call chains),
+ * so while building, a node's `end` field records its only child (or
+ * KIDS_NONE), and the hash holds only the children of nodes with two or
+ * more (KIDS_MANY): walking a chain then touches no hash slot, which on big
+ * trees is a cache miss each.
+ *
+ * A hash slot holds the node index and the upper half of its key's hash,
+ * so probing past other keys does not touch their nodes either. The root
+ * (index 0) is never a child: 0 marks an empty slot. */
+static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_NONE) {
+		tree_idx c = new_node(t, parent, name);
+		t->nodes[parent].end = c;
+		return c;
+	}
+	if (only != KIDS_MANY) {
+		if (t->nodes[only].name == name)
+			return only;
+		tree_idx c = new_node(t, parent, name);
+		t->nodes[parent].end = KIDS_MANY;
+		hash_insert(t, only);
+		hash_insert(t, c);
+		return c;
+	}
+	size_t mask = t->nslots - 1;
+	uint64_t h = child_hash(parent, name);
+	uint64_t tag = h & 0xffffffff00000000ULL;
+	for (size_t j = h & mask; t->slots[j] != 0; j = (j + 1) & mask) {
+		uint64_t v = t->slots[j];
+		if ((v & 0xffffffff00000000ULL) != tag)
+			continue;
+		tree_idx c = (tree_idx)v;
+		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
+			return c;
+	}
+	tree_idx c = new_node(t, parent, name);
+	hash_insert(t, c);
+	return c;
+}
+
+static void path_reserve(struct tree *t, size_t n)
+{
+	if (t->finalized)
+		xdie("internal error: tree_add_stack after tree_finalize");
+	if (n > t->pathcap) {
+		while (t->pathcap < n)
+			t->pathcap *= 2;
+		t->path = xreallocarray(t->path, t->pathcap, sizeof *t->path);
+	}
+}
+
+/* Extends path[0..keep) by frames f[0..n) and returns the leaf. */
+static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
+{
+	path_reserve(t, keep + n);
+	tree_idx cur = keep ? t->path[keep - 1] : TREE_ROOT;
+	for (size_t i = 0; i < n; i++) {
+		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
+		t->path[keep + i] = cur;
+	}
+	t->pathlen = keep + n;
+	return cur;
 }
 
 /* Walks/creates the path of frames and returns the leaf. Frames equal to the
@@ -105,8 +175,6 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
  * much cheaper than hashing: consecutive stacks share most of their frames. */
 static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 {
-	if (t->finalized)
-		xdie("internal error: tree_add_stack after tree_finalize");
 	size_t k = 0, lim = n < t->pathlen ? n : t->pathlen;
 	while (k < lim) {
 		strtab_id id = t->nodes[t->path[k]].name;
@@ -115,30 +183,11 @@ static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 			break;
 		k++;
 	}
-	if (n > t->pathcap) {
-		while (t->pathcap < n)
-			t->pathcap *= 2;
-		t->path = xreallocarray(t->path, t->pathcap, sizeof *t->path);
-	}
-	tree_idx cur = k ? t->path[k - 1] : TREE_ROOT;
-	for (size_t i = k; i < n; i++) {
-		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
-		t->path[i] = cur;
-	}
-	t->pathlen = n;
-	return cur;
+	return extend_path(t, k, f + k, n - k);
 }
 
-static void switch_to_frac(struct tree *t)
+static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 {
-	for (size_t i = 0; i < t->n; i++)
-		t->nodes[i].self.f = (double)t->nodes[i].self.u;
-	t->frac = true;
-}
-
-void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
-{
-	tree_idx leaf = add_path(t, frames, n);
 	t->stacks++;
 	if (t->frac) {
 		t->nodes[leaf].self.f += (double)count;
@@ -152,15 +201,54 @@ void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, u
 	t->nodes[leaf].self.u = s;
 }
 
+static void switch_to_frac(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->nodes[i].self.f = (double)t->nodes[i].self.u;
+	t->frac = true;
+}
+
+void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+{
+	add_count(t, add_path(t, frames, n), count);
+}
+
+void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
+                         uint64_t count)
+{
+	if (keep > t->pathlen)
+		xdie("internal error: tree_add_stack_tail beyond the previous stack");
+	add_count(t, extend_path(t, keep, tail, ntail), count);
+}
+
+static bool frac_ok(double count)
+{
+	return count >= 0.0 && !isinf(count);   /* false for NaN too */
+}
+
 void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count)
 {
-	if (!(count >= 0.0) || isinf(count))
-		return;     /* NaN, negative, infinite: the readers never pass these */
+	if (!frac_ok(count))
+		return;     /* the readers never pass these */
 	tree_idx leaf = add_path(t, frames, n);
-	t->stacks++;
 	if (!t->frac)
 		switch_to_frac(t);
 	t->nodes[leaf].self.f += count;
+	t->stacks++;
+}
+
+void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
+                              size_t ntail, double count)
+{
+	if (!frac_ok(count))
+		return;
+	if (keep > t->pathlen)
+		xdie("internal error: tree_add_stack_tail beyond the previous stack");
+	tree_idx leaf = extend_path(t, keep, tail, ntail);
+	if (!t->frac)
+		switch_to_frac(t);
+	t->nodes[leaf].self.f += count;
+	t->stacks++;
 }
 
 /* ---- finalize ----------------------------------------------------------- */
@@ -275,6 +363,7 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	struct tree_node *nd = t->nodes;
 	free(t->slots);
 	t->slots = NULL;
+	t->nslots = 0;
 	free(t->path);
 	t->path = NULL;
 	t->pathlen = t->pathcap = 0;
@@ -346,6 +435,10 @@ void tree_finalize(struct tree *t, enum tree_order order)
 		}
 	}
 	free(newidx);
+	if (t->cap > n) {   /* growth doubled the array: give the slack back */
+		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
+		t->cap = n;
+	}
 	t->finalized = true;
 }
 
