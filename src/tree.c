@@ -416,25 +416,49 @@ void tree_finalize(struct tree *t, enum tree_order order)
 		}
 	}
 	free(kids);
-	free(first);
 
 	for (size_t i = 0; i < n; i++) {
 		nd[i].end = newidx[i] + nd[i].end;
 		if (i)
 			nd[i].parent = newidx[nd[i].parent];
 	}
-	/* Apply the permutation in place, one cycle at a time. */
-	for (size_t i = 0; i < n; i++) {
-		while (newidx[i] != i) {
-			tree_idx j = newidx[i];
-			struct tree_node tn = nd[j];
-			nd[j] = nd[i];
-			nd[i] = tn;
-			newidx[i] = newidx[j];
-			newidx[j] = j;
+	/* Apply the permutation. Sorted input yields nearly the identity: then
+	 * swap in place, one cycle at a time (no extra memory). Otherwise the
+	 * cycles are chains of dependent cache misses; gathering into a new
+	 * array makes the reads independent, and prefetching overlaps them. */
+	size_t moved = 0;
+	for (size_t i = 0; i < n; i++)
+		moved += newidx[i] != i;
+	struct tree_node *dst = moved > n / 8 ? malloc(n * sizeof *dst) : NULL;
+	if (dst) {
+		tree_idx *inv = first;     /* n + 1 entries, no longer needed */
+		first = NULL;
+		for (size_t i = 0; i < n; i++)
+			inv[newidx[i]] = (tree_idx)i;
+		const size_t ahead = 16;
+		for (size_t j = 0; j < n; j++) {
+			if (j + ahead < n)
+				__builtin_prefetch(&nd[inv[j + ahead]]);
+			dst[j] = nd[inv[j]];
+		}
+		free(inv);
+		free(nd);
+		t->nodes = nd = dst;
+		t->cap = n;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			while (newidx[i] != i) {
+				tree_idx j = newidx[i];
+				struct tree_node tn = nd[j];
+				nd[j] = nd[i];
+				nd[i] = tn;
+				newidx[i] = newidx[j];
+				newidx[j] = j;
+			}
 		}
 	}
 	free(newidx);
+	free(first);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */
 		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
 		t->cap = n;
