@@ -35,6 +35,7 @@ void tree_init(struct tree *t)
 	t->nodes[0].end = KIDS_NONE;
 	t->nodes[0].name = strtab_intern(&t->names, "all", 3);
 	t->nslots = 1024;
+	t->slot_shift = 64 - 10;
 	t->slots = xcalloc(t->nslots, sizeof *t->slots);
 	t->pathcap = 64;
 	t->path = xmalloc(t->pathcap * sizeof *t->path);
@@ -49,16 +50,26 @@ void tree_free(struct tree *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Slots are indexed by the top bits of the hash, and a slot keeps the top
+ * 32 bits as its tag: growing the table rehashes from the slots alone,
+ * without touching the nodes (a cache miss each on big trees). */
+static inline size_t slot_of(const struct tree *t, uint64_t h)
+{
+	return (size_t)(h >> t->slot_shift);
+}
+
 static void grow_slots(struct tree *t)
 {
+	if (t->slot_shift <= 32)
+		xdie("too many distinct stack frames");
 	size_t n = t->nslots * 2, mask = n - 1;
+	unsigned shift = t->slot_shift - 1;
 	uint64_t *slots = xcalloc(n, sizeof *slots);
 	for (size_t i = 0; i < t->nslots; i++) {
 		uint64_t v = t->slots[i];
 		if (!v)
 			continue;
-		const struct tree_node *nd = &t->nodes[(uint32_t)v];
-		size_t j = child_hash(nd->parent, nd->name) & mask;
+		size_t j = (size_t)(v >> shift);
 		while (slots[j])
 			j = (j + 1) & mask;
 		slots[j] = v;
@@ -66,6 +77,7 @@ static void grow_slots(struct tree *t)
 	free(t->slots);
 	t->slots = slots;
 	t->nslots = n;
+	t->slot_shift = shift;
 }
 
 /* Appends a node; its `end` starts as "no children". */
@@ -94,7 +106,7 @@ static void hash_insert(struct tree *t, tree_idx c)
 {
 	size_t mask = t->nslots - 1;
 	uint64_t h = child_hash(t->nodes[c].parent, t->nodes[c].name);
-	size_t j = h & mask;
+	size_t j = slot_of(t, h);
 	while (t->slots[j])
 		j = (j + 1) & mask;
 	t->slots[j] = (h & 0xffffffff00000000ULL) | c;
@@ -133,7 +145,7 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	size_t mask = t->nslots - 1;
 	uint64_t h = child_hash(parent, name);
 	uint64_t tag = h & 0xffffffff00000000ULL;
-	for (size_t j = h & mask; t->slots[j] != 0; j = (j + 1) & mask) {
+	for (size_t j = slot_of(t, h); t->slots[j] != 0; j = (j + 1) & mask) {
 		uint64_t v = t->slots[j];
 		if ((v & 0xffffffff00000000ULL) != tag)
 			continue;

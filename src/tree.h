@@ -67,6 +67,7 @@ struct tree {
 	/* building state */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
+	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;
 };
