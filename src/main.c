@@ -222,6 +222,8 @@ int main(int argc, char **argv)
 		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks, t1 - t0, t2 - t1);
 
 	if (rc != 0 || mode != MODE_UI) {
+		static char outbuf[1 << 16];
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(&t, stdout) != 0)
 			rc = 1;
 		if (rc == 0 && mode == MODE_PRINT) {

@@ -549,6 +549,20 @@ static void sort_items(const struct tree *t, struct fold_item *v, struct fold_it
 		memcpy(v, src, n * sizeof *v);
 }
 
+/* Writes v in decimal at p (no NUL); returns the length (at most 20). */
+static size_t format_u64(uint64_t v, char *p)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
 struct fold_frame {
 	size_t items_begin, items_end, next;    /* this group's items */
 	size_t keylen;                          /* key length to restore after it */
@@ -624,10 +638,29 @@ int tree_write_folded(const struct tree *t, FILE *out)
 			key[keylen++] = ';';
 			parent = c;
 		} else {
-			tree_format_count(t, t->nodes[c].self, num, sizeof num);
-			if (fwrite(key, 1, keylen, out) != keylen ||
-			    fwrite(strtab_str(&t->names, t->nodes[c].name), 1, nl, out) != nl ||
-			    fprintf(out, " %s\n", num) < 0) {
+			/* The key is complete in key[0..keylen) + name: append the
+			 * count there and write the line with one call. */
+			size_t need = keylen + nl + 2 + sizeof num;
+			if (need > keycap) {
+				while (need > keycap)
+					keycap *= 2;
+				key = xrealloc(key, keycap);
+			}
+			char *p = key + keylen;
+			memcpy(p, strtab_str(&t->names, t->nodes[c].name), nl);
+			p += nl;
+			*p++ = ' ';
+			if (t->frac) {
+				tree_format_count(t, t->nodes[c].self, num, sizeof num);
+				size_t ln = strlen(num);
+				memcpy(p, num, ln);
+				p += ln;
+			} else {
+				p += format_u64(t->nodes[c].self.u, p);
+			}
+			*p++ = '\n';
+			size_t len = (size_t)(p - key);
+			if (fwrite(key, 1, len, out) != len) {
 				rc = -1;
 				break;
 			}
