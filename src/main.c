@@ -26,7 +26,7 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS
 };
 
 static const struct option long_options[] = {
@@ -44,6 +44,7 @@ static const struct option long_options[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	/* undocumented, for tests and benchmarks */
@@ -81,6 +82,7 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
+"      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
@@ -142,7 +144,9 @@ static bool utf8_locale(void)
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_UI;
-	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true,
+	                           .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 };
 	enum tree_order order = TREE_ORDER_NAME;
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
@@ -184,6 +188,10 @@ int main(int argc, char **argv)
 		case OPT_ALL: lo.perf.kernel = lo.perf.jit = true; break;
 		case OPT_ADDRS: lo.perf.addrs = true; break;
 		case OPT_EVENT_FILTER: lo.perf.event_filter = optarg; break;
+		case OPT_THREADS:
+			lo.threads = parse_int(optarg, "--threads", 1);
+			lo.threads_forced = true;
+			break;
 		case OPT_STATS: stats = true; break;
 		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
 		case 'h': usage(stdout); return 0;

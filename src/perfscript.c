@@ -896,10 +896,13 @@ void perf_reader_feed(struct perf_reader *r, const char *buf, size_t len)
 
 	if (!r->started && len) {
 		r->started = true;
+		if (r->o.mid_stream)
+			goto lines;
 		/* §A.10 (e): a UTF-8 byte order mark */
 		if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
 			p += 3;
 	}
+lines:
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
@@ -913,6 +916,11 @@ void perf_reader_finish(struct perf_reader *r)
 	/* the last record counts without a final blank line */
 	if (r->nent)
 		perf_flush(r);
+}
+
+const char *perf_reader_filter(const struct perf_reader *r)
+{
+	return r->have_filter ? r->filter : NULL;
 }
 
 const struct reader_diag *perf_reader_diag(const struct perf_reader *r)

@@ -16,6 +16,8 @@ struct perf_options {
 	bool jit;               /* _[j] on JIT frames */
 	bool addrs;             /* [module <pc>] for unresolved symbols */
 	const char *event_filter; /* keep only this event; NULL: the first seen */
+	bool mid_stream;        /* input starts after the file's start (a
+	                           parallel chunk): no byte order mark check */
 };
 
 struct perf_reader;
@@ -26,6 +28,9 @@ void perf_reader_feed(struct perf_reader *r, const char *buf, size_t len);
 /* End of input: flushes the last record. */
 void perf_reader_finish(struct perf_reader *r);
 const struct reader_diag *perf_reader_diag(const struct perf_reader *r);
+/* The event name records are kept for: the --event-filter one, else the
+ * first seen so far; NULL while none is known. */
+const char *perf_reader_filter(const struct perf_reader *r);
 /* inferno's warning classes, counted separately (conformance tests). */
 uint64_t perf_reader_weird_events(const struct perf_reader *r);
 uint64_t perf_reader_weird_stacks(const struct perf_reader *r);

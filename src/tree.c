@@ -263,6 +263,39 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
 	t->stacks++;
 }
 
+void tree_merge(struct tree *dst, const struct tree *src)
+{
+	if (dst->finalized || src->finalized)
+		xdie("internal error: tree_merge on a finalized tree");
+	if (src->frac && !dst->frac)
+		switch_to_frac(dst);
+	/* Parents come before children in src: map them in index order. */
+	tree_idx *map = xmalloc(src->n * sizeof *map);
+	map[0] = TREE_ROOT;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct tree_node *sn = &src->nodes[i];
+		if (i) {
+			strtab_id nm = strtab_intern(&dst->names, strtab_str(&src->names, sn->name),
+			                             strtab_len(&src->names, sn->name));
+			map[i] = child_get(dst, map[sn->parent], nm);
+		}
+		struct tree_node *dn = &dst->nodes[map[i]];
+		if (dst->frac) {
+			dn->self.f += src->frac ? sn->self.f : (double)sn->self.u;
+		} else {
+			uint64_t v = dn->self.u + sn->self.u;
+			if (v < sn->self.u) {
+				v = UINT64_MAX;
+				dst->saturated = true;
+			}
+			dn->self.u = v;
+		}
+	}
+	free(map);
+	dst->stacks += src->stacks;
+	dst->saturated |= src->saturated;
+}
+
 /* ---- finalize ----------------------------------------------------------- */
 
 struct sort_ctx {

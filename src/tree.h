@@ -88,6 +88,12 @@ void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *t
 void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
                               size_t ntail, double count);
 
+/* Adds every stack of src (not finalized) to dst (not finalized), as if
+ * they had been added to dst directly after dst's own: counts add up and
+ * dst's new nodes come after its existing ones (first-appearance order is
+ * kept). src is left unchanged. */
+void tree_merge(struct tree *dst, const struct tree *src);
+
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. */
 void tree_finalize(struct tree *t, enum tree_order order);

@@ -16,20 +16,26 @@ GOLDEN=0    # golden comparisons made
 golden() {
 	name=$1 in=$2 want=$3
 	shift 3
-	GOLDEN=$((GOLDEN + 1))
-	rc=0
-	"$TFLAME" --collapse "$@" "$in" > "$T_TMP/got" 2> "$T_TMP/err" || rc=$?
-	if cmp -s "$T_TMP/got" "$want"; then
-		IDENT=$((IDENT + 1))
-		if [ "$rc" -eq 0 ] && [ ! -s "$T_TMP/err" ]; then
-			pass "$name"
+	# One pass, and the same file split between 2 and 3 threads (forced
+	# even for small files): the output must not change.
+	for th in 1 2 3; do
+		GOLDEN=$((GOLDEN + 1))
+		rc=0
+		"$TFLAME" --collapse --threads=$th "$@" "$in" > "$T_TMP/got" 2> "$T_TMP/err" || rc=$?
+		label=$name
+		[ "$th" -gt 1 ] && label="$name ($th threads)"
+		if cmp -s "$T_TMP/got" "$want"; then
+			IDENT=$((IDENT + 1))
+			if [ "$rc" -eq 0 ] && [ ! -s "$T_TMP/err" ]; then
+				pass "$label"
+			else
+				fail "$label" "output identical, but exit status $rc and stderr:" "$(head -5 "$T_TMP/err")"
+			fi
 		else
-			fail "$name" "output identical, but exit status $rc and stderr:" "$(head -5 "$T_TMP/err")"
+			fail "$label" "exit status $rc; stderr: $(head -3 "$T_TMP/err")" \
+				"$(diff -u "$want" "$T_TMP/got" | head -30)"
 		fi
-	else
-		fail "$name" "exit status $rc; stderr: $(head -3 "$T_TMP/err")" \
-			"$(diff -u "$want" "$T_TMP/got" | head -30)"
-	fi
+	done
 }
 
 # §1.1: the upstream FlameGraph matrix, 13 inputs x 6 options, against the
