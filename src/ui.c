@@ -149,7 +149,7 @@ static const char *name_of(const struct ui *u, tree_idx i, size_t *len)
  * the one mutable part of the tree meant for display code, hence the cast. */
 static int name_width(const struct ui *u, tree_idx i)
 {
-	struct strtab *st = (struct strtab *)&u->t->names;
+	const struct strtab *st = &u->t->names;
 	strtab_id id = tree_node(u->t, i)->name;
 	int32_t w = strtab_width(st, id);
 	if (w < 0) {
