@@ -12,6 +12,16 @@ struct folded_reader {
 	struct reader_diag d;
 	struct tree_frame *frames;
 	size_t cap;
+	/* The previous stack added: its bytes and where each frame ends. Most
+	 * lines share a long prefix with the one before (collapsers write
+	 * sorted output), so one byte comparison tells which frames can be
+	 * reused without splitting or looking them up again. */
+	const char *prev;
+	size_t prevlen;
+	size_t *ends;       /* ends[k]: offset of the ';' or end after frame k */
+	size_t nends, capends;
+	char *own;          /* prev copied here when its block goes away */
+	size_t owncap;
 };
 
 struct folded_reader *folded_reader_new(struct tree *t)
@@ -20,6 +30,8 @@ struct folded_reader *folded_reader_new(struct tree *t)
 	r->t = t;
 	r->cap = 256;
 	r->frames = xmalloc(r->cap * sizeof *r->frames);
+	r->capends = 256;
+	r->ends = xmalloc(r->capends * sizeof *r->ends);
 	return r;
 }
 
@@ -28,6 +40,8 @@ void folded_reader_free(struct folded_reader *r)
 	if (!r)
 		return;
 	free(r->frames);
+	free(r->ends);
+	free(r->own);
 	free(r);
 }
 
@@ -100,6 +114,8 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct count 
 	return true;
 }
 
+static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len);
+
 static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
 {
 	r->d.bad++;
@@ -119,16 +135,16 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 		len--;
 	if (len == 0 || (len >= 2 && s[0] == '#' && s[1] == ' '))
 		return;     /* blank line, or a "# key: value" comment (austin) */
-	size_t start;
+	size_t cstart;
 	struct count c;
-	if (!count_at_end(s, len, &start, &c)) {
+	if (!count_at_end(s, len, &cstart, &c)) {
 		bad_line(r, "no sample count at the end of the line", line, linelen);
 		return;
 	}
 	/* The stack ends before the count's blanks; a second number there
 	 * makes the line differential (difffolded: BEFORE AFTER). The last
 	 * column (AFTER) gives the width, as in flamegraph.pl. */
-	len = start;
+	len = cstart;
 	while (len > 0 && is_blank(s[len - 1]))
 		len--;
 	size_t start2;
@@ -141,27 +157,68 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	/* Split on ';'; trailing empty frames are dropped (flamegraph.pl). */
 	while (len > 0 && s[len - 1] == ';')
 		len--;
+	size_t keep = shared_frames(r, s, len);
+	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
 	size_t n = 0;
-	const char *p = s, *end = s + len;
-	while (p < end) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *fe = semi ? semi : end;
+	r->nends = keep;
+	for (size_t p = start; p < len;) {
+		const char *semi = memchr(s + p, ';', len - p);
+		size_t fe = semi ? (size_t)(semi - s) : len;
 		if (n == r->cap) {
 			r->cap *= 2;
 			r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
 		}
-		r->frames[n++] = (struct tree_frame){ p, (size_t)(fe - p) };
-		if (!semi)
-			break;
-		p = semi + 1;
+		if (r->nends == r->capends) {
+			r->capends *= 2;
+			r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
+		}
+		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
+		r->ends[r->nends++] = fe;
+		p = fe + 1;
 	}
+	r->prev = s;
+	r->prevlen = len;
 	if (c.saturated)
 		r->d.saturated++;
 	if (c.frac)
-		tree_add_stack_frac(r->t, r->frames, n, c.f);
+		tree_add_stack_tail_frac(r->t, keep, r->frames, n, c.f);
 	else
-		tree_add_stack(r->t, r->frames, n, c.u);
+		tree_add_stack_tail(r->t, keep, r->frames, n, c.u);
 	r->d.stacks++;
+}
+
+/* Length of the common prefix of a[0..n) and b[0..n). */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* How many leading frames of s[0..len) are those of the previous stack. */
+static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len)
+{
+	if (!r->prev || len == 0)
+		return 0;   /* an empty stack has no frames, not one empty frame */
+	size_t m = len < r->prevlen ? len : r->prevlen;
+	size_t c = common_prefix(r->prev, s, m);
+	size_t k = 0;
+	while (k < r->nends && r->ends[k] < c)
+		k++;
+	/* A frame ending exactly where the bytes part is shared only if it
+	 * ends there in both stacks. */
+	if (k < r->nends && r->ends[k] == c &&
+	    (c == len || s[c] == ';') && (c == r->prevlen || r->prev[c] == ';'))
+		k++;
+	return k;
 }
 
 void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
@@ -173,5 +230,14 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 		r->d.lines++;
 		parse_line(r, p, (size_t)(le - p));
 		p = nl ? nl + 1 : end;
+	}
+	/* The block may be unmapped or overwritten before the next call. */
+	if (r->prev && r->prev != r->own) {
+		if (r->prevlen > r->owncap) {
+			r->owncap = r->prevlen * 2;
+			r->own = xrealloc(r->own, r->owncap);
+		}
+		memcpy(r->own, r->prev, r->prevlen);
+		r->prev = r->own;
 	}
 }

@@ -1,4 +1,99 @@
-/* Placeholder: the key table lands with the UI. */
 #include "config.h"
 #include "keymap.h"
-void keymap_write_help(FILE *out) { (void)out; }
+
+#include <stdbool.h>
+#include <string.h>
+#if defined(HAVE_NCURSESW_CURSES_H)
+#include <ncursesw/curses.h>
+#else
+#include <curses.h>
+#endif
+
+#define CTRL_KEY(c) ((c) & 0x1f)
+
+/* Order is the order of the help screen: movement, zoom, view, the rest. */
+const struct keymap_entry keymap_table[] = {
+	{ { 'h', KEY_LEFT }, KEYMAP_LEFT, "select the frame to the left" },
+	{ { 'l', KEY_RIGHT }, KEYMAP_RIGHT, "select the frame to the right" },
+	{ { 'k', KEY_UP }, KEYMAP_UP, "select the frame above" },
+	{ { 'j', KEY_DOWN }, KEYMAP_DOWN, "select the frame below" },
+	{ { '\n', '\r', KEY_ENTER }, KEYMAP_ZOOM, "zoom into the selected frame (out, on a dimmed ancestor)" },
+	{ { 'u', KEY_BACKSPACE, 127, CTRL_KEY('h') }, KEYMAP_UNZOOM, "zoom out one level" },
+	{ { '0', KEY_HOME }, KEYMAP_UNZOOM_ALL, "zoom out to all samples" },
+	{ { 'i' }, KEYMAP_ORIENT, "toggle flame (root at the bottom) and icicle (root at the top)" },
+	{ { KEY_MOUSE }, KEYMAP_MOUSE, "click selects a frame, double-click zooms into it" },
+	{ { CTRL_KEY('l') }, KEYMAP_REDRAW, "redraw the screen" },
+	{ { '?', KEY_F(1) }, KEYMAP_HELP, "show this help" },
+	{ { 'q' }, KEYMAP_QUIT, "quit" },
+};
+const size_t keymap_count = sizeof keymap_table / sizeof keymap_table[0];
+
+enum keymap_action keymap_lookup(int key)
+{
+	if (key == 0)
+		return KEYMAP_NONE;
+	for (size_t i = 0; i < keymap_count; i++)
+		for (int k = 0; k < KEYMAP_MAX_KEYS && keymap_table[i].keys[k]; k++)
+			if (keymap_table[i].keys[k] == key)
+				return keymap_table[i].action;
+	return KEYMAP_NONE;
+}
+
+/* Our own names rather than curses' keyname(): they read better in help
+ * ("Left", not "KEY_LEFT") and work before curses is initialized. */
+static void display_name(int key, char *buf, size_t size)
+{
+	static const struct { int key; const char *name; } names[] = {
+		{ KEY_LEFT, "Left" }, { KEY_RIGHT, "Right" }, { KEY_UP, "Up" },
+		{ KEY_DOWN, "Down" }, { KEY_HOME, "Home" }, { KEY_END, "End" },
+		{ KEY_ENTER, "Enter" }, { '\n', "Enter" }, { '\r', "Enter" },
+		{ KEY_BACKSPACE, "Backspace" }, { 127, "Backspace" },
+		{ CTRL_KEY('h'), "Backspace" }, { KEY_MOUSE, "mouse" },
+		{ KEY_PPAGE, "PageUp" }, { KEY_NPAGE, "PageDown" },
+		{ '\t', "Tab" }, { 27, "Esc" }, { ' ', "Space" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].key == key) {
+			snprintf(buf, size, "%s", names[i].name);
+			return;
+		}
+	if (key >= KEY_F(1) && key <= KEY_F(63))
+		snprintf(buf, size, "F%d", key - KEY_F0);
+	else if (key > 0 && key < 32)
+		snprintf(buf, size, "Ctrl-%c", key + '@');
+	else if (key > 32 && key < 127)
+		snprintf(buf, size, "%c", key);
+	else
+		snprintf(buf, size, "#%d", key);
+}
+
+size_t keymap_keys_text(const struct keymap_entry *e, char *buf, size_t size)
+{
+	char names[KEYMAP_MAX_KEYS][16];
+	size_t len = 0;
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	for (int k = 0; k < KEYMAP_MAX_KEYS && e->keys[k]; k++) {
+		display_name(e->keys[k], names[k], sizeof names[k]);
+		bool dup = false;
+		for (int j = 0; j < k; j++)
+			dup = dup || strcmp(names[j], names[k]) == 0;
+		if (dup)
+			continue;
+		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", names[k]);
+		if (n < 0 || (size_t)n >= size - len)
+			return strlen(buf);
+		len += (size_t)n;
+	}
+	return len;
+}
+
+void keymap_write_help(FILE *out)
+{
+	char keys[96];
+	for (size_t i = 0; i < keymap_count; i++) {
+		keymap_keys_text(&keymap_table[i], keys, sizeof keys);
+		fprintf(out, "%s\t%s\n", keys, keymap_table[i].desc);
+	}
+}

@@ -2,6 +2,10 @@
 #include "load.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,7 +72,7 @@ static void human(double bytes, char *buf, size_t n)
 
 /* Redraws one status line on stderr, at most 10 times a second, and only
  * once loading has taken 0.3 s: short loads stay silent. */
-static void progress_update(struct progress *p, const struct source *s, uint64_t stacks, bool final)
+static void progress_update(struct progress *p, uint64_t off, uint64_t size, uint64_t stacks, bool final)
 {
 	if (!p->enabled)
 		return;
@@ -83,7 +87,6 @@ static void progress_update(struct progress *p, const struct source *s, uint64_t
 	}
 	p->last = t;
 	p->shown = true;
-	uint64_t off = source_offset(s), size = source_size(s);
 	double el = t - p->start, rate = el > 0 ? off / el : 0;
 	char done[32], tot[32], sp[32];
 	human((double)off, done, sizeof done);
@@ -128,13 +131,220 @@ static void line_snippet(const char *buf, size_t len, uint64_t line, char *out, 
 	text_sanitize(p, n, out, outsize);
 }
 
+/* ---- parallel perf script ---------------------------------------------- */
+
+/* A perf script file is split at blank lines (record boundaries) into one
+ * chunk per thread. A blank line resets the reader's record state, so each
+ * chunk parses alone, given the file's first event name (the default
+ * filter) and no byte order mark check. Each chunk gets its own tree; the
+ * trees merge in chunk order, which gives the same tree as one pass. */
+#define PAR_MIN_BYTES ((size_t)16 << 20)   /* smaller files: one thread */
+#define PAR_MAX_THREADS 16
+#define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
+#define PAR_SEARCH ((size_t)16 << 20)      /* how far to look for a blank line */
+#define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */
+
+struct par_job {
+	const char *buf;
+	size_t len;
+	struct tree own;                /* the chunk's tree (jobs > 0) */
+	struct tree *t;
+	struct perf_reader *r;
+	pthread_t tid;
+	atomic_size_t done;             /* bytes fed so far */
+};
+
+/* What the job on the main thread needs to draw progress for all. */
+struct par_progress {
+	struct progress *pr;
+	struct par_job *jobs;
+	int njobs;
+	size_t total;
+	const struct tree *t;
+};
+
+static void par_run(struct par_job *j, const struct par_progress *pp)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096, off = 0;
+	while (off < j->len) {
+		size_t n = j->len - off;
+		if (n > PAR_BLOCK) {
+			const char *nl = memchr(j->buf + off + PAR_BLOCK, '\n', n - PAR_BLOCK);
+			n = nl ? (size_t)(nl - (j->buf + off)) + 1 : n;
+		}
+		perf_reader_feed(j->r, j->buf + off, n);
+		off += n;
+		atomic_store(&j->done, off);
+#ifdef HAVE_MADVISE
+		/* Drop the pages wholly inside what this job has read. */
+		uintptr_t a = ((uintptr_t)j->buf + page - 1) / page * page;
+		uintptr_t b = ((uintptr_t)j->buf + off) / page * page;
+		if (b > a)
+			madvise((void *)a, b - a, MADV_DONTNEED);
+#endif
+		if (pp) {
+			uint64_t sum = 0;
+			for (int i = 0; i < pp->njobs; i++)
+				sum += atomic_load(&pp->jobs[i].done);
+			progress_update(pp->pr, sum, pp->total, pp->t->stacks, false);
+		}
+	}
+}
+
+static void *par_thread(void *arg)
+{
+	par_run(arg, NULL);
+	return NULL;
+}
+
+static bool blank_byte(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Offset just after the first whitespace-only line that starts after
+ * `from` and before `limit`; 0 when there is none. */
+static size_t record_start_after(const char *d, size_t len, size_t from, size_t limit)
+{
+	const char *nl = memchr(d + from, '\n', len - from);
+	if (!nl)
+		return 0;
+	for (size_t i = (size_t)(nl - d) + 1; i < len && i < limit;) {
+		nl = memchr(d + i, '\n', len - i);
+		if (!nl)
+			return 0;
+		size_t e = (size_t)(nl - d), k = i;
+		while (k < e && blank_byte(d[k]))
+			k++;
+		if (k == e)
+			return e + 1;
+		i = e + 1;
+	}
+	return 0;
+}
+
+/* The event name a single pass would keep: found by reading the start of
+ * the file with a throwaway reader. NULL when not within PAR_PRESCAN. */
+static char *first_event(const char *d, size_t len, const struct perf_options *po)
+{
+	struct tree tmp;
+	tree_init(&tmp);
+	struct perf_reader *r = perf_reader_new(&tmp, po);
+	size_t lim = len < PAR_PRESCAN ? len : PAR_PRESCAN, off = 0;
+	while (off < lim && !perf_reader_filter(r)) {
+		const char *nl = memchr(d + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (d + off)) + 1 : len - off;
+		perf_reader_feed(r, d + off, n);
+		off += n;
+	}
+	const char *f = perf_reader_filter(r);
+	char *res = f ? xstrdup(f) : NULL;
+	perf_reader_free(r);
+	tree_free(&tmp);
+	return res;
+}
+
+/* Parses an mmap'ed perf script file on o->threads threads. False when
+ * that does not apply (stream, small file, no record boundaries, no event
+ * found early): the caller then reads it the usual way. */
+static bool load_perf_parallel(struct tree *t, struct source *s, const struct load_options *o,
+                               struct progress *pr, struct load_messages *m, const char *name)
+{
+	const char *d;
+	size_t len;
+	int n = o->threads > PAR_MAX_THREADS ? PAR_MAX_THREADS : o->threads;
+	if (n < 2 || !source_mapping(s, &d, &len) || (!o->threads_forced && len < PAR_MIN_BYTES))
+		return false;
+	struct perf_options later = o->perf;
+	char *filter = NULL;
+	if (!later.event_filter) {
+		filter = first_event(d, len, &o->perf);
+		if (!filter)
+			return false;
+		later.event_filter = filter;
+	}
+	later.mid_stream = true;
+	size_t cut[PAR_MAX_THREADS + 1];
+	int k = 1;
+	cut[0] = 0;
+	for (int i = 1; i < n; i++) {
+		size_t from = len / (size_t)n * (size_t)i;
+		if (from < cut[k - 1])
+			from = cut[k - 1];
+		size_t c = record_start_after(d, len, from, from + PAR_SEARCH);
+		if (c > cut[k - 1] && c < len)
+			cut[k++] = c;
+	}
+	cut[k] = len;
+	if (k < 2) {
+		free(filter);
+		return false;
+	}
+
+	struct par_job *jobs = xcalloc((size_t)k, sizeof *jobs);
+	bool *started = xcalloc((size_t)k, sizeof *started);
+	for (int i = 0; i < k; i++) {
+		jobs[i].buf = d + cut[i];
+		jobs[i].len = cut[i + 1] - cut[i];
+		atomic_init(&jobs[i].done, 0);
+		if (i == 0) {
+			jobs[i].t = t;
+			jobs[i].r = perf_reader_new(t, &o->perf);
+		} else {
+			tree_init(&jobs[i].own);
+			jobs[i].t = &jobs[i].own;
+			jobs[i].r = perf_reader_new(jobs[i].t, &later);
+			started[i] = pthread_create(&jobs[i].tid, NULL, par_thread, &jobs[i]) == 0;
+		}
+	}
+	/* Chunk 0 here, with the progress bar summing every chunk. */
+	struct par_progress pp = { pr, jobs, k, len, t };
+	par_run(&jobs[0], &pp);
+	for (int i = 1; i < k; i++) {
+		if (started[i])
+			pthread_join(jobs[i].tid, NULL);
+		else
+			par_run(&jobs[i], NULL);    /* no thread: do it here */
+	}
+	progress_update(pr, len, len, t->stacks, true);
+
+	/* Merge in chunk order; line numbers of later chunks are offset. */
+	struct reader_diag all = { 0 };
+	uint64_t lines_before = 0;
+	for (int i = 0; i < k; i++) {
+		perf_reader_finish(jobs[i].r);
+		const struct reader_diag *dg = perf_reader_diag(jobs[i].r);
+		if (dg->bad && !all.bad) {
+			all.first_bad = dg->first_bad + lines_before;
+			memcpy(all.first_msg, dg->first_msg, sizeof all.first_msg);
+		}
+		all.bad += dg->bad;
+		all.lines += dg->lines;
+		all.stacks += dg->stacks;
+		all.saturated += dg->saturated;
+		lines_before += dg->lines;
+		perf_reader_free(jobs[i].r);
+		if (i) {
+			tree_merge(t, &jobs[i].own);
+			tree_free(&jobs[i].own);
+		}
+	}
+	report_diag(m, name, &all);
+	free(started);
+	free(jobs);
+	free(filter);
+	return true;
+}
+
 static int load_one(struct tree *t, const char *path, const struct load_options *o,
                     struct load_messages *m)
 {
 	char err[256];
 	struct source *s = source_open(path, err, sizeof err);
 	char name[256];
-	text_sanitize(strcmp(path, "-") == 0 ? "<stdin>" : path, strlen(path), name, sizeof name);
+	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	text_sanitize(shown, strlen(shown), name, sizeof name);
 	if (!s) {
 		load_messages_add(m, "tflame: %s: %s", name, err);
 		return 1;
@@ -164,6 +374,10 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		}
 	}
 
+	if (fmt == SNIFF_PERF && load_perf_parallel(t, s, o, &pr, m, name)) {
+		source_close(s);
+		return 0;
+	}
 	struct folded_reader *fr = NULL;
 	struct perf_reader *pr_ = NULL;
 	if (fmt == SNIFF_PERF)
@@ -176,10 +390,10 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 			perf_reader_feed(pr_, buf, (size_t)n);
 		else
 			folded_reader_feed(fr, buf, (size_t)n);
-		progress_update(&pr, s, t->stacks, false);
+		progress_update(&pr, source_offset(s), source_size(s), t->stacks, false);
 		n = source_next(s, &buf);
 	}
-	progress_update(&pr, s, t->stacks, true);
+	progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 	if (n < 0) {
 		load_messages_add(m, "tflame: %s: read error: %s", name, strerror(errno));
 		rc = 1;

@@ -14,6 +14,9 @@ struct load_options {
 	enum sniff_format format;   /* SNIFF_UNKNOWN: detect per file */
 	struct perf_options perf;
 	bool progress;              /* allow a progress bar on stderr (if a tty) */
+	int threads;                /* perf script files: parse in this many chunks
+	                               at once (<= 1: one thread) */
+	bool threads_forced;        /* also for small files (tests) */
 };
 
 struct load_messages {

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include "keymap.h"
 #include "load.h"
@@ -24,7 +26,7 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS
 };
 
 static const struct option long_options[] = {
@@ -42,6 +44,7 @@ static const struct option long_options[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	/* undocumented, for tests and benchmarks */
@@ -62,7 +65,8 @@ static void usage(FILE *out)
 "Output modes:\n"
 "  -c, --collapse          write the merged stacks as folded text and exit\n"
 "  -p, --print             draw the flame graph as plain text and exit\n"
-"  -w, --width=N           columns for --print (default: $COLUMNS, else 100)\n"
+"  -w, --width=N           columns for --print (default: the terminal's width,\n"
+"                          else $COLUMNS, else 100)\n"
 "\n"
 "View:\n"
 "  -i, --inverted          icicle graph: root at the top\n"
@@ -77,12 +81,14 @@ static void usage(FILE *out)
 "      --jit               perf: annotate JIT frames with _[j]\n"
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
-"      --event-filter=EV   perf: keep only event EV (default: the first seen)\n"
+"      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
+"      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
-"Keys: press ? in the browser. Exit status: 0 ok, 1 error, 2 usage error.\n"
+"Keys: press ? in the browser.\n"
+"Exit status: 0 ok, 1 error, 2 usage error, 128+N when ended by signal N.\n"
 "Examples:\n"
 "  tflame profile.folded\n"
 "  perf record -g ./prog && perf script | tflame\n"
@@ -111,6 +117,24 @@ static int parse_int(const char *s, const char *opt, int min)
 	return (int)v;
 }
 
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --print width: the terminal's when stdout is one, else $COLUMNS, else 100. */
+static int default_width(void)
+{
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *cols = getenv("COLUMNS");
+	long v = cols ? strtol(cols, NULL, 10) : 0;
+	return v > 0 && v <= 100000 ? (int)v : 100;
+}
+
 static bool utf8_locale(void)
 {
 	const char *cs = nl_langinfo(CODESET);
@@ -120,13 +144,16 @@ static bool utf8_locale(void)
 int main(int argc, char **argv)
 {
 	enum mode mode = MODE_UI;
-	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true,
+	                           .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 };
 	enum tree_order order = TREE_ORDER_NAME;
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
 	bool stats = false;
 	int c;
 
+	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");     /* counts are written with '.' */
 	text_init(utf8_locale());
@@ -161,6 +188,10 @@ int main(int argc, char **argv)
 		case OPT_ALL: lo.perf.kernel = lo.perf.jit = true; break;
 		case OPT_ADDRS: lo.perf.addrs = true; break;
 		case OPT_EVENT_FILTER: lo.perf.event_filter = optarg; break;
+		case OPT_THREADS:
+			lo.threads = parse_int(optarg, "--threads", 1);
+			lo.threads_forced = true;
+			break;
 		case OPT_STATS: stats = true; break;
 		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
 		case 'h': usage(stdout); return 0;
@@ -187,24 +218,27 @@ int main(int argc, char **argv)
 	struct tree t;
 	struct load_messages msgs = { 0 };
 	tree_init(&t);
+	double t0 = seconds();
 	int rc = load_files(&t, files, nfiles, &lo, &msgs);
+	double t1 = seconds();
 	tree_finalize(&t, order);
+	double t2 = seconds();
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
-		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 "\n",
-		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks);
+		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 " load_s %.3f finalize_s %.3f\n",
+		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks, t1 - t0, t2 - t1);
 
 	if (rc != 0 || mode != MODE_UI) {
+		static char outbuf[1 << 16];
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(&t, stdout) != 0)
 			rc = 1;
 		if (rc == 0 && mode == MODE_PRINT) {
-			if (width == 0) {
-				const char *cols = getenv("COLUMNS");
-				long v = cols ? strtol(cols, NULL, 10) : 0;
-				width = v > 0 && v <= 100000 ? (int)v : 100;
-			}
-			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT };
+			if (width == 0)
+				width = default_width();
+			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
+			                              .min_width = min_width };
 			if (printer_print(&t, &po, stdout) != 0)
 				rc = 1;
 		}

@@ -16,6 +16,8 @@ struct perf_options {
 	bool jit;               /* _[j] on JIT frames */
 	bool addrs;             /* [module <pc>] for unresolved symbols */
 	const char *event_filter; /* keep only this event; NULL: the first seen */
+	bool mid_stream;        /* input starts after the file's start (a
+	                           parallel chunk): no byte order mark check */
 };
 
 struct perf_reader;
@@ -26,9 +28,36 @@ void perf_reader_feed(struct perf_reader *r, const char *buf, size_t len);
 /* End of input: flushes the last record. */
 void perf_reader_finish(struct perf_reader *r);
 const struct reader_diag *perf_reader_diag(const struct perf_reader *r);
+/* The event name records are kept for: the --event-filter one, else the
+ * first seen so far; NULL while none is known. */
+const char *perf_reader_filter(const struct perf_reader *r);
 /* inferno's warning classes, counted separately (conformance tests). */
 uint64_t perf_reader_weird_events(const struct perf_reader *r);
 uint64_t perf_reader_weird_stacks(const struct perf_reader *r);
 void perf_reader_free(struct perf_reader *r);
+
+/* Line-level parsers, shared with sniff. Spans point into the line. */
+struct perf_event_parts {
+	const char *comm; size_t comm_len;  /* trimmed; may be empty */
+	const char *pid; size_t pid_len;    /* "?" when only a TID is printed */
+	const char *tid; size_t tid_len;
+	size_t end;                         /* offset just after the PID/TID word */
+};
+/* SPEC §A.3.1: COMM is what precedes the first all-digit (or digits/digits)
+ * word followed by a space. False if there is none. */
+bool perf_event_line_parts(const char *line, size_t len, struct perf_event_parts *ep);
+
+struct perf_frame_parts {
+	const char *pc; size_t pc_len;
+	const char *func; size_t func_len;  /* trimmed symbol; " " when empty */
+	const char *module; size_t module_len; /* without the parentheses */
+};
+/* SPEC §A.4 "IP SYMBOL (DSO)", plus deviation §A.10 (b): when inferno's
+ * split fails, a DSO with spaces is taken from the parenthesis group that
+ * ends the line. The line must already be trimmed at the end. */
+bool perf_frame_line_parts(const char *line, size_t len, struct perf_frame_parts *fp);
+
+/* Trims Unicode White_Space (as Rust's trim) from both ends of *s. */
+void perf_trim(const char **s, size_t *len);
 
 #endif

@@ -17,7 +17,7 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 	struct layout_params p = {
 		.zoom = o->zoom, .width = width,
 		.height = maxdepth >= (uint32_t)INT32_MAX - 1 ? INT32_MAX : (int)maxdepth + 1,
-		.orient = LAYOUT_ICICLE, .scroll = 0, .min_width = 1,
+		.orient = LAYOUT_ICICLE, .scroll = 0, .min_width = o->min_width < 1 ? 1 : o->min_width,
 	};
 	struct layout l;
 	layout_init(&l);

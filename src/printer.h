@@ -12,6 +12,7 @@ struct printer_options {
 	int width;                  /* columns, >= 1 */
 	enum layout_orient orient;
 	tree_idx zoom;              /* usually TREE_ROOT */
+	int min_width;              /* hide frames narrower than this (>= 1) */
 };
 
 /* Writes a header line ("all: N samples"), the graph, and nothing else.

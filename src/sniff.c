@@ -1,6 +1,186 @@
-/* Placeholder until format detection lands: everything is folded. */
+/* sniff: folded or `perf script`? (SPEC.md §A.11, "suggested tflame rule")
+ *
+ * The first significant line decides for folded when it ends in one or two
+ * counts, does not end like a perf frame "(dso)", and the next line is not
+ * indented. Otherwise inferno's perf check runs: an event line must be
+ * followed by a frame line. */
 #include "config.h"
 #include "sniff.h"
+
 #include <string.h>
-enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *bad_line) { (void)buf; (void)len; (void)eof; (void)bad_line; return SNIFF_FOLDED; }
-bool sniff_parse_name(const char *name, enum sniff_format *out) { if (!strcmp(name, "folded")) { *out = SNIFF_FOLDED; return true; } if (!strcmp(name, "perf")) { *out = SNIFF_PERF; return true; } return false; }
+#include "perfscript.h"
+
+struct sniff_line {
+	const char *s;      /* trimmed at both ends */
+	size_t n;
+	const char *raw;    /* untrimmed, without '\n' */
+	size_t rawn;
+	uint64_t no;        /* 1-based */
+};
+
+struct sniff_iter {
+	const char *p, *end;
+	uint64_t no;
+};
+
+static bool sniff_next(struct sniff_iter *it, struct sniff_line *l)
+{
+	const char *nl;
+
+	if (it->p >= it->end)
+		return false;
+	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
+	l->raw = it->p;
+	l->rawn = (size_t)((nl ? nl : it->end) - it->p);
+	l->s = l->raw;
+	l->n = l->rawn;
+	perf_trim(&l->s, &l->n);
+	l->no = ++it->no;
+	it->p = nl ? nl + 1 : it->end;
+	return true;
+}
+
+static bool sniff_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Strips a trailing "[ \t]+NUM" (NUM = [0-9]+(\.[0-9]*)?) from s[0..*n);
+ * false when there is none. */
+static bool sniff_strip_count(const char *s, size_t *n)
+{
+	size_t i = *n, j;
+
+	while (i && sniff_digit(s[i - 1]))
+		i--;
+	if (i && s[i - 1] == '.') {
+		j = i - 1;
+		i = j;
+		while (i && sniff_digit(s[i - 1]))
+			i--;
+		if (i == j)
+			return false;
+	} else if (i == *n) {
+		return false;
+	}
+	if (!i || (s[i - 1] != ' ' && s[i - 1] != '\t'))
+		return false;
+	while (i && (s[i - 1] == ' ' || s[i - 1] == '\t'))
+		i--;
+	*n = i;
+	return true;
+}
+
+/* A folded line: "STACK COUNT" or "STACK COUNT COUNT", with a non-blank
+ * stack. *dso is set when the stack ends like a perf frame's "(dso)". */
+static bool sniff_folded_line(const char *s, size_t n, bool *dso)
+{
+	if (!sniff_strip_count(s, &n) || !n)
+		return false;
+	*dso = s[n - 1] == ')';
+	return true;
+}
+
+enum sniff_verdict { SNIFF_NO, SNIFF_YES, SNIFF_UNDECIDED };
+
+/* inferno's collapse-perf is_applicable. *no gets the deciding line; *evt
+ * whether some event line had an event field (a ':' after the PID). */
+static enum sniff_verdict sniff_perf(const char *buf, size_t len, uint64_t *no, bool *evt)
+{
+	struct sniff_iter it = { buf, buf + len, 0 };
+	struct sniff_line l;
+	struct perf_event_parts ep;
+	struct perf_frame_parts fp;
+	bool last_event = false;
+
+	*evt = false;
+	while (sniff_next(&it, &l)) {
+		if (l.n && l.s[0] == '#')
+			continue;
+		if (!l.n) {
+			last_event = false;
+			continue;
+		}
+		*no = l.no;
+		if (last_event)
+			return perf_frame_line_parts(l.s, l.n, &fp) ? SNIFF_YES : SNIFF_NO;
+		if (!perf_event_line_parts(l.s, l.n, &ep))
+			return SNIFF_NO;
+		if (memchr(l.s + ep.end, ':', l.n - ep.end))
+			*evt = true;
+		last_event = true;
+	}
+	return SNIFF_UNDECIDED;
+}
+
+enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *bad_line)
+{
+	struct sniff_iter it;
+	struct sniff_line first, l;
+	bool have_first = false, folded, dso = false, evt;
+	enum sniff_verdict v;
+	uint64_t no = 0;
+
+	/* Whatever the buffer holds is what we decide on: the caller hands at
+	 * least 64 KiB, and every rule below needs only a few lines. */
+	(void)eof;
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
+	it.p = buf;
+	it.end = buf + len;
+	it.no = 0;
+	while (sniff_next(&it, &first)) {
+		if (first.n && first.s[0] != '#') {
+			have_first = true;
+			break;
+		}
+	}
+	if (!have_first)
+		return SNIFF_FOLDED;        /* an empty profile */
+
+	folded = sniff_folded_line(first.s, first.n, &dso);
+	if (folded && !dso) {
+		bool indented = false;
+		while (sniff_next(&it, &l)) {
+			if (l.n) {
+				indented = l.raw[0] == ' ' || l.raw[0] == '\t';
+				break;
+			}
+		}
+		if (!indented)
+			return SNIFF_FOLDED;
+	}
+
+	v = sniff_perf(buf, len, &no, &evt);
+	if (v == SNIFF_YES)
+		return SNIFF_PERF;
+	if (folded)
+		return SNIFF_FOLDED;
+	if (v == SNIFF_NO) {
+		if (bad_line)
+			*bad_line = no;
+		return SNIFF_UNKNOWN;
+	}
+	/* Only event lines so far (say a record without frames at the end of
+	 * the input): perf, if they look like perf's. */
+	if (evt)
+		return SNIFF_PERF;
+	if (bad_line)
+		*bad_line = first.no;
+	return SNIFF_UNKNOWN;
+}
+
+bool sniff_parse_name(const char *name, enum sniff_format *out)
+{
+	if (!strcmp(name, "folded")) {
+		*out = SNIFF_FOLDED;
+		return true;
+	}
+	if (!strcmp(name, "perf")) {
+		*out = SNIFF_PERF;
+		return true;
+	}
+	return false;
+}

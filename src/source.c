@@ -180,6 +180,15 @@ ssize_t source_next(struct source *s, const char **buf)
 	return next_stream(s, buf);
 }
 
+bool source_mapping(const struct source *s, const char **data, size_t *len)
+{
+	if (!s->map)
+		return false;
+	*data = s->map;
+	*len = s->maplen;
+	return true;
+}
+
 bool source_at_eof(const struct source *s)
 {
 	return s->map ? s->pos >= s->maplen : s->eof && s->tail == s->len;

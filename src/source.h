@@ -28,6 +28,9 @@ ssize_t source_next(struct source *s, const char **buf);
 /* True once the last block has been delivered (or is the one just
  * returned). */
 bool source_at_eof(const struct source *s);
+/* For an mmap'ed input: the whole mapping, for readers that split it
+ * themselves (parallel parsing). False for streams. */
+bool source_mapping(const struct source *s, const char **data, size_t *len);
 /* Total size in bytes when known (regular files), else 0. */
 uint64_t source_size(const struct source *s);
 /* Bytes delivered so far. */

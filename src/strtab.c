@@ -34,6 +34,7 @@ uint64_t strtab_hash(const char *s, size_t len)
 void strtab_init(struct strtab *st)
 {
 	st->ent = NULL;
+	st->width = NULL;
 	st->n = st->cap = 0;
 	st->nslots = 1024;
 	st->slots = xcalloc(st->nslots, sizeof *st->slots);
@@ -43,9 +44,11 @@ void strtab_init(struct strtab *st)
 void strtab_free(struct strtab *st)
 {
 	free(st->ent);
+	free(st->width);
 	free(st->slots);
 	arena_free(&st->mem);
 	st->ent = NULL;
+	st->width = NULL;
 	st->slots = NULL;
 	st->n = st->cap = st->nslots = 0;
 }
@@ -103,11 +106,12 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 1024;
 		st->ent = xreallocarray(st->ent, st->cap, sizeof *st->ent);
+		st->width = xreallocarray(st->width, st->cap, sizeof *st->width);
 	}
 	strtab_id id = (strtab_id)st->n++;
 	st->ent[id].s = arena_memdup(&st->mem, s, len);
 	st->ent[id].len = (uint32_t)len;
-	st->ent[id].width = -1;
+	st->width[id] = -1;
 	st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
 	if (st->n * 10 > st->nslots * 7)
 		grow_slots(st);
@@ -116,5 +120,5 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 
 size_t strtab_bytes(const struct strtab *st)
 {
-	return st->cap * sizeof *st->ent + st->nslots * sizeof *st->slots + arena_bytes(&st->mem);
+	return st->cap * (sizeof *st->ent + sizeof *st->width) + st->nslots * sizeof *st->slots + arena_bytes(&st->mem);
 }

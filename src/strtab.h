@@ -13,11 +13,13 @@ typedef uint32_t strtab_id;
 struct strtab_entry {
 	const char *s;      /* NUL-terminated copy in the arena */
 	uint32_t len;       /* bytes, without the NUL */
-	int32_t width;      /* cached display width, -1 until set */
 };
 
 struct strtab {
 	struct strtab_entry *ent;   /* indexed by id */
+	int32_t *width;             /* display width cache by id, -1 until set; a
+	                               cache, so it may be filled through a const
+	                               strtab */
 	size_t n, cap;
 	uint64_t *slots;            /* open addressing: (hash32 << 32) | (id + 1) */
 	size_t nslots;              /* power of two */
@@ -34,9 +36,9 @@ int64_t strtab_find(const struct strtab *st, const char *s, size_t len);
 static inline size_t strtab_count(const struct strtab *st) { return st->n; }
 static inline const char *strtab_str(const struct strtab *st, strtab_id id) { return st->ent[id].s; }
 static inline uint32_t strtab_len(const struct strtab *st, strtab_id id) { return st->ent[id].len; }
-/* Display width cache, owned by whoever computes widths (text module users). */
-static inline int32_t strtab_width(const struct strtab *st, strtab_id id) { return st->ent[id].width; }
-static inline void strtab_set_width(struct strtab *st, strtab_id id, int32_t w) { st->ent[id].width = w; }
+/* Display width cache, filled by whoever measures names (text module users). */
+static inline int32_t strtab_width(const struct strtab *st, strtab_id id) { return st->width[id]; }
+static inline void strtab_set_width(const struct strtab *st, strtab_id id, int32_t w) { st->width[id] = w; }
 /* Memory held: entries, hash slots, string bytes. */
 size_t strtab_bytes(const struct strtab *st);
 /* The hash used for names (exposed for other tables keyed by bytes). */

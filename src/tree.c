@@ -9,6 +9,10 @@
 
 /* ---- building ----------------------------------------------------------- */
 
+/* Values of a node's `end` while building (see child_get). */
+#define KIDS_NONE TREE_NONE
+#define KIDS_MANY (UINT32_MAX - 1u)
+
 static inline uint64_t child_hash(tree_idx parent, strtab_id name)
 {
 	uint64_t x = ((uint64_t)parent << 32) | name;
@@ -28,8 +32,10 @@ void tree_init(struct tree *t)
 	t->nodes = xcalloc(t->cap, sizeof *t->nodes);
 	t->n = 1;
 	t->nodes[0].parent = TREE_NONE;
+	t->nodes[0].end = KIDS_NONE;
 	t->nodes[0].name = strtab_intern(&t->names, "all", 3);
 	t->nslots = 1024;
+	t->slot_shift = 64 - 10;
 	t->slots = xcalloc(t->nslots, sizeof *t->slots);
 	t->pathcap = 64;
 	t->path = xmalloc(t->pathcap * sizeof *t->path);
@@ -44,16 +50,26 @@ void tree_free(struct tree *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Slots are indexed by the top bits of the hash, and a slot keeps the top
+ * 32 bits as its tag: growing the table rehashes from the slots alone,
+ * without touching the nodes (a cache miss each on big trees). */
+static inline size_t slot_of(const struct tree *t, uint64_t h)
+{
+	return (size_t)(h >> t->slot_shift);
+}
+
 static void grow_slots(struct tree *t)
 {
+	if (t->slot_shift <= 32)
+		xdie("too many distinct stack frames");
 	size_t n = t->nslots * 2, mask = n - 1;
+	unsigned shift = t->slot_shift - 1;
 	uint64_t *slots = xcalloc(n, sizeof *slots);
 	for (size_t i = 0; i < t->nslots; i++) {
 		uint64_t v = t->slots[i];
 		if (!v)
 			continue;
-		const struct tree_node *nd = &t->nodes[(uint32_t)v];
-		size_t j = child_hash(nd->parent, nd->name) & mask;
+		size_t j = (size_t)(v >> shift);
 		while (slots[j])
 			j = (j + 1) & mask;
 		slots[j] = v;
@@ -61,25 +77,12 @@ static void grow_slots(struct tree *t)
 	free(t->slots);
 	t->slots = slots;
 	t->nslots = n;
+	t->slot_shift = shift;
 }
 
-/* The child of parent named name, created when missing. A slot holds the
- * node index and the upper half of its key's hash, so probing past other
- * keys does not touch their nodes (a cache miss each on big trees). The
- * root (index 0) is never a child: 0 marks an empty slot. */
-static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
+/* Appends a node; its `end` starts as "no children". */
+static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 {
-	size_t mask = t->nslots - 1;
-	uint64_t h = child_hash(parent, name);
-	uint64_t tag = h & 0xffffffff00000000ULL;
-	size_t j = h & mask;
-	for (uint64_t v; (v = t->slots[j]) != 0; j = (j + 1) & mask) {
-		if ((v & 0xffffffff00000000ULL) != tag)
-			continue;
-		tree_idx c = (tree_idx)v;
-		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
-			return c;
-	}
 	if (t->n >= TREE_MAX_NODES)
 		xdie("too many distinct stack frames (more than %" PRIu32 ")", TREE_MAX_NODES);
 	if (t->n == t->cap) {
@@ -91,13 +94,92 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	memset(nd, 0, sizeof *nd);
 	nd->parent = parent;
 	nd->name = name;
+	nd->end = KIDS_NONE;
 	nd->depth = t->nodes[parent].depth + 1;
 	if (t->frac)
 		nd->self.f = 0.0;
-	t->slots[j] = tag | c;
-	if (t->n * 4 > t->nslots * 3)
-		grow_slots(t);
 	return c;
+}
+
+/* Inserts node c, known to be absent, into the child hash. */
+static void hash_insert(struct tree *t, tree_idx c)
+{
+	size_t mask = t->nslots - 1;
+	uint64_t h = child_hash(t->nodes[c].parent, t->nodes[c].name);
+	size_t j = slot_of(t, h);
+	while (t->slots[j])
+		j = (j + 1) & mask;
+	t->slots[j] = (h & 0xffffffff00000000ULL) | c;
+	if (++t->nhashed * 4 > t->nslots * 3)
+		grow_slots(t);
+}
+
+/* The child of parent named name, created when missing.
+ *
+ * Most nodes of a call tree have no child or a single one (call chains),
+ * so while building, a node's `end` field records its only child (or
+ * KIDS_NONE), and the hash holds only the children of nodes with two or
+ * more (KIDS_MANY): walking a chain then touches no hash slot, which on big
+ * trees is a cache miss each.
+ *
+ * A hash slot holds the node index and the upper half of its key's hash,
+ * so probing past other keys does not touch their nodes either. The root
+ * (index 0) is never a child: 0 marks an empty slot. */
+static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_NONE) {
+		tree_idx c = new_node(t, parent, name);
+		t->nodes[parent].end = c;
+		return c;
+	}
+	if (only != KIDS_MANY) {
+		if (t->nodes[only].name == name)
+			return only;
+		tree_idx c = new_node(t, parent, name);
+		t->nodes[parent].end = KIDS_MANY;
+		hash_insert(t, only);
+		hash_insert(t, c);
+		return c;
+	}
+	size_t mask = t->nslots - 1;
+	uint64_t h = child_hash(parent, name);
+	uint64_t tag = h & 0xffffffff00000000ULL;
+	for (size_t j = slot_of(t, h); t->slots[j] != 0; j = (j + 1) & mask) {
+		uint64_t v = t->slots[j];
+		if ((v & 0xffffffff00000000ULL) != tag)
+			continue;
+		tree_idx c = (tree_idx)v;
+		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
+			return c;
+	}
+	tree_idx c = new_node(t, parent, name);
+	hash_insert(t, c);
+	return c;
+}
+
+static void path_reserve(struct tree *t, size_t n)
+{
+	if (t->finalized)
+		xdie("internal error: tree_add_stack after tree_finalize");
+	if (n > t->pathcap) {
+		while (t->pathcap < n)
+			t->pathcap *= 2;
+		t->path = xreallocarray(t->path, t->pathcap, sizeof *t->path);
+	}
+}
+
+/* Extends path[0..keep) by frames f[0..n) and returns the leaf. */
+static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
+{
+	path_reserve(t, keep + n);
+	tree_idx cur = keep ? t->path[keep - 1] : TREE_ROOT;
+	for (size_t i = 0; i < n; i++) {
+		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
+		t->path[keep + i] = cur;
+	}
+	t->pathlen = keep + n;
+	return cur;
 }
 
 /* Walks/creates the path of frames and returns the leaf. Frames equal to the
@@ -105,8 +187,6 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
  * much cheaper than hashing: consecutive stacks share most of their frames. */
 static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 {
-	if (t->finalized)
-		xdie("internal error: tree_add_stack after tree_finalize");
 	size_t k = 0, lim = n < t->pathlen ? n : t->pathlen;
 	while (k < lim) {
 		strtab_id id = t->nodes[t->path[k]].name;
@@ -115,30 +195,11 @@ static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 			break;
 		k++;
 	}
-	if (n > t->pathcap) {
-		while (t->pathcap < n)
-			t->pathcap *= 2;
-		t->path = xreallocarray(t->path, t->pathcap, sizeof *t->path);
-	}
-	tree_idx cur = k ? t->path[k - 1] : TREE_ROOT;
-	for (size_t i = k; i < n; i++) {
-		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
-		t->path[i] = cur;
-	}
-	t->pathlen = n;
-	return cur;
+	return extend_path(t, k, f + k, n - k);
 }
 
-static void switch_to_frac(struct tree *t)
+static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 {
-	for (size_t i = 0; i < t->n; i++)
-		t->nodes[i].self.f = (double)t->nodes[i].self.u;
-	t->frac = true;
-}
-
-void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
-{
-	tree_idx leaf = add_path(t, frames, n);
 	t->stacks++;
 	if (t->frac) {
 		t->nodes[leaf].self.f += (double)count;
@@ -152,15 +213,87 @@ void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, u
 	t->nodes[leaf].self.u = s;
 }
 
+static void switch_to_frac(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->nodes[i].self.f = (double)t->nodes[i].self.u;
+	t->frac = true;
+}
+
+void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+{
+	add_count(t, add_path(t, frames, n), count);
+}
+
+void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
+                         uint64_t count)
+{
+	if (keep > t->pathlen)
+		xdie("internal error: tree_add_stack_tail beyond the previous stack");
+	add_count(t, extend_path(t, keep, tail, ntail), count);
+}
+
+static bool frac_ok(double count)
+{
+	return count >= 0.0 && !isinf(count);   /* false for NaN too */
+}
+
 void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count)
 {
-	if (!(count >= 0.0) || isinf(count))
-		return;     /* NaN, negative, infinite: the readers never pass these */
+	if (!frac_ok(count))
+		return;     /* the readers never pass these */
 	tree_idx leaf = add_path(t, frames, n);
-	t->stacks++;
 	if (!t->frac)
 		switch_to_frac(t);
 	t->nodes[leaf].self.f += count;
+	t->stacks++;
+}
+
+void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
+                              size_t ntail, double count)
+{
+	if (!frac_ok(count))
+		return;
+	if (keep > t->pathlen)
+		xdie("internal error: tree_add_stack_tail beyond the previous stack");
+	tree_idx leaf = extend_path(t, keep, tail, ntail);
+	if (!t->frac)
+		switch_to_frac(t);
+	t->nodes[leaf].self.f += count;
+	t->stacks++;
+}
+
+void tree_merge(struct tree *dst, const struct tree *src)
+{
+	if (dst->finalized || src->finalized)
+		xdie("internal error: tree_merge on a finalized tree");
+	if (src->frac && !dst->frac)
+		switch_to_frac(dst);
+	/* Parents come before children in src: map them in index order. */
+	tree_idx *map = xmalloc(src->n * sizeof *map);
+	map[0] = TREE_ROOT;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct tree_node *sn = &src->nodes[i];
+		if (i) {
+			strtab_id nm = strtab_intern(&dst->names, strtab_str(&src->names, sn->name),
+			                             strtab_len(&src->names, sn->name));
+			map[i] = child_get(dst, map[sn->parent], nm);
+		}
+		struct tree_node *dn = &dst->nodes[map[i]];
+		if (dst->frac) {
+			dn->self.f += src->frac ? sn->self.f : (double)sn->self.u;
+		} else {
+			uint64_t v = dn->self.u + sn->self.u;
+			if (v < sn->self.u) {
+				v = UINT64_MAX;
+				dst->saturated = true;
+			}
+			dn->self.u = v;
+		}
+	}
+	free(map);
+	dst->stacks += src->stacks;
+	dst->saturated |= src->saturated;
 }
 
 /* ---- finalize ----------------------------------------------------------- */
@@ -275,6 +408,7 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	struct tree_node *nd = t->nodes;
 	free(t->slots);
 	t->slots = NULL;
+	t->nslots = 0;
 	free(t->path);
 	t->path = NULL;
 	t->pathlen = t->pathcap = 0;
@@ -327,25 +461,53 @@ void tree_finalize(struct tree *t, enum tree_order order)
 		}
 	}
 	free(kids);
-	free(first);
 
 	for (size_t i = 0; i < n; i++) {
 		nd[i].end = newidx[i] + nd[i].end;
 		if (i)
 			nd[i].parent = newidx[nd[i].parent];
 	}
-	/* Apply the permutation in place, one cycle at a time. */
-	for (size_t i = 0; i < n; i++) {
-		while (newidx[i] != i) {
-			tree_idx j = newidx[i];
-			struct tree_node tn = nd[j];
-			nd[j] = nd[i];
-			nd[i] = tn;
-			newidx[i] = newidx[j];
-			newidx[j] = j;
+	/* Apply the permutation. Sorted input yields nearly the identity: then
+	 * swap in place, one cycle at a time (no extra memory). Otherwise the
+	 * cycles are chains of dependent cache misses; gathering into a new
+	 * array makes the reads independent, and prefetching overlaps them. */
+	size_t moved = 0;
+	for (size_t i = 0; i < n; i++)
+		moved += newidx[i] != i;
+	struct tree_node *dst = moved > n / 8 ? malloc(n * sizeof *dst) : NULL;
+	if (dst) {
+		tree_idx *inv = first;     /* n + 1 entries, no longer needed */
+		first = NULL;
+		for (size_t i = 0; i < n; i++)
+			inv[newidx[i]] = (tree_idx)i;
+		const size_t ahead = 16;
+		for (size_t j = 0; j < n; j++) {
+			if (j + ahead < n)
+				__builtin_prefetch(&nd[inv[j + ahead]]);
+			dst[j] = nd[inv[j]];
+		}
+		free(inv);
+		free(nd);
+		t->nodes = nd = dst;
+		t->cap = n;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			while (newidx[i] != i) {
+				tree_idx j = newidx[i];
+				struct tree_node tn = nd[j];
+				nd[j] = nd[i];
+				nd[i] = tn;
+				newidx[i] = newidx[j];
+				newidx[j] = j;
+			}
 		}
 	}
 	free(newidx);
+	free(first);
+	if (t->cap > n) {   /* growth doubled the array: give the slack back */
+		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
+		t->cap = n;
+	}
 	t->finalized = true;
 }
 
@@ -418,6 +580,20 @@ static void sort_items(const struct tree *t, struct fold_item *v, struct fold_it
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof *v);
+}
+
+/* Writes v in decimal at p (no NUL); returns the length (at most 20). */
+static size_t format_u64(uint64_t v, char *p)
+{
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
 }
 
 struct fold_frame {
@@ -495,10 +671,29 @@ int tree_write_folded(const struct tree *t, FILE *out)
 			key[keylen++] = ';';
 			parent = c;
 		} else {
-			tree_format_count(t, t->nodes[c].self, num, sizeof num);
-			if (fwrite(key, 1, keylen, out) != keylen ||
-			    fwrite(strtab_str(&t->names, t->nodes[c].name), 1, nl, out) != nl ||
-			    fprintf(out, " %s\n", num) < 0) {
+			/* The key is complete in key[0..keylen) + name: append the
+			 * count there and write the line with one call. */
+			size_t need = keylen + nl + 2 + sizeof num;
+			if (need > keycap) {
+				while (need > keycap)
+					keycap *= 2;
+				key = xrealloc(key, keycap);
+			}
+			char *p = key + keylen;
+			memcpy(p, strtab_str(&t->names, t->nodes[c].name), nl);
+			p += nl;
+			*p++ = ' ';
+			if (t->frac) {
+				tree_format_count(t, t->nodes[c].self, num, sizeof num);
+				size_t ln = strlen(num);
+				memcpy(p, num, ln);
+				p += ln;
+			} else {
+				p += format_u64(t->nodes[c].self.u, p);
+			}
+			*p++ = '\n';
+			size_t len = (size_t)(p - key);
+			if (fwrite(key, 1, len, out) != len) {
 				rc = -1;
 				break;
 			}

@@ -24,8 +24,9 @@
 typedef uint32_t tree_idx;
 #define TREE_NONE UINT32_MAX
 #define TREE_ROOT 0u
-/* Maximum number of nodes (indices stay below TREE_NONE). */
-#define TREE_MAX_NODES (UINT32_MAX - 1u)
+/* Maximum number of nodes (indices stay below TREE_NONE and one more
+ * reserved value used while building). */
+#define TREE_MAX_NODES (UINT32_MAX - 2u)
 
 typedef union {
 	uint64_t u;     /* when !tree.frac */
@@ -35,7 +36,8 @@ typedef union {
 struct tree_node {
 	tree_idx parent;    /* TREE_NONE for the root */
 	strtab_id name;
-	tree_idx end;       /* after finalize: one past the last node of the subtree */
+	tree_idx end;       /* after finalize: one past the last node of the subtree
+	                       (while building: the only child, see tree.c) */
 	uint32_t depth;     /* root 0, a stack's first frame 1 */
 	tree_count self;    /* samples whose stack ends here */
 	tree_count total;   /* after finalize: self + children's totals */
@@ -63,8 +65,9 @@ struct tree {
 	bool finalized;
 	uint64_t stacks;    /* stacks added (lines or records) */
 	/* building state */
-	uint64_t *slots;    /* child hash: (hash tag << 32) | node index; 0 = empty */
-	size_t nslots;
+	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
+	size_t nslots, nhashed;
+	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;
 };
@@ -77,6 +80,19 @@ void tree_free(struct tree *t);
  * bytes. Dies (via xdie) beyond TREE_MAX_NODES nodes. Not after finalize. */
 void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
 void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count);
+/* Fast path for readers that know that the first `keep` frames are those
+ * of the previous stack added (keep <= its length): `tail` holds only the
+ * ntail frames after them. */
+void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
+                         uint64_t count);
+void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
+                              size_t ntail, double count);
+
+/* Adds every stack of src (not finalized) to dst (not finalized), as if
+ * they had been added to dst directly after dst's own: counts add up and
+ * dst's new nodes come after its existing ones (first-appearance order is
+ * kept). src is left unchanged. */
+void tree_merge(struct tree *dst, const struct tree *src);
 
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. */

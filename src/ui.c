@@ -1,5 +1,778 @@
-/* Placeholder until the browser lands. */
+/* ui: the interactive browser.
+ *
+ * One struct ui holds the whole state; every event goes through
+ * handle_key(), which switches on the mode and, in normal mode, maps the key
+ * to an action (keymap.c) for dispatch(). After an event the layout is
+ * recomputed and the screen redrawn from it: the work per event is
+ * proportional to the spans on screen, never to the profile. */
 #include "config.h"
 #include "ui.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
-int ui_run(const struct tree *t, const struct ui_options *o) { (void)t; (void)o; fputs("tflame: the browser is not built yet; use --print\n", stderr); return 1; }
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(HAVE_NCURSESW_CURSES_H)
+#include <ncursesw/curses.h>
+#else
+#include <curses.h>
+#endif
+
+#include "keymap.h"
+#include "palette.h"
+#include "text.h"
+#include "xalloc.h"
+
+/* Below this the graph is replaced by "terminal too small". */
+#define UI_MIN_COLS 20
+#define UI_MIN_LINES 5
+/* getch() wakes up this often (ms) without input. A signal that lands
+ * between the loop's check and the blocking read (SIGWINCH while drawing,
+ * SIGTERM) would otherwise wait for the next key; on a timeout curses looks
+ * at its resize flag and we at ours. Nothing is redrawn on a timeout. */
+#define UI_POLL_MS 500
+/* Early getch() errors in a row taken as a lost terminal (EOF, EIO). */
+#define UI_MAX_ERRORS 100
+/* First colour pair for frames; pair 1 is the ancestor rows. */
+#define UI_PAIR_ANCESTOR 1
+#define UI_PAIR_FIRST 2
+
+enum ui_mode {
+	UI_MODE_NORMAL,
+	UI_MODE_HELP            /* any key returns to normal */
+	/* UI_MODE_SEARCH: a later issue (input line in the status row) */
+};
+
+struct ui {
+	const struct tree *t;
+	enum ui_mode mode;
+	bool quit;
+
+	int lines, cols;
+	bool too_small;
+	struct layout lay;
+	struct layout_params lp;
+
+	tree_idx sel;           /* the selected frame, always drawn */
+	int want_col;           /* preferred column for moves towards the leaves */
+
+	tree_idx *zstack;       /* earlier zoom roots, oldest first */
+	size_t zn, zcap;
+
+	char notice[512];       /* one-shot status message, sanitized; "" when none */
+	const char *title;
+
+	char *buf;              /* text_fit output, TEXT_FIT_BYTES(cols) */
+	size_t bufsize;
+	tree_idx *crumbs;       /* breadcrumb scratch, cols / 3 + 2 entries */
+	size_t ncrumbs;
+
+	enum palette_depth depth;
+	const struct palette *pal;
+	short pair_of[256];     /* terminal colour -> pair; 0 = not yet made */
+	short next_pair;
+	attr_t ancestor_attr;
+};
+
+/* ---- terminal state shared with the cleanup hook and signal handlers ---- */
+
+static FILE *ui_tty;
+static SCREEN *ui_screen;
+static bool ui_active;          /* curses owns the terminal */
+static volatile sig_atomic_t ui_caught;
+
+/* Idempotent: leaves the terminal as the shell had it. Also the xalloc hook,
+ * so an out-of-memory death restores the terminal before its message. */
+static void ui_restore(void)
+{
+	if (!ui_active)
+		return;
+	ui_active = false;
+	curs_set(1);
+	endwin();               /* also turns mouse reporting off */
+	fflush(ui_tty);
+}
+
+static void ui_on_signal(int sig)
+{
+	/* Only a flag: the loop restores the terminal outside the handler. */
+	ui_caught = sig;
+}
+
+/* The first UI_NCAUGHT are ours while the browser runs; all are saved before
+ * newterm() and put back after delscreen(), so neither our handlers nor the
+ * ones curses installs (stop, resize) outlive the screen they refer to. */
+static const int ui_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGWINCH };
+#define UI_NSIGNALS (sizeof ui_signals / sizeof ui_signals[0])
+#define UI_NCAUGHT 3
+
+static void install_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = ui_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;        /* no SA_RESTART: the blocked read must return */
+	for (size_t k = 0; k < UI_NSIGNALS; k++) {
+		sigaction(ui_signals[k], NULL, &old[k]);
+		/* An ignored signal stays ignored (nohup, background jobs). */
+		if (k < UI_NCAUGHT && old[k].sa_handler != SIG_IGN)
+			sigaction(ui_signals[k], &sa, NULL);
+	}
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+	for (size_t k = 0; k < UI_NSIGNALS; k++)
+		sigaction(ui_signals[k], &old[k], NULL);
+}
+
+/* ---- helpers ---- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *name_of(const struct ui *u, tree_idx i, size_t *len)
+{
+	*len = tree_name_len(u->t, i);
+	return tree_name(u->t, i);
+}
+
+/* Display width of a name, through the strtab's width cache. The cache is
+ * the one mutable part of the tree meant for display code, hence the cast. */
+static int name_width(const struct ui *u, tree_idx i)
+{
+	const struct strtab *st = &u->t->names;
+	strtab_id id = tree_node(u->t, i)->name;
+	int32_t w = strtab_width(st, id);
+	if (w < 0) {
+		w = text_width(strtab_str(st, id), strtab_len(st, id));
+		strtab_set_width(st, id, w);
+	}
+	return w;
+}
+
+static bool is_ancestor_row(const struct ui *u, tree_idx i)
+{
+	return i != u->lp.zoom && tree_contains(u->t, i, u->lp.zoom);
+}
+
+/* Writes s (our own text or a display form) at (y, x), cut to the line;
+ * never touches the bottom-right cell (writing there may scroll). */
+static void put_text(struct ui *u, int y, int x, const char *s)
+{
+	if (y < 0 || y >= u->lines || x < 0 || x >= u->cols)
+		return;
+	int room = u->cols - x - (y == u->lines - 1 ? 1 : 0);
+	if (room <= 0)
+		return;
+	text_fit(s, strlen(s), room, u->buf, u->bufsize);
+	mvaddstr(y, x, u->buf);
+}
+
+/* "1234567" -> "1,234,567"; a fraction part is left alone. */
+static void group_thousands(const char *in, char *out, size_t size)
+{
+	size_t digits = strspn(in, "0123456789"), j = 0;
+	for (size_t i = 0; in[i] && j + 2 < size; i++) {
+		if (i > 0 && i < digits && (digits - i) % 3 == 0)
+			out[j++] = ',';
+		out[j++] = in[i];
+	}
+	out[j] = '\0';
+}
+
+/* ---- colours ---- */
+
+static short pair_for(struct ui *u, int colour)
+{
+	if (u->pair_of[colour])
+		return u->pair_of[colour];
+	if (u->next_pair >= COLOR_PAIRS || u->next_pair >= 256 + UI_PAIR_FIRST)
+		return 0;
+	if (init_pair(u->next_pair, COLOR_BLACK, (short)colour) == ERR)
+		return 0;
+	u->pair_of[colour] = u->next_pair;
+	return u->next_pair++;
+}
+
+static void colours_init(struct ui *u)
+{
+	const char *no_color = getenv("NO_COLOR");
+	u->pal = palette_list[0];
+	/* terminfo's count decides before start_color(), which NO_COLOR or a
+	 * colourless terminal must never reach. */
+	u->depth = palette_depth_for(has_colors() ? tigetnum("colors") : 0, no_color);
+	if (u->depth != PALETTE_MONO) {
+		start_color();
+		use_default_colors();   /* the gap cells keep the terminal's background */
+		u->depth = palette_depth_for(COLORS, no_color);
+	}
+	u->next_pair = UI_PAIR_FIRST;
+	u->ancestor_attr = A_DIM;
+	if (u->depth == PALETTE_256 && init_pair(UI_PAIR_ANCESTOR, 238, 250) != ERR)
+		u->ancestor_attr |= COLOR_PAIR(UI_PAIR_ANCESTOR);
+	else if (u->depth == PALETTE_8 && init_pair(UI_PAIR_ANCESTOR, COLOR_BLACK, COLOR_WHITE) != ERR)
+		u->ancestor_attr |= COLOR_PAIR(UI_PAIR_ANCESTOR);
+}
+
+static attr_t frame_attr(struct ui *u, tree_idx i)
+{
+	if (u->depth == PALETTE_MONO)
+		return A_NORMAL;
+	size_t len;
+	const char *s = name_of(u, i, &len);
+	struct palette_rgb c = u->pal->color(s, len, strtab_hash(s, len));
+	int colour = u->depth == PALETTE_256 ? palette_to_256(u->pal, c) : palette_to_8(c);
+	return COLOR_PAIR(pair_for(u, colour));
+}
+
+/* ---- view state ---- */
+
+static void relayout(struct ui *u)
+{
+	layout_compute(&u->lay, u->t, &u->lp);
+}
+
+static void span_middle(struct ui *u, tree_idx i)
+{
+	int c0, c1;
+	if (layout_node_cols(u->t, &u->lp, i, &c0, &c1))
+		u->want_col = c0 + (c1 - c0 - 1) / 2;
+}
+
+/* Keeps the selection drawn (its nearest drawn ancestor otherwise) and on
+ * screen, with a row of context on each side when the area allows. */
+static void fix_selection(struct ui *u)
+{
+	int c0, c1;
+	while (u->sel != TREE_ROOT && !layout_node_cols(u->t, &u->lp, u->sel, &c0, &c1))
+		u->sel = tree_parent(u->t, u->sel);
+	if (u->lp.height <= 0)
+		return;
+	uint32_t level = tree_depth(u->t, u->sel);
+	if (u->lp.height >= 3) {
+		if (tree_first_child(u->t, u->sel) != TREE_NONE)
+			layout_scroll_to(&u->lp, level + 1);
+		if (level > 0)
+			layout_scroll_to(&u->lp, level - 1);
+	}
+	layout_scroll_to(&u->lp, level);
+}
+
+/* Scroll for a new zoom root: it sits a third of the way up from the root's
+ * edge, leaving the rest of the area to its subtree. */
+static void reset_scroll(struct ui *u)
+{
+	uint32_t d = tree_depth(u->t, u->lp.zoom), keep = (uint32_t)(u->lp.height > 0 ? u->lp.height / 3 : 0);
+	u->lp.scroll = d > keep ? d - keep : 0;
+}
+
+static void set_zoom(struct ui *u, tree_idx z)
+{
+	u->lp.zoom = z;
+	reset_scroll(u);
+	fix_selection(u);
+	span_middle(u, u->sel);
+}
+
+/* Enter: into a frame of the view (pushing the old root), or out to an
+ * ancestor (dropping the stack entries inside it). */
+static void zoom_to(struct ui *u, tree_idx z)
+{
+	if (z == u->lp.zoom)
+		return;
+	if (tree_contains(u->t, z, u->lp.zoom)) {
+		while (u->zn > 0 && tree_contains(u->t, z, u->zstack[u->zn - 1]))
+			u->zn--;
+	} else {
+		if (u->zn == u->zcap) {
+			u->zcap = u->zcap ? 2 * u->zcap : 16;
+			u->zstack = xreallocarray(u->zstack, u->zcap, sizeof *u->zstack);
+		}
+		u->zstack[u->zn++] = u->lp.zoom;
+	}
+	u->sel = z;
+	set_zoom(u, z);
+}
+
+static void unzoom(struct ui *u, bool all)
+{
+	if (u->lp.zoom == TREE_ROOT) {
+		snprintf(u->notice, sizeof u->notice, "already showing all samples");
+		return;
+	}
+	tree_idx z = TREE_ROOT;
+	if (!all && u->zn > 0)
+		z = u->zstack[--u->zn];
+	if (all || z == TREE_ROOT)
+		u->zn = 0;
+	/* The selection stays where the user was looking, if still drawn. */
+	set_zoom(u, z);
+}
+
+static void move_vertical(struct ui *u, bool up_on_screen)
+{
+	bool to_leaves = up_on_screen == (u->lp.orient == LAYOUT_FLAME);
+	tree_idx next;
+	if (to_leaves)
+		next = layout_child_at(u->t, &u->lp, u->sel, u->want_col);
+	else
+		next = u->sel == TREE_ROOT ? TREE_NONE : tree_parent(u->t, u->sel);
+	if (next == TREE_NONE)
+		return;
+	u->sel = next;      /* want_col is kept, so the way back is the same */
+	fix_selection(u);
+}
+
+static void move_sideways(struct ui *u, int dir)
+{
+	int row = layout_row_of_level(&u->lp, tree_depth(u->t, u->sel));
+	const struct layout_span *s = layout_neighbor(&u->lay, u->sel, row, dir);
+	if (!s)
+		return;
+	u->sel = s->node;
+	u->want_col = s->col0 + (s->col1 - s->col0 - 1) / 2;
+}
+
+static void on_mouse(struct ui *u)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		move_vertical(u, true);
+		return;
+	}
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & BUTTON5_PRESSED) {
+		move_vertical(u, false);
+		return;
+	}
+#endif
+	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+		return;
+	const struct layout_span *s = layout_span_at(&u->lay, ev.y - 1, ev.x);
+	if (!s)
+		return;
+	u->sel = s->node;
+	u->want_col = s->col0 + (s->col1 - s->col0 - 1) / 2;
+	if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+		zoom_to(u, s->node);
+}
+
+static void on_resize(struct ui *u)
+{
+	int old_w = u->lp.width;
+	getmaxyx(stdscr, u->lines, u->cols);
+	if (u->lines < 0)
+		u->lines = 0;
+	if (u->cols < 0)
+		u->cols = 0;
+	u->too_small = u->cols < UI_MIN_COLS || u->lines < UI_MIN_LINES;
+	u->lp.width = u->cols;
+	u->lp.height = u->lines - 2;
+	u->bufsize = TEXT_FIT_BYTES(u->cols + 1);
+	u->buf = xrealloc(u->buf, u->bufsize);
+	u->ncrumbs = (size_t)u->cols / 3 + 2;
+	u->crumbs = xreallocarray(u->crumbs, u->ncrumbs, sizeof *u->crumbs);
+	/* Keep the preferred column at the same place of the graph. */
+	if (old_w > 0 && u->cols > 0)
+		u->want_col = (int)((long)u->want_col * u->cols / old_w);
+	if (u->want_col >= u->cols)
+		u->want_col = u->cols > 0 ? u->cols - 1 : 0;
+	reset_scroll(u);
+	fix_selection(u);
+}
+
+/* ---- drawing ---- */
+
+static void draw_span(struct ui *u, const struct layout_span *s)
+{
+	int y = 1 + s->row, w = s->col1 - s->col0;
+	bool selected = s->node == u->sel;
+	attr_t a = s->kind == LAYOUT_ANCESTOR ? u->ancestor_attr : frame_attr(u, s->node);
+	if (selected)
+		a = (a & ~A_DIM) | A_REVERSE | A_BOLD;
+	attrset(a);
+	if (w == 1) {
+		/* Too narrow for text; a dot keeps it visible without colour. */
+		bool dot = u->depth == PALETTE_MONO || selected;
+		mvaddstr(y, s->col0, dot ? (text_is_utf8() ? "\u00b7" : ".") : " ");
+		attrset(A_NORMAL);
+		return;
+	}
+	size_t len;
+	const char *name = name_of(u, s->node, &len);
+	/* The last cell stays a gap so neighbours read apart without colour. */
+	int lw = text_fit(name, len, w - 1, u->buf, u->bufsize);
+	mvaddstr(y, s->col0, u->buf);
+	for (int c = s->col0 + lw; c < s->col1 - 1; c++)
+		addch(' ');
+	attrset(A_NORMAL);
+}
+
+static void draw_graph(struct ui *u)
+{
+	for (size_t k = 0; k < u->lay.n; k++)
+		draw_span(u, &u->lay.spans[k]);
+	if (u->lay.n == 0)     /* an empty profile: even the root has no cell */
+		put_text(u, 1 + u->lp.height / 2, u->cols > 10 ? (u->cols - 10) / 2 : 0, "no samples");
+}
+
+/* "all › main › parse", cut from the left ("..") to the screen width. The
+ * walk up from the zoom root stops as soon as the line is full. */
+static void draw_breadcrumb(struct ui *u)
+{
+	const char *sep = text_is_utf8() ? " \u203a " : " > ";
+	const int sepw = 3, dotsw = 2;
+	int avail = u->cols, total = 0;
+	size_t n = 0;
+	bool cut = false;
+	for (tree_idx i = u->lp.zoom; i != TREE_NONE; i = tree_parent(u->t, i)) {
+		int add = name_width(u, i) + (n ? sepw : 0);
+		if (n == u->ncrumbs || (n > 0 && total + add > avail)) {
+			cut = true;
+			break;
+		}
+		u->crumbs[n++] = i;
+		total += add;
+	}
+	if (cut)
+		while (n > 1 && total + dotsw + sepw > avail) {
+			total -= name_width(u, u->crumbs[n - 1]) + sepw;
+			n--;
+		}
+	int x = 0;
+	move(0, 0);
+	if (cut && avail >= dotsw + sepw + 1) {
+		addstr("..");
+		addstr(sep);
+		x = dotsw + sepw;
+	}
+	for (size_t k = n; k-- > 0 && x < avail;) {
+		size_t len;
+		const char *name = name_of(u, u->crumbs[k], &len);
+		if (k == 0)
+			attron(A_BOLD);
+		int w = k == 0 ? text_fit_middle(name, len, avail - x, u->buf, u->bufsize)
+		               : text_fit(name, len, avail - x, u->buf, u->bufsize);
+		mvaddstr(0, x, u->buf);
+		x += w;
+		attroff(A_BOLD);
+		if (k > 0 && x + sepw <= avail) {
+			addstr(sep);
+			x += sepw;
+		}
+	}
+}
+
+static void format_percent(double part, double whole, char *out, size_t size)
+{
+	if (whole > 0)
+		snprintf(out, size, "%.2f%%", 100.0 * part / whole);
+	else
+		snprintf(out, size, "-");
+}
+
+/* Selected frame: name, samples, % of all, % of the zoomed view; the input's
+ * name and a help hint on the right when there is room. */
+static void draw_status(struct ui *u)
+{
+	int y = u->lines - 1, avail = u->cols - 1;
+	if (avail <= 0)
+		return;
+	if (u->notice[0]) {
+		attron(A_BOLD);
+		put_text(u, y, 0, u->notice);
+		attroff(A_BOLD);
+		return;
+	}
+	const struct tree *t = u->t;
+	const struct tree_node *n = tree_node(t, u->sel);
+	char count[64], grouped[96], pct_all[32], pct_view[32];
+	char fields[3][128];
+	int nf = 0;
+
+	tree_format_count(t, n->total, count, sizeof count);
+	group_thousands(count, grouped, sizeof grouped);
+	snprintf(fields[nf++], sizeof fields[0], "%s sample%s", grouped, strcmp(count, "1") ? "s" : "");
+	format_percent(tree_total_d(t, u->sel), tree_total_d(t, TREE_ROOT), pct_all, sizeof pct_all);
+	snprintf(fields[nf++], sizeof fields[0], "%s of all", pct_all);
+	if (u->lp.zoom != TREE_ROOT && !is_ancestor_row(u, u->sel)) {
+		format_percent(tree_total_d(t, u->sel), tree_total_d(t, u->lp.zoom), pct_view, sizeof pct_view);
+		snprintf(fields[nf++], sizeof fields[0], "%s of view", pct_view);
+	}
+
+	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
+	const int sepw = 5;
+	int tailw = 0;
+	for (int k = 0; k < nf; k++)
+		tailw += sepw + (int)strlen(fields[k]);
+	/* The name yields to the numbers, down to a readable minimum; after
+	 * that, the numbers go from the right. */
+	int namew = name_width(u, u->sel), minw = namew < 16 ? namew : 16;
+	while (nf > 0 && minw + tailw > avail)
+		tailw -= sepw + (int)strlen(fields[--nf]);
+	int room = avail - tailw;
+	if (namew > room)
+		namew = room;
+
+	size_t len;
+	const char *name = name_of(u, u->sel, &len);
+	int x = text_fit_middle(name, len, namew, u->buf, u->bufsize);
+	attron(A_BOLD);
+	mvaddstr(y, 0, u->buf);
+	attroff(A_BOLD);
+	for (int k = 0; k < nf; k++) {
+		addstr(sep);
+		addstr(fields[k]);
+		x += sepw + (int)strlen(fields[k]);
+	}
+
+	/* Right side, only when it fits whole with two spaces of margin. */
+	char right[256];
+	char title[160] = "";
+	if (u->title)
+		text_sanitize(u->title, strlen(u->title), title, sizeof title);
+	snprintf(right, sizeof right, "%s%s? help", title, title[0] ? "  " : "");
+	int rw = text_width(right, strlen(right));
+	if (x + 2 + rw <= avail) {
+		attron(A_DIM);
+		mvaddstr(y, avail - rw, right);
+		attroff(A_DIM);
+	} else if (x + 2 + 6 <= avail) {
+		attron(A_DIM);
+		mvaddstr(y, avail - 6, "? help");
+		attroff(A_DIM);
+	}
+}
+
+static void draw_help(struct ui *u)
+{
+	char keys[96];
+	int keyw = 0;
+	for (size_t k = 0; k < keymap_count; k++) {
+		int w = (int)keymap_keys_text(&keymap_table[k], keys, sizeof keys);
+		if (w > keyw)
+			keyw = w;
+	}
+	keyw += 2;
+	if (keyw > u->cols / 2)
+		keyw = u->cols / 2;
+	attron(A_BOLD);
+	put_text(u, 0, 0, "tflame keys");
+	attroff(A_BOLD);
+	int y = 2;
+	for (size_t k = 0; k < keymap_count && y < u->lines - 1; k++, y++) {
+		keymap_keys_text(&keymap_table[k], keys, sizeof keys);
+		attron(A_BOLD);
+		put_text(u, y, 2, keys);
+		attroff(A_BOLD);
+		put_text(u, y, 2 + keyw, keymap_table[k].desc);
+	}
+	put_text(u, u->lines - 1, 0, "press any key to close this help");
+}
+
+static void draw_too_small(struct ui *u)
+{
+	const char *msg = u->cols >= 18 ? "terminal too small" : "too small";
+	put_text(u, 0, 0, msg);
+}
+
+static void draw(struct ui *u)
+{
+	erase();
+	if (u->too_small)
+		draw_too_small(u);
+	else if (u->mode == UI_MODE_HELP)
+		draw_help(u);
+	else {
+		draw_breadcrumb(u);
+		draw_graph(u);
+		draw_status(u);
+	}
+	refresh();
+}
+
+/* ---- events ---- */
+
+static void dispatch(struct ui *u, enum keymap_action act)
+{
+	if (u->too_small && act != KEYMAP_QUIT && act != KEYMAP_REDRAW && act != KEYMAP_HELP)
+		return;         /* nothing to navigate on screen */
+	switch (act) {
+	case KEYMAP_NONE: break;
+	case KEYMAP_LEFT: move_sideways(u, -1); break;
+	case KEYMAP_RIGHT: move_sideways(u, +1); break;
+	case KEYMAP_UP: move_vertical(u, true); break;
+	case KEYMAP_DOWN: move_vertical(u, false); break;
+	case KEYMAP_ZOOM: zoom_to(u, u->sel); break;
+	case KEYMAP_UNZOOM: unzoom(u, false); break;
+	case KEYMAP_UNZOOM_ALL: unzoom(u, true); break;
+	case KEYMAP_ORIENT:
+		u->lp.orient = u->lp.orient == LAYOUT_FLAME ? LAYOUT_ICICLE : LAYOUT_FLAME;
+		break;
+	case KEYMAP_MOUSE: on_mouse(u); break;
+	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
+	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
+	case KEYMAP_QUIT: u->quit = true; break;
+	}
+}
+
+static void handle_key(struct ui *u, int ch)
+{
+	if (ch == KEY_RESIZE) {
+		on_resize(u);
+		relayout(u);
+		return;
+	}
+	u->notice[0] = '\0';    /* one-shot: gone with the next key */
+	switch (u->mode) {
+	case UI_MODE_HELP:
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			getmouse(&ev);  /* drain it */
+		}
+		u->mode = UI_MODE_NORMAL;
+		break;
+	case UI_MODE_NORMAL:
+		dispatch(u, keymap_lookup(ch));
+		break;
+	}
+	relayout(u);
+}
+
+/* The first line of a notice, without the "tflame: " that stderr wants. */
+static void set_notice(struct ui *u, const char *s)
+{
+	if (!s)
+		return;
+	if (strncmp(s, "tflame: ", 8) == 0)
+		s += 8;
+	size_t len = strcspn(s, "\n");
+	text_sanitize(s, len, u->notice, sizeof u->notice);
+}
+
+static int open_terminal(void)
+{
+	ui_tty = fopen("/dev/tty", "r+");
+	if (!ui_tty) {
+		fprintf(stderr, "tflame: cannot open the terminal: %s\n", strerror(errno));
+		return -1;
+	}
+	const char *term = getenv("TERM");
+	if (!term || !*term) {
+		fputs("tflame: cannot open the terminal: TERM is not set\n", stderr);
+		fclose(ui_tty);
+		return -1;
+	}
+	ui_screen = newterm(NULL, ui_tty, ui_tty);
+	if (!ui_screen) {
+		char safe[64];
+		text_sanitize(term, strlen(term), safe, sizeof safe);
+		fprintf(stderr, "tflame: cannot open the terminal: unknown terminal type '%s'\n", safe);
+		fclose(ui_tty);
+		return -1;
+	}
+	set_term(ui_screen);
+	ui_active = true;
+	xalloc_set_cleanup(ui_restore);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+	          | BUTTON5_PRESSED
+#endif
+	          , NULL);
+	return 0;
+}
+
+int ui_run(const struct tree *t, const struct ui_options *o)
+{
+	struct sigaction old[UI_NSIGNALS];
+	struct ui ui, *u = &ui;
+	int status = 0;
+	bool lost = false;
+
+	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
+	ui_caught = 0;
+	install_signals(old);
+	if (open_terminal() != 0) {
+		restore_signals(old);
+		return 1;
+	}
+
+	memset(u, 0, sizeof *u);
+	u->t = t;
+	u->mode = UI_MODE_NORMAL;
+	u->title = o->title;
+	u->lp.zoom = TREE_ROOT;
+	u->lp.orient = o->orient;
+	u->lp.min_width = o->min_width < 1 ? 1 : o->min_width;
+	u->sel = TREE_ROOT;
+	layout_init(&u->lay);
+	set_notice(u, o->notice);
+	colours_init(u);
+
+	on_resize(u);
+	span_middle(u, u->sel);
+	relayout(u);
+	draw(u);
+
+	int errors = 0;
+	timeout(UI_POLL_MS);
+	while (!u->quit && !ui_caught) {
+		long t0 = now_ms();
+		int ch = getch();
+		if (ui_caught)
+			break;
+		if (ch == ERR) {
+			/* A timeout is normal. An early error is EINTR (stop and
+			 * continue) or a terminal that went away: EOF forever, which
+			 * must not spin. */
+			if (now_ms() - t0 >= UI_POLL_MS / 2)
+				errors = 0;
+			else if (++errors > UI_MAX_ERRORS) {
+				lost = true;
+				break;
+			}
+			continue;
+		}
+		errors = 0;
+		handle_key(u, ch);
+		if (!u->quit)
+			draw(u);
+	}
+	if (ui_caught)
+		status = 128 + ui_caught;
+	else if (lost)
+		status = 1;
+
+	ui_restore();
+	xalloc_set_cleanup(NULL);
+	delscreen(ui_screen);
+	ui_screen = NULL;
+	fclose(ui_tty);
+	ui_tty = NULL;
+	restore_signals(old);
+	if (lost)
+		fputs("tflame: lost the terminal\n", stderr);
+
+	layout_free(&u->lay);
+	free(u->zstack);
+	free(u->buf);
+	free(u->crumbs);
+	return status;
+}

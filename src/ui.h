@@ -14,8 +14,9 @@ struct ui_options {
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every
- * exit path. Returns the process exit status (0, or 1 when the terminal could
- * not be opened, with a message on stderr). */
+ * exit path. Returns the process exit status: 0 after q; 1 when the terminal
+ * could not be opened or was lost (message on stderr); 128 + N after signal
+ * N (SIGINT, SIGTERM, SIGHUP). SIGTSTP suspends and resumes (curses). */
 int ui_run(const struct tree *t, const struct ui_options *o);
 
 #endif

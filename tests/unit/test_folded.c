@@ -1,6 +1,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include "folded.h"
 #include "tree.h"
@@ -56,6 +57,9 @@ int main(void)
 	case_(";x 2\n", ";x 2\n", 0, "leading empty frame kept");
 	case_("a;;y 1\n", "a;;y 1\n", 0, "middle empty frame kept");
 	case_(" 7\n", " 7\n", 0, "empty stack counts at the root");
+	case_(";x 1\n 7\n", " 7\n;x 1\n", 0, "an empty stack after a leading empty frame is still the root");
+	case_("a;b 1\na;b!;c 2\na;b;d 3\n", "a;b 1\na;b!;c 2\na;b;d 3\n", 0, "a frame that is a prefix of the next line's frame");
+	case_("a;b;c 1\na;b 2\na;bc 3\na 4\n", "a 4\na;b 2\na;b;c 1\na;bc 3\n", 0, "stacks ending inside the previous one");
 	case_("a;i  6\n", "a;i 6\n", 0, "several blanks before the count");
 	case_("std::function<void (int, int)>::operator;x 2\n",
 	      "std::function<void (int, int)>::operator;x 2\n", 0, "frames may contain spaces");
@@ -92,6 +96,99 @@ int main(void)
 		is_int((long long)folded_reader_diag(r)->first_bad, 3, "line numbers continue across blocks");
 		folded_reader_free(r);
 		tree_free(&t);
+	}
+	{
+		/* Random lines over prefix-prone names (ends of frames land on
+		 * every kind of boundary), fed in random whole-line blocks, against
+		 * an oracle that sums per key and sorts the keys. */
+		static const char *alpha[] = { "a", "a!", "a ", "ab", "b", "", "a;", "x" };
+		enum { N = 3000 };
+		char (*keys)[48] = calloc(N, sizeof *keys);
+		unsigned long long *cnt = calloc(N, sizeof *cnt);
+		size_t nkeys = 0, tlen = 0;
+		char *text = malloc((size_t)N * 64);
+		uint64_t seed = 99;
+		for (int i = 0; i < N; i++) {
+			char key[48] = "";
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			int depth = 1 + (int)((seed >> 33) % 4);
+			for (int d = 0; d < depth; d++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				if (d)
+					strcat(key, ";");
+				strcat(key, alpha[(seed >> 40) % 8]);
+			}
+			unsigned c = 1 + (unsigned)((seed >> 20) % 5);
+			tlen += (size_t)sprintf(text + tlen, "%s %u\n", key, c);
+			/* What the reader must make of it: blanks before the count
+			 * trimmed, then trailing ';' dropped. */
+			size_t kl = strlen(key);
+			while (kl && key[kl - 1] == ' ')
+				key[--kl] = 0;
+			while (kl && key[kl - 1] == ';')
+				key[--kl] = 0;
+			size_t k;
+			for (k = 0; k < nkeys && strcmp(keys[k], key) != 0; k++)
+				;
+			if (k == nkeys)
+				strcpy(keys[nkeys++], key);
+			cnt[k] += c;
+		}
+		/* Oracle: sort keys (insertion sort, strcmp = byte order). */
+		for (size_t i = 1; i < nkeys; i++)
+			for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+				char tk[48];
+				unsigned long long tc = cnt[j];
+				memcpy(tk, keys[j], 48);
+				memcpy(keys[j], keys[j - 1], 48);
+				memcpy(keys[j - 1], tk, 48);
+				cnt[j] = cnt[j - 1];
+				cnt[j - 1] = tc;
+			}
+		char *want = NULL;
+		size_t wl = 0;
+		FILE *w = open_memstream(&want, &wl);
+		for (size_t k = 0; k < nkeys; k++)
+			if (keys[k][0] || cnt[k])
+				fprintf(w, "%s %llu\n", keys[k], cnt[k]);
+		fclose(w);
+		for (int round = 0; round < 2; round++) {
+			struct tree t;
+			tree_init(&t);
+			struct folded_reader *r = folded_reader_new(&t);
+			size_t p = 0;
+			while (p < tlen) {
+				/* A block of 1..7 whole lines, copied so that the reader
+				 * cannot keep pointers into it. */
+				size_t q = p;
+				int lines = 1 + (int)(((seed = seed * 6364136223846793005ULL + 1) >> 50) % 7);
+				if (round == 1)
+					lines = 1 << 30;
+				while (q < tlen && lines-- > 0)
+					q = (size_t)((char *)memchr(text + q, '\n', tlen - q) - text) + 1;
+				char *blk = malloc(q - p);
+				memcpy(blk, text + p, q - p);
+				folded_reader_feed(r, blk, q - p);
+				memset(blk, 'Z', q - p);
+				free(blk);
+				p = q;
+			}
+			folded_reader_free(r);
+			tree_finalize(&t, TREE_ORDER_NAME);
+			char *got = NULL;
+			size_t gl = 0;
+			FILE *g = open_memstream(&got, &gl);
+			tree_write_folded(&t, g);
+			fclose(g);
+			ok(strcmp(got, want) == 0, "random lines (%zu keys), %s: output equals the sorted sums",
+			   nkeys, round ? "one block" : "small blocks");
+			free(got);
+			tree_free(&t);
+		}
+		free(want);
+		free(text);
+		free(keys);
+		free(cnt);
 	}
 	return done_testing();
 }

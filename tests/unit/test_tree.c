@@ -150,6 +150,37 @@ int main(void)
 	is_int(tree_total_d(&t, 0), 8, "and in the total");
 	tree_free(&t);
 
+	/* Merging equals adding everything to one tree, order included. */
+	{
+		struct tree a, b;
+		tree_init(&a);
+		tree_init(&b);
+		tree_init(&t);
+		add(&a, "z;y", 1);
+		add(&a, "m", 2);
+		add(&b, "m", 3);
+		add(&b, "q;r", 4);
+		add(&b, "z;x", 5);
+		add(&t, "z;y", 1);
+		add(&t, "m", 2);
+		add(&t, "m", 3);
+		add(&t, "q;r", 4);
+		add(&t, "z;x", 5);
+		tree_merge(&a, &b);
+		tree_finalize(&a, TREE_ORDER_INPUT);
+		tree_finalize(&t, TREE_ORDER_INPUT);
+		char want[256];
+		snprintf(want, sizeof want, "%s", preorder(&t));
+		is_str(preorder(&a), want, "merge keeps first-appearance order");
+		is_str(preorder(&a), "all z y x m q r", "  ... which is z, m, q");
+		is_int(tree_self_d(&a, 4), 5, "merged counts add up (m: 2 + 3)");
+		is_int((long long)a.stacks, 5, "stack counts add up");
+		is_folded(&a, "m 5\nq;r 4\nz;x 5\nz;y 1\n", "merged folded output");
+		tree_free(&a);
+		tree_free(&b);
+		tree_free(&t);
+	}
+
 	/* A 100,000-frame stack: nothing recurses. */
 	tree_init(&t);
 	{

@@ -1,0 +1,267 @@
+#!/bin/sh
+# Documentation against the program: the man page and the three completion
+# scripts know every option of `tflame --help`, the man page documents
+# nothing that --help lacks, its KEYS section matches `tflame --list-keys`
+# both ways, the page renders without warnings, and the bash completion works
+# when driven the way bash drives it.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+MAN=$top_srcdir/doc/tflame.1
+BASHC=$top_srcdir/completions/tflame.bash
+ZSHC=$top_srcdir/completions/_tflame
+FISHC=$top_srcdir/completions/tflame.fish
+have() { command -v "$1" > /dev/null 2>&1; }
+
+for f in "$MAN" "$BASHC" "$ZSHC" "$FISHC"; do
+	[ -s "$f" ] || { fail "${f#"$top_srcdir"/} exists and is not empty"; done_testing; exit; }
+done
+
+# ---- what the program says ------------------------------------------------
+
+"$TFLAME" --help > "$T_TMP/help" 2>&1 || { fail "tflame --help runs" "$(cat "$T_TMP/help")"; done_testing; exit; }
+# One line per option: its column of --help ("-w, --width=N"), then the long
+# name, the short one ("" when none).
+awk '/^ +-/ {
+	sub(/^ +/, ""); split($0, a, /  +/); col = a[1]
+	long = col; sub(/^-[A-Za-z], /, "", long); sub(/=.*/, "", long)
+	short = ""; if (col ~ /^-[A-Za-z],/) short = substr(col, 1, 2)
+	printf "%s\t%s\t%s\n", col, long, short
+}' "$T_TMP/help" > "$T_TMP/options"
+n=$(($(wc -l < "$T_TMP/options")))
+check "--help lists options ($n)" test "$n" -ge 10
+
+"$TFLAME" --list-keys > "$T_TMP/keys" 2> /dev/null || : > "$T_TMP/keys"
+cut -f1 "$T_TMP/keys" > "$T_TMP/keynames"
+
+# ---- the man page as text -------------------------------------------------
+
+# Every .TP tag of the page as "SECTION<TAB>plain text", the roff markup
+# removed: ".BR \-w \", \" \-\-width =\fIN\fP" gives "-w, --width=N".
+awk '
+function unescape(s) {
+	gsub(/\\f[BIRP]/, "", s); gsub(/\\-/, "-", s); gsub(/\\&/, "", s)
+	gsub(/\\c/, "", s); gsub(/\\~/, " ", s); gsub(/\\\(aq/, "\047", s)
+	gsub(/\\e/, "\\", s)
+	return s
+}
+function plain(line,    name, rest, n, i, c, q, arg, args, out, sep) {
+	if (line !~ /^\./)
+		return unescape(line)
+	name = line; sub(/^\.[ \t]*/, "", name); sub(/[ \t].*/, "", name)
+	rest = line; sub(/^\.[ \t]*[^ \t]*[ \t]*/, "", rest)
+	if (name == "B" || name == "I") sep = " "
+	else if (name ~ /^(BR|RB|BI|IB|IR|RI)$/) sep = ""
+	else return ""
+	n = 0; arg = ""; q = 0
+	for (i = 1; i <= length(rest); i++) {
+		c = substr(rest, i, 1)
+		if (c == "\"") { q = !q; continue }
+		if (!q && (c == " " || c == "\t")) {
+			if (arg != "") args[++n] = arg
+			arg = ""; continue
+		}
+		arg = arg c
+	}
+	if (arg != "") args[++n] = arg
+	out = ""
+	for (i = 1; i <= n; i++) out = out (i > 1 ? sep : "") args[i]
+	return unescape(out)
+}
+/^\.SH/ { sec = $0; sub(/^\.SH[ \t]*/, "", sec); gsub(/"/, "", sec); next }
+tag { tag = 0; print sec "\t" plain($0); next }
+/^\.TP/ { tag = 1 }
+' "$MAN" > "$T_TMP/mantags"
+awk -F '\t' '$1 == "OPTIONS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/manopts"
+awk -F '\t' '$1 == "KEYS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/mankeys"
+
+# ---- man page: OPTIONS, both ways -------------------------------------------
+
+while IFS='	' read -r col long short; do
+	if grep -qxF -- "$col" "$T_TMP/manopts"; then
+		pass "man page: OPTIONS has an entry '$col'"
+	else
+		fail "man page: OPTIONS has an entry '$col'" \
+			"entries mentioning $long: $(grep -F -- "$long" "$T_TMP/manopts" | tr '\n' ' ')"
+	fi
+done < "$T_TMP/options"
+
+cut -f1 "$T_TMP/options" > "$T_TMP/helpcols"
+while IFS= read -r tag; do
+	if grep -qxF -- "$tag" "$T_TMP/helpcols"; then
+		pass "man page: '$tag' is an option of --help"
+	else
+		fail "man page: '$tag' is an option of --help" "not in: $(tr '\n' ' ' < "$T_TMP/helpcols")"
+	fi
+done < "$T_TMP/manopts"
+
+# ---- man page: KEYS, both ways ----------------------------------------------
+
+if [ -s "$T_TMP/keynames" ]; then
+	while IFS= read -r k; do
+		if grep -qxF -- "$k" "$T_TMP/mankeys"; then
+			pass "man page: KEYS has an entry '$k'"
+		else
+			fail "man page: KEYS has an entry '$k'" "KEYS entries: $(tr '\n' '|' < "$T_TMP/mankeys")"
+		fi
+	done < "$T_TMP/keynames"
+	while IFS= read -r k; do
+		if grep -qxF -- "$k" "$T_TMP/keynames"; then
+			pass "man page: key '$k' is in the key table"
+		else
+			fail "man page: key '$k' is in the key table" "tflame --list-keys: $(tr '\n' '|' < "$T_TMP/keynames")"
+		fi
+	done < "$T_TMP/mankeys"
+else
+	skip "man page: KEYS matches the key table" "tflame --list-keys printed nothing"
+fi
+
+# ---- man page: version, hidden options, rendering --------------------------
+
+version=$("$TFLAME" --version | sed 's/^tflame //')
+grep -q "^\.TH TFLAME 1 .*\"tflame $version\"" "$MAN" &&
+	pass "man page: .TH names version $version" ||
+	fail "man page: .TH names version $version" "$(grep '^\.TH' "$MAN")"
+
+for h in --stats --list-keys; do
+	if grep -q -- "$h" "$T_TMP/help"; then
+		skip "hidden option $h is not documented or completed" "--help now lists it"
+	elif grep -qF -- "$h" "$T_TMP/manopts" "$ZSHC" "$FISHC" ||
+	     grep -qF -- "${h#--}" "$BASHC"; then
+		fail "hidden option $h is not documented or completed"
+	else
+		pass "hidden option $h is not documented or completed"
+	fi
+done
+
+if have groff; then
+	groff -man -Tutf8 -ww -z "$MAN" > "$T_TMP/groff.out" 2>&1 && ! [ -s "$T_TMP/groff.out" ] &&
+		pass "man page: groff -ww reports nothing" ||
+		fail "man page: groff -ww reports nothing" "$(cat "$T_TMP/groff.out")"
+else
+	skip "man page: groff -ww reports nothing" "no groff"
+fi
+if have mandoc; then
+	mandoc -Tlint "$MAN" > "$T_TMP/mandoc.out" 2>&1 && ! [ -s "$T_TMP/mandoc.out" ] &&
+		pass "man page: mandoc -Tlint reports nothing" ||
+		fail "man page: mandoc -Tlint reports nothing" "$(cat "$T_TMP/mandoc.out")"
+else
+	skip "man page: mandoc -Tlint reports nothing" "no mandoc"
+fi
+
+# ---- zsh and fish: every option, syntax -------------------------------------
+
+# zsh: an option is an _arguments spec: after ' { or , and before [ = + } or ,
+# (an exclusion list "(-c --collapse)" does not count).
+while IFS='	' read -r col long short; do
+	ok=1
+	for o in $long $short; do
+		grep -qE -- "['{,]$o([]=+},[]|\$)" "$ZSHC" || ok=""
+	done
+	[ -n "$ok" ] && pass "zsh completion: $col" || fail "zsh completion: $col" "no _arguments spec for $long $short"
+done < "$T_TMP/options"
+
+# fish: one complete line with -l NAME (and -s X for a short option).
+while IFS='	' read -r col long short; do
+	re="^complete .*-l ${long#--}( |\$)"
+	line=$(grep -E -- "$re" "$FISHC")
+	if [ -n "$line" ] && { [ -z "$short" ] || printf '%s\n' "$line" | grep -qE -- "-s ${short#-}( |\$)"; }; then
+		pass "fish completion: $col"
+	else
+		fail "fish completion: $col" "no 'complete' line with -l ${long#--}${short:+ and -s ${short#-}}"
+	fi
+done < "$T_TMP/options"
+
+if have zsh; then
+	check "zsh completion: zsh -n" zsh -n "$ZSHC"
+else
+	skip "zsh completion: zsh -n" "no zsh"
+fi
+if have fish; then
+	check "fish completion: fish -n" fish -n "$FISHC"
+	HOME=$T_TMP fish --no-config -c 'source $argv[1]; complete -C"tflame --format "' "$FISHC" \
+		2>&1 | cut -f1 | LC_ALL=C sort > "$T_TMP/fish.format"
+	printf 'auto\nfolded\nperf\n' > "$T_TMP/want.format"
+	same "fish completion: --format offers auto folded perf" "$T_TMP/fish.format" "$T_TMP/want.format"
+else
+	skip "fish completion: fish -n" "no fish"
+	skip "fish completion: --format offers auto folded perf" "no fish"
+fi
+
+# ---- bash: drive _tflame ----------------------------------------------------
+
+if ! have bash; then
+	skip_rest="no bash"
+else
+	skip_rest=""
+fi
+
+# bcomp WORDBREAKS LINE CWORD WORD...: the sorted candidates of _tflame, one
+# a line, for the words bash would have made of LINE.
+bcomp() {
+	bash --norc --noprofile -c '
+		source "$1" || exit 1
+		COMP_WORDBREAKS=$2 COMP_LINE=$3 COMP_POINT=${#3} COMP_CWORD=$4
+		shift 4
+		COMP_WORDS=("$@") COMPREPLY=()
+		_tflame tflame "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		((${#COMPREPLY[@]} == 0)) || printf "%s\n" "${COMPREPLY[@]}"
+	' bash "$BASHC" "$@" | LC_ALL=C sort
+}
+WB=$(printf ' \t\n"'"'"'@><=;|&(:')       # bash's default
+WB_NOEQ=$(printf ' \t\n"'"'"'@><;|&(:')   # the same without '='
+
+# bcheck NAME WANT(lines, "\n"-separated) WORDBREAKS LINE CWORD WORD...
+bcheck() {
+	name=$1 want=$2; shift 2
+	if [ -n "$skip_rest" ]; then skip "$name" "$skip_rest"; return; fi
+	printf '%b' "$want" > "$T_TMP/b.want"
+	bcomp "$@" > "$T_TMP/b.got" 2> "$T_TMP/b.err"
+	if cmp -s "$T_TMP/b.got" "$T_TMP/b.want" && ! [ -s "$T_TMP/b.err" ]; then
+		pass "$name"
+	else
+		fail "$name" "got: $(tr '\n' ' ' < "$T_TMP/b.got")" "want: $(tr '\n' ' ' < "$T_TMP/b.want")" "$(cat "$T_TMP/b.err")"
+	fi
+}
+
+bcheck "bash completion: tflame --for<TAB> gives --format" '--format\n' \
+	"$WB" "tflame --for" 1 tflame --for
+bcheck "bash completion: tflame --format <TAB> offers auto folded perf" 'auto\nfolded\nperf\n' \
+	"$WB" "tflame --format " 2 tflame --format ""
+bcheck "bash completion: tflame -f p<TAB> gives perf" 'perf\n' \
+	"$WB" "tflame -f p" 2 tflame -f p
+bcheck "bash completion: tflame --sort=<TAB> offers name weight input" 'input\nname\nweight\n' \
+	"$WB" "tflame --sort=" 2 tflame --sort =
+bcheck "bash completion: tflame --sort=we<TAB> gives weight" 'weight\n' \
+	"$WB" "tflame --sort=we" 3 tflame --sort = we
+bcheck "bash completion: --sort=we<TAB> without '=' in COMP_WORDBREAKS" '--sort=weight\n' \
+	"$WB_NOEQ" "tflame --sort=we" 1 tflame --sort=we
+bcheck "bash completion: no candidates for --width's number" '' \
+	"$WB" "tflame --width " 2 tflame --width ""
+
+mkdir "$T_TMP/d"
+: > "$T_TMP/d/profile.folded"
+: > "$T_TMP/d/-dash.folded"
+bcheck "bash completion: a plain word completes file names" "$T_TMP/d/profile.folded\n" \
+	"$WB" "tflame $T_TMP/d/pro" 1 tflame "$T_TMP/d/pro"
+bcheck "bash completion: file names after an option" "$T_TMP/d/profile.folded\n" \
+	"$WB" "tflame -c $T_TMP/d/pro" 2 tflame -c "$T_TMP/d/pro"
+bcheck "bash completion: after -- a word starting with - is a file" "$T_TMP/d/-dash.folded\n" \
+	"$WB" "tflame -- $T_TMP/d/-" 2 tflame -- "$T_TMP/d/-"
+
+# Every option of --help, long and short, is offered for "-"; so is "-"
+# itself (standard input).
+if [ -n "$skip_rest" ]; then
+	skip "bash completion: tflame -<TAB> offers every option" "$skip_rest"
+else
+	bcomp "$WB" "tflame -" 1 tflame - > "$T_TMP/b.dash"
+	while IFS='	' read -r col long short; do
+		for o in $long $short; do
+			grep -qxF -- "$o" "$T_TMP/b.dash" && pass "bash completion: $o" ||
+				fail "bash completion: $o" "offered: $(tr '\n' ' ' < "$T_TMP/b.dash")"
+		done
+	done < "$T_TMP/options"
+	grep -qx -- - "$T_TMP/b.dash" && pass "bash completion: '-' (stdin) is offered for -" ||
+		fail "bash completion: '-' (stdin) is offered for -"
+fi
+
+done_testing

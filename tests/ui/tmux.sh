@@ -1,0 +1,94 @@
+# tests/ui/tmux.sh: sourced by the UI tests (after tests/lib.sh). Drives a
+# program in a private tmux server: one session "t", one pane running an
+# interactive bash with the prompt "$ ". Screens are read with capture-pane
+# and POLLED for until they match (TM_TIMEOUT_MS, 50 ms steps): no test
+# sleeps a fixed time and hopes.
+#
+#   tm_start W H          start the server and the shell
+#   tm_stop               kill the server
+#   tm_keys KEY...        tmux send-keys (key names: Enter, BSpace, C-z, ...)
+#   tm_type TEXT          send TEXT literally
+#   tm_bytes TEXT         send TEXT's bytes (escape sequences, mouse reports)
+#   tm_run CMD            type CMD and Enter at the prompt
+#   tm_screen [-e]        the screen now (-e: with SGR attributes)
+#   tm_line N [-e]        line N of the screen (0 = top)
+#   tm_wait CMD...        poll until CMD succeeds; CMD sees the screen in
+#                         $TM_SCREEN_FILE (plain) and $TM_SCREEN_E_FILE (-e)
+#   tm_wait_line N TEXT   poll until line N is exactly TEXT
+#   tm_wait_prefix N TEXT poll until line N starts with TEXT
+#   tm_wait_grep ERE      poll until some line matches ERE
+#   tm_format FMT         tmux display-message -p FMT (e.g. #{alternate_on})
+#   tm_dump               the last polled screen, for failure messages
+
+TM_SOCK="tflame-test-$$"
+TM_TIMEOUT_MS=${TM_TIMEOUT_MS:-5000}
+TM_SCREEN_FILE="$T_TMP/screen"
+TM_SCREEN_E_FILE="$T_TMP/screen-e"
+unset TMUX TMUX_PANE
+
+tm() { tmux -L "$TM_SOCK" -f /dev/null "$@"; }
+
+tm_start() {
+	local term=screen
+	# 256 colours when the terminfo is there (it decides what tflame draws).
+	if infocmp tmux-256color >/dev/null 2>&1; then term=tmux-256color
+	elif infocmp screen-256color >/dev/null 2>&1; then term=screen-256color; fi
+	tm start-server \; set -g default-terminal "$term" \; \
+		set -g history-limit 0 \; \
+		new-session -d -s t -x "$1" -y "$2" \
+		"env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i" 2>/dev/null ||
+		return 1
+	tm_wait_grep '^\$ ?$'
+}
+
+tm_stop() { tm kill-server 2>/dev/null || :; }
+
+tm_keys() { tm send-keys -t t "$@"; }
+# tm_bytes TEXT: TEXT's bytes, as a terminal would send them (no key names,
+# no tmux command parsing of ';').
+tm_bytes() {
+	# shellcheck disable=SC2046
+	tm send-keys -t t -H $(printf '%s' "$1" | od -An -tx1)
+}
+tm_type() { tm send-keys -t t -l -- "$1"; }
+tm_run() { tm_type "$1"; tm_keys Enter; }
+
+tm_screen() { tm capture-pane -p -t t "$@"; }
+tm_line() { local n=$1; shift; tm_screen "$@" | sed -n "$((n + 1))p"; }
+tm_format() { tm display-message -p -t t "$1"; }
+
+# Sleeps 50 ms; the fallback keeps a shell without fractional sleep usable.
+tm_nap() { sleep 0.05 2>/dev/null || sleep 1; }
+
+tm_wait() {
+	local waited=0
+	while :; do
+		tm_screen >"$TM_SCREEN_FILE" 2>/dev/null || :
+		tm_screen -e >"$TM_SCREEN_E_FILE" 2>/dev/null || :
+		"$@" && return 0
+		[ "$waited" -ge "$TM_TIMEOUT_MS" ] && return 1
+		tm_nap
+		waited=$((waited + 50))
+	done
+}
+
+tm__line_is() { [ "$(sed -n "$(($1 + 1))p" "$TM_SCREEN_FILE")" = "$2" ]; }
+tm__line_starts() {
+	local l
+	l=$(sed -n "$(($1 + 1))p" "$TM_SCREEN_FILE")
+	case $l in "$2"*) return 0 ;; esac
+	return 1
+}
+tm__grep() { grep -Eq -- "$1" "$TM_SCREEN_FILE"; }
+
+tm_wait_line() { tm_wait tm__line_is "$1" "$2"; }
+tm_wait_prefix() { tm_wait tm__line_starts "$1" "$2"; }
+tm_wait_grep() { tm_wait tm__grep "$1"; }
+
+tm_dump() { sed 's/^/|/' "$TM_SCREEN_FILE"; }
+
+# expect NAME CMD...: one TAP line; on failure the screen goes to the log.
+expect() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "screen:" "$(tm_dump)"; fi
+}
