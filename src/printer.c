@@ -31,7 +31,7 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 	tree_format_count(t, t->nodes[o->zoom].total, count, sizeof count);
 	int rc = fprintf(out, "all: %s samples\n", count) < 0 ? -1 : 0;
 
-	/* Per span at most its label (TEXT_FIT_BYTES of its width) plus padding. */
+	/* Per span at most 12 bytes a column of label (text.h) plus padding. */
 	size_t linecap = (size_t)width * 21 + 64;
 	char *line = xmalloc(linecap);
 	char *label = xmalloc(TEXT_FIT_BYTES(width));
