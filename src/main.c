@@ -70,7 +70,8 @@ static void usage(FILE *out)
 "\n"
 "View:\n"
 "  -i, --inverted          icicle graph: root at the top\n"
-"      --sort=ORDER        sibling order: name (default), weight, input\n"
+"      --sort=ORDER        sibling order: name (default), weight, or input\n"
+"                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
 "\n"
 "Input:\n"
@@ -218,6 +219,12 @@ int main(int argc, char **argv)
 	struct tree t;
 	struct load_messages msgs = { 0 };
 	tree_init(&t);
+	if (order == TREE_ORDER_INPUT && mode != MODE_COLLAPSE) {
+		/* A flame chart keeps time order: only adjacent frames merge, so
+		 * the input is read in one pass. --collapse merges by stack. */
+		t.chart = true;
+		lo.threads = 1;
+	}
 	double t0 = seconds();
 	int rc = load_files(&t, files, nfiles, &lo, &msgs);
 	double t1 = seconds();

@@ -98,6 +98,8 @@ static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	nd->depth = t->nodes[parent].depth + 1;
 	if (t->frac)
 		nd->self.f = 0.0;
+	if (t->chart)
+		nd->off = t->time;  /* a chart frame starts when it is first seen */
 	return c;
 }
 
@@ -127,6 +129,10 @@ static void hash_insert(struct tree *t, tree_idx c)
  * (index 0) is never a child: 0 marks an empty slot. */
 static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 {
+	/* In a flame chart the previous stack's frames were matched already
+	 * (add_path); any other frame starts a new node. */
+	if (t->chart)
+		return new_node(t, parent, name);
 	tree_idx only = t->nodes[parent].end;
 	if (only == KIDS_NONE) {
 		tree_idx c = new_node(t, parent, name);
@@ -203,8 +209,10 @@ static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 	t->stacks++;
 	if (t->frac) {
 		t->nodes[leaf].self.f += (double)count;
+		t->time.f += (double)count;
 		return;
 	}
+	t->time.u = t->time.u + count < count ? UINT64_MAX : t->time.u + count;
 	uint64_t s = t->nodes[leaf].self.u + count;
 	if (s < count) {
 		s = UINT64_MAX;
@@ -215,8 +223,11 @@ static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 
 static void switch_to_frac(struct tree *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		t->nodes[i].self.f = (double)t->nodes[i].self.u;
+		t->nodes[i].off.f = (double)t->nodes[i].off.u;
+	}
+	t->time.f = (double)t->time.u;
 	t->frac = true;
 }
 
@@ -246,6 +257,7 @@ void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t
 	if (!t->frac)
 		switch_to_frac(t);
 	t->nodes[leaf].self.f += count;
+	t->time.f += count;
 	t->stacks++;
 }
 
@@ -260,13 +272,14 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
 	if (!t->frac)
 		switch_to_frac(t);
 	t->nodes[leaf].self.f += count;
+	t->time.f += count;
 	t->stacks++;
 }
 
 void tree_merge(struct tree *dst, const struct tree *src)
 {
-	if (dst->finalized || src->finalized)
-		xdie("internal error: tree_merge on a finalized tree");
+	if (dst->finalized || src->finalized || dst->chart)
+		xdie("internal error: tree_merge on a finalized tree or a flame chart");
 	if (src->frac && !dst->frac)
 		switch_to_frac(dst);
 	/* Parents come before children in src: map them in index order. */
@@ -456,7 +469,8 @@ void tree_finalize(struct tree *t, enum tree_order order)
 			tree_idx c = kids[k];
 			newidx[c] = pos;
 			pos += nd[c].end;
-			nd[c].off = x;
+			if (!t->chart)  /* a chart keeps the times of new_node */
+				nd[c].off = x;
 			x = count_add(t, x, nd[c].total);
 		}
 	}

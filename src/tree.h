@@ -41,7 +41,8 @@ struct tree_node {
 	uint32_t depth;     /* root 0, a stack's first frame 1 */
 	tree_count self;    /* samples whose stack ends here */
 	tree_count total;   /* after finalize: self + children's totals */
-	tree_count off;     /* after finalize: samples left of this node (root 0) */
+	tree_count off;     /* after finalize: samples left of this node (root 0);
+	                       in a flame chart, samples before it in time */
 };
 
 /* A frame name handed to the tree: bytes, not NUL-terminated. */
@@ -63,7 +64,11 @@ struct tree {
 	bool frac;          /* counts are doubles */
 	bool saturated;     /* an integer count or sum exceeded UINT64_MAX */
 	bool finalized;
+	bool chart;         /* flame chart: set before adding stacks; a frame
+	                       merges only with the same frame of the stack
+	                       just before (time order is kept) */
 	uint64_t stacks;    /* stacks added (lines or records) */
+	tree_count time;    /* samples added so far (a chart node's offset) */
 	/* building state */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;

@@ -75,6 +75,22 @@ check "bad --format value: exit 2" test "$rc" -eq 2
 "$TFLAME" --sort=weight --collapse "$T_TMP/p.folded" > "$T_TMP/got.sortw"
 same "--collapse output does not depend on --sort" "$T_TMP/got.sortw" "$T_TMP/want.collapse"
 
+# --sort=input is a flame chart: time order, a frame where it first ran.
+# 8 samples in 40 columns: b [0,5), a's own [5,10), b [10,15), c [15,25),
+# then a new a;b [25,40).
+printf 'a;b 1\na 1\na;b 1\nc 2\na;b 3\n' > "$T_TMP/chart.folded"
+cat > "$T_TMP/want.chart" <<'X'
+all: 8 samples
+b   |     b   |          b             |
+a             |c        |a             |
+all                                    |
+X
+"$TFLAME" --print -w 40 --sort=input "$T_TMP/chart.folded" > "$T_TMP/got.chart"
+same "--sort=input draws a flame chart in time order" "$T_TMP/got.chart" "$T_TMP/want.chart"
+printf 'a 1\na;b 5\nc 2\n' > "$T_TMP/want.chartc"
+"$TFLAME" --collapse --sort=input "$T_TMP/chart.folded" > "$T_TMP/got.chartc"
+same "--collapse still merges by stack with --sort=input" "$T_TMP/got.chartc" "$T_TMP/want.chartc"
+
 # Output to a closed pipe: quiet, no message storm.
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TMP/big.folded"
 "$TFLAME" --collapse "$T_TMP/big.folded" 2> "$T_TMP/err.pipe" | head -1 > /dev/null

@@ -150,6 +150,30 @@ int main(void)
 	is_int(tree_total_d(&t, 0), 8, "and in the total");
 	tree_free(&t);
 
+	/* Flame chart: only adjacent frames merge, and a frame sits at the time
+	 * it was first seen. Times: a;b at 0, a at 1, a;b at 2 (new b),
+	 * c at 3 (2 samples), a;b at 5 (new a and b); 8 in all. */
+	tree_init(&t);
+	t.chart = true;
+	add(&t, "a;b", 1);
+	add(&t, "a", 1);
+	add(&t, "a;b", 1);
+	add(&t, "c", 2);
+	add(&t, "a;b", 3);
+	tree_finalize(&t, TREE_ORDER_INPUT);
+	is_str(preorder(&t), "all a b b c a b", "chart: non-adjacent repeats stay apart");
+	{
+		char offs[128] = "";
+		for (tree_idx i = 1; i < tree_size(&t); i++) {
+			char one[16];
+			snprintf(one, sizeof one, "%s%.0f", i > 1 ? " " : "", tree_off_d(&t, i));
+			strcat(offs, one);
+		}
+		is_str(offs, "0 0 2 3 5 5", "chart: offsets are times of first appearance");
+	}
+	is_int(tree_total_d(&t, 1), 3, "chart: first a holds 3 samples (b, own, b)");
+	tree_free(&t);
+
 	/* Merging equals adding everything to one tree, order included. */
 	{
 		struct tree a, b;
