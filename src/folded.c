@@ -233,8 +233,8 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 	}
 	/* The block may be unmapped or overwritten before the next call. */
 	if (r->prev && r->prev != r->own) {
-		if (r->prevlen > r->owncap) {
-			r->owncap = r->prevlen * 2;
+		if (r->prevlen >= r->owncap) {     /* never NULL, even for "" */
+			r->owncap = r->prevlen * 2 + 64;
 			r->own = xrealloc(r->own, r->owncap);
 		}
 		memcpy(r->own, r->prev, r->prevlen);
