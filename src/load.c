@@ -116,6 +116,15 @@ static void report_diag(struct load_messages *m, const char *name, const struct 
 		                  name, d->saturated, d->saturated == 1 ? "" : "s", UINT64_MAX);
 }
 
+/* Like cat, a file cut short while read is read up to the cut; but say so,
+ * as the last line before the cut may be incomplete. */
+static void report_shrank(struct load_messages *m, const char *name, const struct source *s)
+{
+	if (source_shrank(s))
+		load_messages_add(m, "tflame: %s: the file was truncated while being read; "
+		                  "only the lines before the cut were loaded", name);
+}
+
 /* The text of line `line` (1-based) within buf, sanitized, for messages. */
 static void line_snippet(const char *buf, size_t len, uint64_t line, char *out, size_t outsize)
 {
@@ -353,10 +362,10 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	pr.start = pr.last = now();
 	text_sanitize(name, strlen(name), pr.name, sizeof pr.name);
 
-	const char *buf;
+	const char *buf = "";
 	ssize_t n = source_next(s, &buf);
 	if (n < 0) {
-		load_messages_add(m, "tflame: %s: %s", name, strerror(errno));
+		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
 		source_close(s);
 		return 1;
 	}
@@ -375,6 +384,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	}
 
 	if (fmt == SNIFF_PERF && load_perf_parallel(t, s, o, &pr, m, name)) {
+		report_shrank(m, name, s);
 		source_close(s);
 		return 0;
 	}
@@ -395,7 +405,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	}
 	progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 	if (n < 0) {
-		load_messages_add(m, "tflame: %s: read error: %s", name, strerror(errno));
+		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
 		rc = 1;
 	}
 	if (pr_) {
@@ -406,6 +416,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		report_diag(m, name, folded_reader_diag(fr));
 		folded_reader_free(fr);
 	}
+	report_shrank(m, name, s);
 	source_close(s);
 	return rc;
 }

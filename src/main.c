@@ -230,6 +230,9 @@ int main(int argc, char **argv)
 	double t1 = seconds();
 	tree_finalize(&t, order);
 	double t2 = seconds();
+	/* An empty graph says little by itself (--collapse: empty output). */
+	if (rc == 0 && mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
+		load_messages_add(&msgs, "tflame: no samples in the input");
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
@@ -251,7 +254,8 @@ int main(int argc, char **argv)
 		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;
-		if (rc != 0 && ferror(stdout))
+		/* A closed pipe (| head, SIGPIPE ignored) is the reader's choice. */
+		if (rc != 0 && ferror(stdout) && errno != EPIPE)
 			load_messages_add(&msgs, "tflame: write error: %s", strerror(errno));
 		if (msgs.len)
 			fputs(msgs.text, stderr);

@@ -124,6 +124,8 @@ enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *
 	/* Whatever the buffer holds is what we decide on: the caller hands at
 	 * least 64 KiB, and every rule below needs only a few lines. */
 	(void)eof;
+	if (len == 0)
+		return SNIFF_FOLDED;        /* an empty profile (buf may be NULL) */
 	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
 		buf += 3;
 		len -= 3;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +28,85 @@ struct source {
 	/* mmap mode */
 	char *map;
 	size_t maplen, pos, dropped;
+	int guard;          /* slot in guards[], -1 when none */
+	char err[96];       /* why source_next returned -1 */
 	/* stream mode */
 	char *buf;
 	size_t cap, len;    /* buf[0..len) holds unread bytes */
 	size_t tail;        /* bytes of the previous block still at buf's start */
 };
+
+/* ---- SIGBUS guard for mapped files ----------------------------------------
+ * A mapped file that another program truncates makes every access past its
+ * new end raise SIGBUS. The handler maps zero pages over the rest of the
+ * mapping and returns, so the interrupted reader (any thread, any depth:
+ * strtab, tree) simply goes on, sees NUL bytes (a malformed last line at
+ * most) and nothing is left half-updated, which a siglongjmp out of the
+ * middle of an insertion could not promise. source_next then ends the input
+ * and source_shrank reports it. mmap is a plain system call on the systems
+ * we map files on (Linux, BSD), though POSIX does not list it as
+ * async-signal-safe. Faults outside our mappings get the previous handler
+ * back and happen again, so real bugs still crash (or reach ASan). */
+#define GUARDS 8
+static struct guard {
+	char *volatile addr;        /* NULL: slot free */
+	volatile size_t len;
+	volatile sig_atomic_t hit;
+} guards[GUARDS];
+static struct sigaction old_bus;
+static int guards_used;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	char *a = si->si_addr;
+	long pg = sysconf(_SC_PAGESIZE);
+	for (int k = 0; k < GUARDS && pg > 0; k++) {
+		char *m = guards[k].addr;
+		size_t len = guards[k].len;
+		if (!m || a < m || a >= m + len)
+			continue;
+		char *from = m + (size_t)(a - m) / (size_t)pg * (size_t)pg;
+		if (mmap(from, len - (size_t)(from - m), PROT_READ,
+		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+			guards[k].hit = 1;
+			return;
+		}
+		break;
+	}
+	sigaction(SIGBUS, &old_bus, NULL);
+}
+
+static int guard_add(char *m, size_t len)
+{
+	for (int k = 0; k < GUARDS; k++) {
+		if (guards[k].addr)
+			continue;
+		if (guards_used++ == 0) {
+			struct sigaction sa;
+			memset(&sa, 0, sizeof sa);
+			sa.sa_sigaction = on_sigbus;
+			sa.sa_flags = SA_SIGINFO;
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGBUS, &sa, &old_bus);
+		}
+		guards[k].hit = 0;
+		guards[k].len = len;
+		guards[k].addr = m;     /* last: the handler sees a whole slot */
+		return k;
+	}
+	return -1;      /* unguarded: a truncation would be fatal as before */
+}
+
+static void guard_remove(int k)
+{
+	if (k < 0)
+		return;
+	guards[k].addr = NULL;
+	if (--guards_used == 0)
+		sigaction(SIGBUS, &old_bus, NULL);
+}
 
 struct source *source_open(const char *path, char *err, size_t errsize)
 {
@@ -58,12 +133,14 @@ struct source *source_open(const char *path, char *err, size_t errsize)
 	s->name = xstrdup(is_stdin ? "<stdin>" : path);
 	s->fd = fd;
 	s->own_fd = !is_stdin;
+	s->guard = -1;
 	if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED) {
 			s->map = m;
 			s->maplen = (size_t)st.st_size;
 			s->size = (uint64_t)st.st_size;
+			s->guard = guard_add(m, s->maplen);
 #ifdef HAVE_MADVISE
 			madvise(m, s->maplen, MADV_SEQUENTIAL);
 #endif
@@ -92,7 +169,8 @@ static ssize_t next_mapped(struct source *s, const char **out)
 		s->dropped = upto;
 	}
 #endif
-	if (s->pos >= s->maplen) {
+	if (s->pos >= s->maplen || source_shrank(s)) {
+		s->pos = s->maplen;
 		s->eof = true;
 		return 0;
 	}
@@ -118,6 +196,7 @@ static int fill(struct source *s, size_t want)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
+			snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno));
 			return -1;
 		}
 		if (r == 0)
@@ -152,8 +231,16 @@ static ssize_t next_stream(struct source *s, const char **out)
 				n = i;
 				break;
 			}
-		if (n == 0 && (s->eof || s->len >= SOURCE_MAX_LINE))
-			n = s->len;     /* last line without newline, or an endless one */
+		if (n == 0 && s->len >= SOURCE_MAX_LINE && !s->eof) {
+			/* /dev/zero, a binary stream: no text profile has such
+			 * lines, and reading on could last forever. */
+			snprintf(s->err, sizeof s->err,
+			         "a line longer than %zu MiB: not a text profile",
+			         SOURCE_MAX_LINE >> 20);
+			return -1;
+		}
+		if (n == 0 && s->eof)
+			n = s->len;     /* last line without a newline */
 		if (n == 0) {
 			/* One line longer than the buffer: grow and read on. */
 			scanned = s->len;
@@ -171,6 +258,7 @@ static ssize_t next_stream(struct source *s, const char **out)
 
 ssize_t source_next(struct source *s, const char **buf)
 {
+	*buf = "";      /* a valid pointer even when nothing is delivered */
 	if (s->map)
 		return next_mapped(s, buf);
 	if (s->tail == s->len && s->eof) {
@@ -178,6 +266,16 @@ ssize_t source_next(struct source *s, const char **buf)
 		return 0;
 	}
 	return next_stream(s, buf);
+}
+
+const char *source_error(const struct source *s)
+{
+	return s->err[0] ? s->err : "read error";
+}
+
+bool source_shrank(const struct source *s)
+{
+	return s->guard >= 0 && guards[s->guard].hit;
 }
 
 bool source_mapping(const struct source *s, const char **data, size_t *len)
@@ -213,6 +311,7 @@ void source_close(struct source *s)
 {
 	if (!s)
 		return;
+	guard_remove(s->guard);
 	if (s->map)
 		munmap(s->map, s->maplen);
 	if (s->own_fd)

@@ -16,14 +16,24 @@ struct source;
 struct source *source_open(const char *path, char *err, size_t errsize);
 
 /* Sets *buf to the next block and returns its length, 0 at end of input, or
- * -1 on a read error (errno set). A block holds whole lines; only the last
- * block may end without '\n'. The first block holds at least 64 KiB or the
- * whole input (enough to sniff the format). A line longer than
- * SOURCE_MAX_LINE is cut there (the reader sees it as two lines), so an
- * endless stream without newlines (/dev/zero) cannot exhaust memory. *buf
- * stays valid until the next call. */
+ * -1 on an error (source_error says which). A block holds whole lines; only
+ * the last block may end without '\n'. The first block holds at least
+ * 64 KiB or the whole input (enough to sniff the format). A stream line
+ * longer than SOURCE_MAX_LINE is an error, so an endless stream without
+ * newlines (/dev/zero) neither exhausts memory nor reads forever. A mapped
+ * file that shrinks while it is read (SIGBUS) ends early: the block being
+ * read shows NUL bytes past the new end (so the line under the reader at
+ * that instant may come out with NUL bytes), see source_shrank. *buf
+ * stays valid until the next call (it is "" when 0 or -1 is returned). */
 #define SOURCE_MAX_LINE ((size_t)64 << 20)
 ssize_t source_next(struct source *s, const char **buf);
+
+/* After source_next returned -1: what went wrong ("read error: ...", or
+ * the line limit), for "tflame: FILE: <this>". */
+const char *source_error(const struct source *s);
+/* True when the mapped file was truncated while being read: input ended
+ * there and the last block delivered may hold NUL bytes instead of data. */
+bool source_shrank(const struct source *s);
 
 /* True once the last block has been delivered (or is the one just
  * returned). */

@@ -417,6 +417,10 @@ void tree_finalize(struct tree *t, enum tree_order order)
 {
 	if (t->finalized)
 		return;
+	/* A flame chart's siblings are in time order and its offsets are
+	 * times: any other order would draw overlapping, unsorted spans. */
+	if (t->chart)
+		order = TREE_ORDER_INPUT;
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
 	free(t->slots);

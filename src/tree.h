@@ -100,7 +100,8 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
 void tree_merge(struct tree *dst, const struct tree *src);
 
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
- * and frees the building state. */
+ * and frees the building state. A chart tree is always in input (time)
+ * order, whatever order says. */
 void tree_finalize(struct tree *t, enum tree_order order);
 
 static inline size_t tree_size(const struct tree *t) { return t->n; }

@@ -1,0 +1,75 @@
+#!/bin/sh
+# tests/fuzz/run.sh: builds the libFuzzer harnesses with clang
+# (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
+# (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
+#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load; default all)
+# Seeds: the repository's fixtures, plus ../shared/corpus when present (read
+# at run time, never copied into the repository). The growing corpus and any
+# crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
+# $top_builddir/fuzz-out); a finding makes the exit status 1 (the other harnesses
+# still run).
+set -eu
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${FUZZ_SECONDS:=60}"
+: "${FUZZ_DIR:=$top_builddir/fuzz-out}"
+: "${CLANG:=clang}"
+src=$top_srcdir/src
+fz=$top_srcdir/tests/fuzz
+if ! command -v "$CLANG" >/dev/null 2>&1; then
+	echo "fuzz: $CLANG not found (Debian: apt-get install clang libclang-rt-dev)" >&2
+	exit 77
+fi
+[ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
+
+harnesses=${*:-folded perf sniff load}
+mkdir -p "$FUZZ_DIR/bin"
+flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+srcs="xalloc arena strtab tree source sniff folded perfscript load text layout printer"
+for h in $harnesses; do
+	files=""
+	for f in $srcs; do files="$files $src/$f.c"; done
+	echo "fuzz: building fuzz_$h"
+	# shellcheck disable=SC2086
+	$CLANG $flags -I"$top_builddir" -I"$src" -I"$fz" -o "$FUZZ_DIR/bin/fuzz_$h" \
+		"$fz/fuzz_$h.c" $files -lunistring -lpthread
+done
+
+# seed DIR PREFIX FILE...: copies the first 64 KiB of each file into DIR,
+# after PREFIX (the harness's option bytes, as printf escapes).
+seed() {
+	d=$1 pre=$2; shift 2
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		n=$(printf '%s' "$f" | cksum | cut -d' ' -f1)
+		{ printf "$pre"; case $f in *.gz) gzip -dc "$f";; *) cat "$f";; esac; } 2>/dev/null |
+			head -c 65536 > "$d/seed-$n"
+	done
+}
+
+rc=0
+for h in $harnesses; do
+	seeds=$FUZZ_DIR/seeds/$h corpus=$FUZZ_DIR/corpus/$h
+	rm -rf "$seeds"
+	mkdir -p "$seeds" "$corpus"
+	case $h in folded|load) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
+	seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
+		"$top_srcdir"/examples/demo.folded
+	if [ -d "$top_srcdir/../shared/corpus" ]; then
+		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
+		# shellcheck disable=SC2046
+		seed "$seeds" "$pre" $(cat "$FUZZ_DIR/list")
+	fi
+	echo "fuzz: fuzz_$h for ${FUZZ_SECONDS}s ($(ls "$seeds" | wc -l) seeds)"
+	# -timeout: an input taking 10 s is a hang; -max_len keeps runs fast.
+	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
+		-timeout=10 -max_len=16384 -dict="$fz/tflame.dict" -print_final_stats=1 \
+		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then
+		:
+	fi
+	if ls "$FUZZ_DIR/$h"-* >/dev/null 2>&1; then
+		echo "fuzz: fuzz_$h found something: $(ls "$FUZZ_DIR/$h"-*)"
+		rc=1
+	fi
+done
+exit $rc
