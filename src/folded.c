@@ -110,6 +110,10 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct count 
 		scale *= 0.1;
 	}
 	c->f = f;
+	/* A count clamped to UINT64_MAX loses its fraction: it is the integer
+	 * the warning names, and a double that could reach inf is avoided. */
+	if (c->saturated)
+		c->frac = false;
 	*start = i;
 	return true;
 }

@@ -25,7 +25,8 @@ static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 		if (!(total.f > 0.0))
 			return 0;
 		double c = floor(x.f * (double)w / total.f);
-		return c < 0 ? 0 : c > w ? w : (int)c;
+		/* !(c >= 0) also catches NaN (inf / inf), which (int) must not see. */
+		return !(c >= 0) ? 0 : c > w ? w : (int)c;
 	}
 	if (total.u == 0)
 		return 0;

@@ -155,6 +155,20 @@ printf 'a 18446744073709551615\nb 1\n' > "$D/want"
 expect_out "sum beyond 2^64: saturates" "$D/want"
 expect_err "sum beyond 2^64" 'sample totals exceed 18446744073709551615 and were clamped'
 
+# Fractional counts beyond 2^64 clamp too (their fraction goes): before,
+# 1e400.5 became inf and was dropped, and two 1e308.5 summed to inf, whose
+# inf/inf column was NaN. a and b are clamped, b's sum saturates.
+printf 'a 1%0400d.5\nb 1%0308d.5\nb 1%0308d.5\nc 1\n' 0 0 0 > "$D/bigfrac"
+run --collapse "$D/bigfrac"
+expect_rc "fractional counts beyond 2^64" 0
+printf 'a 18446744073709551615\nb 18446744073709551615\nc 1\n' > "$D/want"
+expect_out "fractional counts beyond 2^64: clamped, not inf, not dropped" "$D/want"
+expect_err "fractional counts beyond 2^64" '3 sample counts too large, clamped to 18446744073709551615'
+run --print -w 20 "$D/bigfrac"
+# The root saturates at 2^64-1 and so does a alone: a spans all 20 columns.
+printf 'all: 18446744073709551615 samples\n%-19s|\n%-19s|\n' a all > "$D/want"
+expect_out "fractional counts beyond 2^64 --print" "$D/want"
+
 # ---- counts that are not counts (SPEC.md §B.2: rejected as malformed) ----
 printf 'ok;x 2\nneg -4\nnan NaN\nexp 1e999\ninf inf\nplus +3\nhex 0x10\n' > "$D/notcount"
 run --collapse "$D/notcount"
