@@ -21,6 +21,8 @@ const struct keymap_entry keymap_table[] = {
 	{ { 'u', KEY_BACKSPACE, 127, CTRL_KEY('h') }, KEYMAP_UNZOOM, "zoom out one level" },
 	{ { '0', KEY_HOME }, KEYMAP_UNZOOM_ALL, "zoom out to all samples" },
 	{ { 'i' }, KEYMAP_ORIENT, "toggle flame (root at the bottom) and icicle (root at the top)" },
+	{ { 'c' }, KEYMAP_PALETTE, "next colour palette (the status line names it)" },
+	{ { 'L' }, KEYMAP_LEGEND, "show or hide the colour legend" },
 	{ { KEY_MOUSE }, KEYMAP_MOUSE, "click selects a frame, double-click zooms into it" },
 	{ { CTRL_KEY('l') }, KEYMAP_REDRAW, "redraw the screen" },
 	{ { '?', KEY_F(1) }, KEYMAP_HELP, "show this help" },

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "keymap.h"
 #include "load.h"
+#include "palette.h"
 #include "printer.h"
 #include "sniff.h"
 #include "text.h"
@@ -26,7 +27,8 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP
 };
 
 static const struct option long_options[] = {
@@ -37,6 +39,9 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
+	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -73,6 +78,16 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"\n"
+"Colours:\n"
+"      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
+"                          perl, python, rust, red, green, blue, aqua, yellow,\n"
+"                          purple or orange (flamegraph.pl's palettes)\n"
+"      --color-rule=REGEX=COLOR  frames whose name matches REGEX get COLOR: a\n"
+"                          hue (red, green, blue, aqua, yellow, purple, orange,\n"
+"                          grey, hot, mem, io) or #rrggbb; repeatable, first wins\n"
+"      --palette-map=FILE  exact colours per name, NAME->rgb(R,G,B) lines as\n"
+"                          flamegraph.pl --cp writes palette.map\n"
 "\n"
 "Input:\n"
 "  -f, --format=FORMAT     auto (default), folded or perf\n"
@@ -152,6 +167,9 @@ int main(int argc, char **argv)
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
 	bool stats = false;
+	const struct palette *pal = NULL;
+	struct palette_rules *rules = NULL;
+	char err[512];
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -182,6 +200,27 @@ int main(int argc, char **argv)
 				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
 			break;
 		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
+		case OPT_COLORS:
+			if (!(pal = palette_find(optarg))) {
+				char names[256], safe[64];
+				text_sanitize(optarg, strlen(optarg), safe, sizeof safe);
+				usage_error("invalid --colors '%s' (%s)", safe, palette_names(names, sizeof names));
+			}
+			break;
+		case OPT_COLOR_RULE:
+			if (!rules)
+				rules = palette_rules_new();
+			if (palette_rules_add(rules, optarg, err, sizeof err) != 0)
+				usage_error("%s", err);
+			break;
+		case OPT_PALETTE_MAP:
+			if (!rules)
+				rules = palette_rules_new();
+			if (palette_rules_load_map(rules, optarg, err, sizeof err) != 0) {
+				fprintf(stderr, "tflame: %s\n", err);
+				return 2;
+			}
+			break;
 		case OPT_PID: lo.perf.pid = true; break;
 		case OPT_TID: lo.perf.tid = true; break;
 		case OPT_KERNEL: lo.perf.kernel = true; break;
@@ -260,12 +299,14 @@ int main(int argc, char **argv)
 			.orient = orient, .min_width = min_width,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.palette = pal, .rules = rules,
 		};
 		rc = ui_run(&t, &uo);
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	}
 	load_messages_free(&msgs);
+	palette_rules_free(rules);
 	tree_free(&t);
 	return rc;
 }
