@@ -218,6 +218,7 @@ int main(int argc, char **argv)
 				rules = palette_rules_new();
 			if (palette_rules_load_map(rules, optarg, err, sizeof err) != 0) {
 				fprintf(stderr, "tflame: %s\n", err);
+				palette_rules_free(rules);
 				return 2;
 			}
 			break;
