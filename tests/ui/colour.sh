@@ -223,6 +223,48 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do tm_keys c; done
 expect "c: 15 more wrap around to java (17 palettes)" status_is "palette java: "
 quit
 
+# ---- a real perf profile: --all --colors=java ----
+# tests/data/nodefsync.perf.gz: `perf script` of `perf record -F 999 -g --
+# node --perf-basic-prof work.js` (a loop of fib, JSON.stringify and
+# fs.writeSync + fs.fsyncSync; 817 samples), so JIT frames come from the
+# perf map (_[j]) and the fsync syscall has kernel frames (_[k]). From the
+# root, 22 k go up the middle column to JS:*churn; l l reach
+# JS:^fsyncSync (what the status line checks), Enter zooms into it and k
+# selects its callee, leaving the JIT frame unselected.
+# Hand-made expectations in 256 colours, as above: kernel (do_syscall_64)
+# orange; JIT (JS:^fsyncSync) green; C++ (node::fs::Fsync) yellow, r = g
+# 175..230 -> 175/215, b 50..70 -> 95: 143 185; native C (uv_fs_fsync)
+# red, r 200..255 -> 215/255, g = b 50..130 -> 95/135: 167 174 203 210.
+P="$top_srcdir/tests/data/nodefsync.perf.gz"
+if command -v gzip >/dev/null 2>&1; then
+	tm_run "clear; gzip -dc $(q "$P") | $(q "$TFLAME") --all --colors=java -; echo rc=\$?"
+	expect "perf: opens" status_is "all${SEP}817,817,817 samples"
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22; do tm_keys k; done
+	expect "perf: 22 k reach JS:*churn" status_is "JS:*churn /tmp/colt/perf/work.js:3:15 [jit]${SEP}"
+	tm_keys l l
+	expect "perf: l l reach JS:^fsyncSync" status_is "JS:^fsyncSync node:fs:1322:19 [jit]${SEP}"
+	tm_keys Enter k
+	expect "perf: zoomed, its callee selected" status_is "Builtins_CEntry_Re..nStack_BuiltinExit${SEP}"
+	# The lines of the frames (their rows depend on the zoom, not fixed).
+	row_of() { grep -n -- "$1" "$TM_SCREEN_FILE" | head -1 | cut -d: -f1 | awk '{ print $1 - 1 }'; }
+	bg_row_in() { local t=$1; shift; bg_in "$(row_of "^ *$t")" "$t" "$@"; }
+	if [ -n "$TERM_256" ]; then
+		# shellcheck disable=SC2086
+		{
+			expect_bg "perf: kernel do_syscall_64 is orange" bg_row_in do_syscall_64 $ORANGE_256
+			expect_bg "perf: JIT JS:^fsyncSync is green" bg_row_in 'JS:^fsyncSync' $GREEN_256
+			expect_bg "perf: C++ node::fs::Fsync is yellow" bg_row_in node::fs::Fsync "5;143" "5;185"
+			expect_bg "perf: native uv_fs_fsync is red" bg_row_in uv_fs_fsync "5;167" "5;174" "5;203" "5;210"
+		}
+	else
+		skip "perf: code-type hues" "no 256-colour terminfo"
+	fi
+	expect "perf: no label shows an annotation" eval '! grep -q "_\[[kjiw]\]" "$TM_SCREEN_FILE"'
+	quit
+else
+	skip "perf: a real profile" "gzip is not installed"
+fi
+
 # ---- the user's rules ----
 printf '# our code\nInterpreter->rgb(0,0,255)\n' > "$T_TMP/team.map"
 open_tflame -- --colors=java "--color-rule='^GCTask=#ff0000'" "--palette-map=$(q "$T_TMP/team.map")"
