@@ -164,10 +164,52 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	return c;
 }
 
+/* A new child of parent named name, known to be absent because its parent
+ * is new too (tree_merge). It is not put in the child hash: inserting is a
+ * cache miss per node, and after a merge usually nothing looks children up
+ * again (the hash is rebuilt when something does: ensure_hash). */
+static tree_idx child_add(struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx c = new_node(t, parent, name);
+	if (t->nodes[parent].end == KIDS_NONE) {
+		t->nodes[parent].end = c;
+	} else {
+		t->nodes[parent].end = KIDS_MANY;
+		t->hash_stale = true;
+	}
+	return c;
+}
+
+/* Rebuilds the child hash from the nodes after tree_merge skipped some. */
+static void ensure_hash(struct tree *t)
+{
+	if (!t->hash_stale)
+		return;
+	t->hash_stale = false;
+	size_t many = 0;
+	for (size_t i = 1; i < t->n; i++)
+		many += t->nodes[t->nodes[i].parent].end == KIDS_MANY;
+	size_t n = 1024;
+	unsigned shift = 64 - 10;
+	while (many * 4 > n * 3) {
+		n *= 2;
+		shift--;
+	}
+	free(t->slots);
+	t->slots = xcalloc(n, sizeof *t->slots);
+	t->nslots = n;
+	t->slot_shift = shift;
+	t->nhashed = 0;
+	for (size_t i = 1; i < t->n; i++)
+		if (t->nodes[t->nodes[i].parent].end == KIDS_MANY)
+			hash_insert(t, (tree_idx)i);
+}
+
 static void path_reserve(struct tree *t, size_t n)
 {
 	if (t->finalized)
 		xdie("internal error: tree_add_stack after tree_finalize");
+	ensure_hash(t);
 	if (n > t->pathcap) {
 		while (t->pathcap < n)
 			t->pathcap *= 2;
@@ -280,17 +322,26 @@ void tree_merge(struct tree *dst, const struct tree *src)
 {
 	if (dst->finalized || src->finalized || dst->chart)
 		xdie("internal error: tree_merge on a finalized tree or a flame chart");
+	ensure_hash(dst);
 	if (src->frac && !dst->frac)
 		switch_to_frac(dst);
-	/* Parents come before children in src: map them in index order. */
+	/* Names are interned once each, not once per node. */
+	size_t nnames = strtab_count(&src->names);
+	strtab_id *names = xmalloc((nnames ? nnames : 1) * sizeof *names);
+	for (size_t k = 0; k < nnames; k++)
+		names[k] = strtab_intern(&dst->names, strtab_str(&src->names, (strtab_id)k),
+		                         strtab_len(&src->names, (strtab_id)k));
+	/* Parents come before children in src: map them in index order. Below
+	 * a node that the merge created, every child is new: no lookup. */
+	size_t fresh = dst->n;
 	tree_idx *map = xmalloc(src->n * sizeof *map);
 	map[0] = TREE_ROOT;
 	for (size_t i = 0; i < src->n; i++) {
 		const struct tree_node *sn = &src->nodes[i];
 		if (i) {
-			strtab_id nm = strtab_intern(&dst->names, strtab_str(&src->names, sn->name),
-			                             strtab_len(&src->names, sn->name));
-			map[i] = child_get(dst, map[sn->parent], nm);
+			tree_idx p = map[sn->parent];
+			map[i] = p >= fresh ? child_add(dst, p, names[sn->name])
+			                    : child_get(dst, p, names[sn->name]);
 		}
 		struct tree_node *dn = &dst->nodes[map[i]];
 		if (dst->frac) {
@@ -305,6 +356,7 @@ void tree_merge(struct tree *dst, const struct tree *src)
 		}
 	}
 	free(map);
+	free(names);
 	dst->stacks += src->stacks;
 	dst->saturated |= src->saturated;
 }

@@ -96,4 +96,23 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TM
 "$TFLAME" --collapse "$T_TMP/big.folded" 2> "$T_TMP/err.pipe" | head -1 > /dev/null
 check "closed pipe: nothing on stderr" test ! -s "$T_TMP/err.pipe"
 
+# Folded files are parsed in chunks on several threads: the result must be
+# the one-thread result, byte for byte. Sorted and shuffled stacks with
+# shared prefixes, so that chunks share nodes; one malformed line near the
+# end must keep its line number (3001) across chunk boundaries.
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "m;f%d;g%d;h%d %d\n", i % 7, i % 13, i % 31, i % 5 + 1;
+             print "no count here" }' > "$T_TMP/par.folded"
+{ head -n 3000 "$T_TMP/par.folded" | sort -r; tail -n 1 "$T_TMP/par.folded"; } > "$T_TMP/par-rev.folded"
+"$TFLAME" --threads=1 --collapse "$T_TMP/par.folded" > "$T_TMP/par1" 2> "$T_TMP/par1.err"
+for f in par par-rev; do
+	for th in 2 3; do
+		"$TFLAME" --threads=$th --collapse "$T_TMP/$f.folded" > "$T_TMP/parn" 2> "$T_TMP/parn.err"
+		same "folded $f, $th threads: same output as one" "$T_TMP/parn" "$T_TMP/par1"
+	done
+done
+"$TFLAME" --threads=3 --collapse "$T_TMP/par.folded" 2>&1 > /dev/null |
+	grep -q 'skipped 1 malformed line (first at line 3001' &&
+	pass "folded, 3 threads: the bad line's number counts every chunk" ||
+	fail "folded, 3 threads: the bad line's number counts every chunk" "$(cat "$T_TMP/parn.err")"
+
 done_testing
