@@ -84,7 +84,7 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
-"      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
+"      --threads=N         parse big files on N threads (default: all CPUs)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
