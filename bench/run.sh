@@ -245,11 +245,11 @@ done
 got=$("$TFLAME" --collapse "$fu" 2> /dev/null | cksum | cut -d' ' -f1,2)
 [ "$got" = "$ref" ] && echo "  shuffled input collapses to the sorted file: same" ||
 	echo "  shuffled input collapses to the sorted file: DIFFERS"
-if [ -n "$fp" ]; then
-	a=$("$TFLAME" --threads=1 --collapse "$fp" | cksum) b=$("$TFLAME" --threads=2 --collapse "$fp" | cksum)
-	[ "$a" = "$b" ] && echo "  perf script, 1 and 2 threads: same output" ||
-		echo "  perf script, 1 and 2 threads: DIFFERENT OUTPUT"
-fi
+for f in "$fu" $fp; do
+	a=$("$TFLAME" --threads=1 --collapse "$f" | cksum) b=$("$TFLAME" --threads=2 --collapse "$f" | cksum)
+	[ "$a" = "$b" ] && echo "  $(basename "$f"), 1 and 2 threads: same output" ||
+		echo "  $(basename "$f"), 1 and 2 threads: DIFFERENT OUTPUT"
+done
 
 echo
 echo "Time to first paint (process start to a complete first screen, 200x50 pty)"

@@ -379,8 +379,7 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 		lines_before += dg->lines;
 		any_free(&jobs[i].r);
 		if (i) {
-			tree_merge(t, &jobs[i].own);
-			tree_free(&jobs[i].own);
+			tree_merge_free(t, &jobs[i].own);
 		}
 	}
 	report_diag(m, name, &all);

@@ -100,6 +100,9 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
  * dst's new nodes come after its existing ones (first-appearance order is
  * kept). src is left unchanged. */
 void tree_merge(struct tree *dst, const struct tree *src);
+/* tree_merge, then tree_free(src); src's memory is released while merging,
+ * so that the peak stays near dst's final size. */
+void tree_merge_free(struct tree *dst, struct tree *src);
 
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. */
