@@ -96,6 +96,20 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TM
 "$TFLAME" --collapse "$T_TMP/big.folded" 2> "$T_TMP/err.pipe" | head -1 > /dev/null
 check "closed pipe: nothing on stderr" test ! -s "$T_TMP/err.pipe"
 
+# A real `perf record --call-graph dwarf` recording (minisearch built by gcc
+# without frame pointers, see bench/workload/README): unwound by DWARF, with
+# "(inlined)" frames. The total of the folded counts must equal the sum of
+# the periods on the event lines (counted here with awk, independently), and
+# DWARF unwinding must have recovered the callers of the hot leaf.
+D="$top_srcdir/tests/data/minisearch-dwarf.perf.gz"
+gunzip -c "$D" > "$T_TMP/dwarf.perf"
+want=$(awk '/cpu-clock/ { for (i = 1; i <= NF; i++) if ($i ~ /^cpu-clock/) s += $(i - 1) } END { printf "%d\n", s }' "$T_TMP/dwarf.perf")
+"$TFLAME" --collapse "$T_TMP/dwarf.perf" > "$T_TMP/dwarf.folded" 2> "$T_TMP/dwarf.err"
+got=$(awk '{ s += $NF } END { printf "%d\n", s }' "$T_TMP/dwarf.folded")
+check "dwarf recording: every sample's period is counted ($want)" test "$got" = "$want" -a ! -s "$T_TMP/dwarf.err"
+check "dwarf recording: callers unwound (main;corpus_generate;doc_generate)" \
+	grep -q '^ms_gcc;_start;__libc_start_main_impl;__libc_start_call_main;main;corpus_generate;doc_generate;' "$T_TMP/dwarf.folded"
+
 # Folded files are parsed in chunks on several threads: the result must be
 # the one-thread result, byte for byte. Sorted and shuffled stacks with
 # shared prefixes, so that chunks share nodes; one malformed line near the
