@@ -121,6 +121,18 @@ if ! have_rec && [ -z "${TFLAME_BENCH_PERF:-}" ] && command -v perf > /dev/null 
 		rm -f "$rec/minisearch.perf.tmp"
 	fi
 	rm -f "$rec/minisearch.data"
+	# A second, different recording: the gcc build without frame pointers,
+	# unwound by DWARF (other stacks, inlined frames, longer records).
+	if $CC -std=c11 -O2 -g -fomit-frame-pointer -o "$bin/minisearch-nofp" \
+		"$srcdir/bench/workload/minisearch.c" -lm &&
+	   perf record -q -F 999 --call-graph dwarf,16384 -o "$rec/dwarf.data" -- "$bin/minisearch-nofp" 1 > /dev/null 2>&1 &&
+	   perf script -i "$rec/dwarf.data" > "$rec/minisearch-dwarf.perf.tmp" 2> /dev/null &&
+	   [ -s "$rec/minisearch-dwarf.perf.tmp" ]; then
+		mv "$rec/minisearch-dwarf.perf.tmp" "$rec/minisearch-dwarf.perf.txt"
+	else
+		rm -f "$rec/minisearch-dwarf.perf.tmp"
+	fi
+	rm -f "$rec/dwarf.data"
 fi
 fp=''
 if have_rec; then
