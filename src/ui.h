@@ -14,6 +14,9 @@ struct ui_options {
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
 	const struct palette *palette;      /* NULL: the default (hot) */
 	const struct palette_rules *rules;  /* --color-rule, --palette-map; or NULL */
+	const char *bench_keys;     /* benchmarks: play this key script instead of
+	                               reading keys, then report per-key times on
+	                               stderr (see ui_bench_parse); NULL normally */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every
