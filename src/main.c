@@ -17,6 +17,7 @@
 #include "keymap.h"
 #include "load.h"
 #include "printer.h"
+#include "search.h"
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
@@ -26,7 +27,7 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_SEARCH
 };
 
 static const struct option long_options[] = {
@@ -37,6 +38,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "search", required_argument, NULL, OPT_SEARCH },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -73,6 +75,9 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"      --search=REGEX      start with a search (POSIX extended regex, case-\n"
+"                          insensitive unless REGEX has upper case); --print\n"
+"                          closes matching frames with * and adds a match line\n"
 "\n"
 "Input:\n"
 "  -f, --format=FORMAT     auto (default), folded or perf\n"
@@ -152,6 +157,7 @@ int main(int argc, char **argv)
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
 	bool stats = false;
+	const char *search_re = NULL;
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -182,6 +188,7 @@ int main(int argc, char **argv)
 				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
 			break;
 		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
+		case OPT_SEARCH: search_re = optarg; break;
 		case OPT_PID: lo.perf.pid = true; break;
 		case OPT_TID: lo.perf.tid = true; break;
 		case OPT_KERNEL: lo.perf.kernel = true; break;
@@ -201,6 +208,19 @@ int main(int argc, char **argv)
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 			return 2;
 		}
+	}
+
+	if (search_re) {
+		/* Checked before loading: a typo should not wait for a big file. */
+		struct tree empty;
+		char err[256];
+		tree_init(&empty);
+		tree_finalize(&empty, TREE_ORDER_NAME);
+		struct search *s = search_new(&empty, search_re, err, sizeof err);
+		if (!s)
+			usage_error("invalid --search regex: %s", err);
+		search_free(s);
+		tree_free(&empty);
 	}
 
 	char *stdin_only[] = { (char *)"-" };
@@ -246,8 +266,19 @@ int main(int argc, char **argv)
 				width = default_width();
 			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
 			                              .min_width = min_width };
+			struct search *s = search_re ? search_new(&t, search_re, NULL, 0) : NULL;
+			if (s) {
+				double s0 = seconds();
+				search_run(s, 0);
+				if (stats)
+					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
+					        (seconds() - s0) * 1e3, strtab_count(&t.names), tree_size(&t),
+					        search_count(s));
+				po.search = s;
+			}
 			if (printer_print(&t, &po, stdout) != 0)
 				rc = 1;
+			search_free(s);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;
@@ -260,6 +291,7 @@ int main(int argc, char **argv)
 			.orient = orient, .min_width = min_width,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.search = search_re, .stats = stats,
 		};
 		rc = ui_run(&t, &uo);
 		if (msgs.len)

@@ -3,6 +3,7 @@
 #ifndef TFLAME_UI_H
 #define TFLAME_UI_H
 
+#include <stdbool.h>
 #include "layout.h"
 #include "tree.h"
 
@@ -11,6 +12,8 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	const char *search;         /* a search to start with (--search), or NULL */
+	bool stats;                 /* at exit, time of search keystrokes on stderr */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every
