@@ -21,7 +21,7 @@ _tflame()
 		opt=${cur%%=*} prefix="$opt=" cur=${cur#*=}
 	else
 		case $prev in
-		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads) opt=$prev ;;
+		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | --search) opt=$prev ;;
 		esac
 	fi
 
@@ -29,7 +29,7 @@ _tflame()
 	case $opt in
 	-f | --format) values="auto folded perf" ;;
 	--sort) values="name weight input" ;;
-	-w | --width | --min-width | --event-filter | --threads) return 0 ;;  # a number or a name: nothing to offer
+	-w | --width | --min-width | --event-filter | --threads | --search) return 0 ;;  # a number, a name, a regex: nothing to offer
 	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
 	esac
 	if [[ -n $values ]]; then
@@ -48,7 +48,7 @@ _tflame()
 
 	if [[ -z $files_only && $cur == -* ]]; then
 		local o
-		for o in --collapse --print --width --inverted --sort --min-width \
+		for o in --collapse --print --width --inverted --sort --min-width --search \
 			--format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
 			--help --version -c -p -w -i -f -h -V; do
 			[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
