@@ -26,6 +26,8 @@ struct search {
 	char *pattern;
 	bool icase;
 	bool has_re;            /* false: exact name search (exact_id) */
+	bool literal;           /* pattern is plain ASCII text: substring test */
+	char *lit;              /* the pattern, lower case (icase literal) */
 	regex_t re;
 	strtab_id exact_id;
 
@@ -113,6 +115,18 @@ struct search *search_new(const struct tree *t, const char *pattern, char *err, 
 	s->icase = icase;
 	s->has_re = true;
 	s->re = re;
+	/* Plain ASCII text, the common case when typing a function name:
+	 * a substring test is ~20 times faster than glibc's regexec with
+	 * REG_ICASE in a UTF-8 locale, and means the same. */
+	s->literal = true;
+	for (const char *p = pattern; *p && s->literal; p++)
+		s->literal = *p >= 0x20 && *p < 0x7f && !strchr(".[]()*+?{}|^$\\", *p);
+	if (s->literal) {
+		s->lit = xstrdup(pattern);
+		for (char *p = s->lit; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+	}
 	return s;
 }
 
@@ -134,6 +148,7 @@ void search_free(struct search *s)
 	if (s->has_re)
 		regfree(&s->re);
 	free(s->pattern);
+	free(s->lit);
 	free(s->hit);
 	free(s->match);
 	free(s);
@@ -152,9 +167,47 @@ double search_progress(const struct search *s)
 	return s->done ? 1.0 : 0.9 * a + 0.1 * b;
 }
 
+/* Whether the ASCII text p[0..m) occurs in s[0..n), ASCII letters folded.
+ * (What REG_ICASE does for an ASCII pattern, but for the rare non-ASCII
+ * letters that fold to ASCII ones, such as the Kelvin sign.) */
+static bool find_ascii_icase(const char *s, size_t n, const char *p, size_t m)
+{
+	if (m > n)
+		return false;
+	unsigned char a = (unsigned char)p[0], b = a;
+	if (a >= 'a' && a <= 'z')
+		b = (unsigned char)(a - 'a' + 'A');
+	for (size_t i = 0; i + m <= n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c != a && c != b)
+			continue;
+		size_t k = 1;
+		while (k < m) {
+			unsigned char x = (unsigned char)s[i + k];
+			if (x >= 'A' && x <= 'Z')
+				x = (unsigned char)(x - 'A' + 'a');
+			if (x != (unsigned char)p[k])
+				break;
+			k++;
+		}
+		if (k == m)
+			return true;
+	}
+	return false;
+}
+
 static bool name_matches(const struct search *s, strtab_id id)
 {
 	const struct strtab *st = &s->t->names;
+	if (s->literal) {
+		size_t m = strlen(s->pattern), n = strtab_len(st, id);
+#ifndef REG_STARTEND
+		n = strnlen(strtab_str(st, id), n);    /* as regexec sees it */
+#endif
+		if (s->icase)
+			return find_ascii_icase(strtab_str(st, id), n, s->lit, m);
+		return memmem(strtab_str(st, id), n, s->pattern, m) != NULL;
+	}
 #ifdef REG_STARTEND
 	regmatch_t m[1];
 	m[0].rm_so = 0;

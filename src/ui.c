@@ -38,8 +38,14 @@
 /* Early getch() errors in a row taken as a lost terminal (EOF, EIO). */
 #define UI_MAX_ERRORS 100
 /* A search pass runs in slices of this length between keys, so typing
- * never waits for a whole pass on a big profile (about one frame). */
+ * never waits for a whole pass on a big profile (about one frame). The
+ * slice run by the key itself is shorter: the typed character shows at
+ * once, and a small profile's pass still fits in it. While a pass goes on,
+ * its progress is redrawn this often, not after every slice (a redraw
+ * costs about as much as a slice). */
 #define UI_SEARCH_SLICE_NS (12u * 1000u * 1000u)
+#define UI_SEARCH_FIRST_NS (4u * 1000u * 1000u)
+#define UI_PROGRESS_MS 100
 /* Searches remembered for Up/Down in the prompt. */
 #define UI_HISTORY_MAX 100
 /* First colour pair for frames; pair 1 is the ancestor rows. */
@@ -107,6 +113,9 @@ struct ui {
 	bool stats;
 	unsigned long nkeys;    /* prompt keystrokes timed (--stats) */
 	double keys_ms, keys_max_ms;
+	long pass_t0;           /* when the pending pass started (ms) */
+	unsigned long npasses;  /* passes finished, and their wall time */
+	double pass_max_ms, pass_last_ms;
 };
 
 /* ---- terminal state shared with the cleanup hook and signal handlers ---- */
@@ -517,6 +526,10 @@ static void search_work(struct ui *u, uint64_t budget_ns)
 	u->shown = u->pending;
 	u->pending = NULL;
 	search_release(u, old);
+	u->pass_last_ms = (double)(now_ms() - u->pass_t0);
+	if (u->pass_last_ms > u->pass_max_ms)
+		u->pass_max_ms = u->pass_last_ms;
+	u->npasses++;
 	if (u->jump_when_done) {
 		u->jump_when_done = false;
 		goto_match(u, +1, true);
@@ -537,7 +550,8 @@ static void search_start(struct ui *u, struct search *s)
 		u->jump_when_done = false;
 		return;
 	}
-	search_work(u, UI_SEARCH_SLICE_NS);
+	u->pass_t0 = now_ms();
+	search_work(u, UI_SEARCH_FIRST_NS);
 }
 
 /* exact: the name id of a `*` search (recalled unchanged, it stays an
@@ -1312,6 +1326,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	draw(u);
 
 	int errors = 0;
+	long last_draw = now_ms();
 	while (!u->quit && !ui_caught) {
 		/* While a pass is pending, getch only looks for a key and the
 		 * pass goes on in slices between keys. */
@@ -1323,8 +1338,11 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 			break;
 		if (ch == ERR && busy) {
 			search_work(u, UI_SEARCH_SLICE_NS);
-			relayout(u);
-			draw(u);
+			if (!u->pending || now_ms() - last_draw >= UI_PROGRESS_MS) {
+				relayout(u);
+				draw(u);
+				last_draw = now_ms();
+			}
 			continue;
 		}
 		if (ch == ERR) {
@@ -1347,6 +1365,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		handle_key(u, ch);
 		if (!u->quit)
 			draw(u);
+		last_draw = now_ms();
 		if (timed) {
 			/* A keystroke of the prompt: key to screen, slice included. */
 			clock_gettime(CLOCK_MONOTONIC, &k1);
@@ -1372,8 +1391,9 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	if (lost)
 		fputs("tflame: lost the terminal\n", stderr);
 	if (u->stats && u->nkeys)
-		fprintf(stderr, "search_keys %lu mean_ms %.2f max_ms %.2f\n", u->nkeys,
-		        u->keys_ms / (double)u->nkeys, u->keys_max_ms);
+		fprintf(stderr, "search_keys %lu mean_ms %.2f max_ms %.2f passes %lu pass_max_ms %.0f "
+		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
+		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
 	layout_free(&u->lay);
 	struct search *held[] = { u->shown, u->pending, u->before };

@@ -174,6 +174,30 @@ static void test_case_and_bytes(void)
 	is_int((long long)search_total(s, TREE_ROOT).u, 16, "invalid UTF-8 in a name: matched, no failure");
 	search_free(s);
 
+	/* Plain text takes a substring test instead of regexec: both ways
+	 * must agree ("fo[o]" forces the regex path). */
+	struct search *lit = run(&t, "foo"), *re = run(&t, "fo[o]");
+	is_int((long long)search_total(lit, TREE_ROOT).u, (long long)search_total(re, TREE_ROOT).u,
+	       "plain text and regex agree, case-insensitive (7)");
+	search_free(lit);
+	search_free(re);
+	lit = run(&t, "FOO");
+	re = run(&t, "F[O]O");
+	is_int((long long)search_total(lit, TREE_ROOT).u, 4, "plain text FOO: case-sensitive, FOO_bar only");
+	is_int((long long)search_total(re, TREE_ROOT).u, 4, "regex F[O]O: the same");
+	search_free(lit);
+	search_free(re);
+	s = run(&t, "y");
+#ifdef REG_STARTEND
+	is_int((long long)search_total(s, TREE_ROOT).u, 8, "plain text looks past a NUL in a name, as regexec");
+#else
+	is_int((long long)search_total(s, TREE_ROOT).u, 0, "plain text stops at a NUL in a name, as regexec");
+#endif
+	search_free(s);
+	s = run(&t, "o_b");
+	is_int((long long)search_total(s, TREE_ROOT).u, 4, "plain text in the middle of a name");
+	search_free(s);
+
 	char *q = search_quote("a.b[c]{d}|e(f)*+?^$\\g", 21);
 	is_str(q, "^a\\.b\\[c\\]\\{d\\}\\|e\\(f\\)\\*\\+\\?\\^\\$\\\\g$", "quote escapes every ERE metacharacter");
 	s = run(&t, q);
