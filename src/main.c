@@ -27,7 +27,7 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_SEARCH
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS, OPT_SEARCH
 };
 
 static const struct option long_options[] = {
@@ -52,6 +52,7 @@ static const struct option long_options[] = {
 	/* undocumented, for tests and benchmarks */
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "list-keys", no_argument, NULL, OPT_LIST_KEYS },
+	{ "bench-keys", required_argument, NULL, OPT_BENCH_KEYS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -88,7 +89,7 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
-"      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
+"      --threads=N         parse big files on N threads (default: all CPUs)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
@@ -158,6 +159,7 @@ int main(int argc, char **argv)
 	int width = 0, min_width = 1;
 	bool stats = false;
 	const char *search_re = NULL;
+	const char *bench_keys = NULL;
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -201,6 +203,7 @@ int main(int argc, char **argv)
 			lo.threads_forced = true;
 			break;
 		case OPT_STATS: stats = true; break;
+		case OPT_BENCH_KEYS: bench_keys = optarg; break;
 		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("tflame %s\n", PACKAGE_VERSION); return 0;
@@ -253,8 +256,10 @@ int main(int argc, char **argv)
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
-		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 " load_s %.3f finalize_s %.3f\n",
-		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks, t1 - t0, t2 - t1);
+		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
+		        " load_s %.3f finalize_s %.3f\n",
+		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), strtab_bytes(&t.names),
+		        t.stacks, t1 - t0, t2 - t1);
 
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
@@ -291,6 +296,7 @@ int main(int argc, char **argv)
 			.orient = orient, .min_width = min_width,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.bench_keys = bench_keys,
 			.search = search_re, .stats = stats,
 		};
 		rc = ui_run(&t, &uo);

@@ -12,6 +12,9 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	const char *bench_keys;     /* benchmarks: play this key script instead of
+	                               reading keys, then report per-key times on
+	                               stderr (see ui_bench_parse); NULL normally */
 	const char *search;         /* a search to start with (--search), or NULL */
 	bool stats;                 /* at exit, time of search keystrokes on stderr */
 };
