@@ -19,7 +19,7 @@
 
 /* Clock reads are not free: look at it every this many names / nodes. */
 #define NAMES_PER_CHECK 256u
-#define NODES_PER_CHECK 65536u
+#define NODES_PER_CHECK 16384u
 
 struct search {
 	const struct tree *t;

@@ -1194,10 +1194,16 @@ static void dispatch(struct ui *u, enum keymap_action act)
 	case KEYMAP_SEARCH: open_prompt(u); break;
 	case KEYMAP_SEARCH_NEXT:
 	case KEYMAP_SEARCH_PREV:
-		if (u->pending)     /* an explicit request: finish the pass now */
+	{
+		/* An explicit request: finish the pass now. If that makes the
+		 * jump an accepted search was waiting for, this key was it. */
+		bool waiting = u->pending && u->jump_when_done;
+		if (u->pending)
 			search_work(u, 0);
-		goto_match(u, act == KEYMAP_SEARCH_NEXT ? +1 : -1, false);
+		if (!waiting)
+			goto_match(u, act == KEYMAP_SEARCH_NEXT ? +1 : -1, false);
 		break;
+	}
 	case KEYMAP_SEARCH_NAME: search_selected_name(u); break;
 	case KEYMAP_SEARCH_CLEAR: search_clear(u); break;
 	case KEYMAP_PROMPT_ACCEPT: case KEYMAP_PROMPT_CANCEL: case KEYMAP_PROMPT_HISTORY:

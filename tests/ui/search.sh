@@ -244,6 +244,23 @@ expect "--search is in the history" tm_wait_line 29 "/leaf  1 match"
 tm_keys Escape q
 expect "quits" tm_wait_grep '^rc=0$'
 
+# ---- a pass longer than a slice: 300,000 distinct names ----
+# Matching runs in slices between keys; the whole pattern typed in one burst
+# must still end with the right result. fn_1999[0-9] (a regex: the slow
+# path) matches fn_19990..fn_19999 and fn_199900..fn_199999: 10 + 100.
+awk 'BEGIN { for (i = 1; i <= 300000; i++) printf "root;fn_%d 1\n", i }' >"$T_TMP/many.folded"
+tm_run "clear; $(q "$TFLAME") $(q "$T_TMP/many.folded"); echo rc=\$?"
+expect "300,000 names: opens" status_is "all${SEP}300,000 samples"
+tm_keys /
+tm_type 'fn_1999[0-9]'
+expect "typed in one burst: every key taken, the sliced pass ends with 110 matches" \
+	tm_wait_line 29 '/fn_1999[0-9]  110 matches'
+tm_keys Enter
+expect "Enter: the first match, fn_19990 (name order), 110 samples of 300,000" \
+	status_is "/fn_1999[0-9]/  match 1 of 110${SEP}0.04% of samples"
+tm_keys q
+expect "quits" tm_wait_grep '^rc=0$'
+
 # ---- without colour: matches still stand out ----
 tm_run "clear; NO_COLOR=1 $(q "$TFLAME") --search=beta $(q "$F"); echo rc=\$?"
 expect "NO_COLOR: beta selected" status_is "/beta/  match 1 of 1${SEP}30.00% of samples"
