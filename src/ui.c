@@ -262,12 +262,6 @@ static void colours_init(struct ui *u)
 		u->ancestor_attr |= COLOR_PAIR(UI_PAIR_ANCESTOR);
 	else if (u->depth == PALETTE_8 && init_pair(UI_PAIR_ANCESTOR, COLOR_BLACK, COLOR_WHITE) != ERR)
 		u->ancestor_attr |= COLOR_PAIR(UI_PAIR_ANCESTOR);
-	/* Search matches: magenta as in flamegraph.pl's search (no hue of the
-	 * hot palette), cyan with 8 colours (hot uses red, yellow, magenta);
-	 * bold and underline carry it without colour. */
-	u->match_attr = A_BOLD | A_UNDERLINE;
-	if (u->depth != PALETTE_MONO)
-		u->match_attr |= COLOR_PAIR(pair_for(u, u->depth == PALETTE_256 ? 201 : COLOR_CYAN));
 }
 
 static attr_t frame_attr(struct ui *u, tree_idx i)
@@ -440,6 +434,16 @@ static void on_resize(struct ui *u)
 }
 
 /* ---- search ---- */
+
+/* Search matches: magenta as in flamegraph.pl's search (no hue of the hot
+ * palette), cyan with 8 colours (hot uses red, yellow, magenta); bold and
+ * underline carry it without colour. After colours_init. */
+static void search_colours(struct ui *u)
+{
+	u->match_attr = A_BOLD | A_UNDERLINE;
+	if (u->depth != PALETTE_MONO)
+		u->match_attr |= COLOR_PAIR(pair_for(u, u->depth == PALETTE_256 ? 201 : COLOR_CYAN));
+}
 
 static void search_release(struct ui *u, struct search *s)
 {
@@ -1429,6 +1433,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	layout_init(&u->lay);
 	set_notice(u, o->notice);
 	colours_init(u);
+	search_colours(u);
 
 	on_resize(u);
 	span_middle(u, u->sel);
