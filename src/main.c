@@ -18,6 +18,7 @@
 #include "load.h"
 #include "palette.h"
 #include "printer.h"
+#include "search.h"
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
@@ -28,7 +29,7 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS,
-	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
 };
 
 static const struct option long_options[] = {
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
 	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
+	{ "search", required_argument, NULL, OPT_SEARCH },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -79,6 +81,9 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"      --search=REGEX      start with a search (POSIX extended regex, case-\n"
+"                          insensitive unless REGEX has upper case); --print\n"
+"                          closes matching frames with * and adds a match line\n"
 "\n"
 "Colours:\n"
 "      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
@@ -171,6 +176,7 @@ int main(int argc, char **argv)
 	const struct palette *pal = NULL;
 	struct palette_rules *rules = NULL;
 	char err[512];
+	const char *search_re = NULL;
 	const char *bench_keys = NULL;
 	int c;
 
@@ -224,6 +230,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_SEARCH: search_re = optarg; break;
 		case OPT_PID: lo.perf.pid = true; break;
 		case OPT_TID: lo.perf.tid = true; break;
 		case OPT_KERNEL: lo.perf.kernel = true; break;
@@ -244,6 +251,18 @@ int main(int argc, char **argv)
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 			return 2;
 		}
+	}
+
+	if (search_re) {
+		/* Checked before loading: a typo should not wait for a big file. */
+		struct tree empty;
+		tree_init(&empty);
+		tree_finalize(&empty, TREE_ORDER_NAME);
+		struct search *s = search_new(&empty, search_re, err, sizeof err);
+		if (!s)
+			usage_error("invalid --search regex: %s", err);
+		search_free(s);
+		tree_free(&empty);
 	}
 
 	char *stdin_only[] = { (char *)"-" };
@@ -291,8 +310,19 @@ int main(int argc, char **argv)
 				width = default_width();
 			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
 			                              .min_width = min_width };
+			struct search *s = search_re ? search_new(&t, search_re, NULL, 0) : NULL;
+			if (s) {
+				double s0 = seconds();
+				search_run(s, 0);
+				if (stats)
+					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
+					        (seconds() - s0) * 1e3, strtab_count(&t.names), tree_size(&t),
+					        search_count(s));
+				po.search = s;
+			}
 			if (printer_print(&t, &po, stdout) != 0)
 				rc = 1;
+			search_free(s);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;
@@ -307,6 +337,7 @@ int main(int argc, char **argv)
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
+			.search = search_re, .stats = stats,
 		};
 		rc = ui_run(&t, &uo);
 		if (msgs.len)
