@@ -198,6 +198,30 @@ static void test_case_and_bytes(void)
 	is_int((long long)search_total(s, TREE_ROOT).u, 4, "plain text in the middle of a name");
 	search_free(s);
 
+	/* Alternatives of plain text, anchored or not, also skip regexec.
+	 * Each is worked out by hand from the powers of two above (Foo 1,
+	 * foo 2, FOO_bar 4, x\0y 8, \xff\xfez 16, a.b... 32, aXb... 64), and
+	 * checked against the same pattern inside a group, which regexec
+	 * takes. */
+	static const struct { const char *lit, *re; long long want; } alts[] = {
+		{ "^foo$|z", "(^foo$|z)", 2 + 1 + 16 },     /* icase: Foo, foo; z */
+		{ "^FOO", "(^FOO)", 4 },
+		{ "bar$|^x", "(bar$|^x)", 4 + 8 },
+		{ "^a\\.b", "(^a\\.b)", 32 },             /* \. is a dot */
+		{ "^a.b", "(^a.b)", 32 + 64 },              /* . is any: regexec */
+		{ "Foo|FOO", "(Foo|FOO)", 1 + 4 },
+		{ "\\\\g$", "(\\\\g$)", 32 + 64 },        /* \\ is a backslash */
+	};
+	for (size_t k = 0; k < sizeof alts / sizeof alts[0]; k++) {
+		lit = run(&t, alts[k].lit);
+		re = run(&t, alts[k].re);
+		ok(lit && re && search_total(lit, TREE_ROOT).u == (uint64_t)alts[k].want &&
+		   search_total(re, TREE_ROOT).u == (uint64_t)alts[k].want,
+		   "'%s' and '%s' both match %lld", alts[k].lit, alts[k].re, alts[k].want);
+		search_free(lit);
+		search_free(re);
+	}
+
 	char *q = search_quote("a.b[c]{d}|e(f)*+?^$\\g", 21);
 	is_str(q, "^a\\.b\\[c\\]\\{d\\}\\|e\\(f\\)\\*\\+\\?\\^\\$\\\\g$", "quote escapes every ERE metacharacter");
 	s = run(&t, q);
