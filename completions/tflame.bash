@@ -21,7 +21,8 @@ _tflame()
 		opt=${cur%%=*} prefix="$opt=" cur=${cur#*=}
 	else
 		case $prev in
-		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads) opt=$prev ;;
+		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | --search | \
+			--colors | --color-rule | --palette-map) opt=$prev ;;
 		esac
 	fi
 
@@ -29,7 +30,23 @@ _tflame()
 	case $opt in
 	-f | --format) values="auto folded perf" ;;
 	--sort) values="name weight input" ;;
-	-w | --width | --min-width | --event-filter | --threads) return 0 ;;  # a number or a name: nothing to offer
+	--colors) values="hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange" ;;
+	--color-rule) return 0 ;;  # REGEX=COLOR: nothing sensible to offer
+	--palette-map)
+		# A file name, also after "--palette-map=" (no prefix: readline
+		# replaces only the text after the '=' when '=' breaks words).
+		if [[ -n $prefix ]]; then
+			local IFS=$'\n' f
+			for f in $(compgen -f -- "$cur"); do COMPREPLY+=("$prefix$f"); done
+		elif declare -F _filedir > /dev/null; then
+			_filedir
+		else
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return 0
+		;;
+	-w | --width | --min-width | --event-filter | --threads | --search) return 0 ;;  # a number, a name, a regex: nothing to offer
 	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
 	esac
 	if [[ -n $values ]]; then
@@ -48,8 +65,8 @@ _tflame()
 
 	if [[ -z $files_only && $cur == -* ]]; then
 		local o
-		for o in --collapse --print --width --inverted --sort --min-width \
-			--format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
+		for o in --collapse --print --width --inverted --sort --min-width --search \
+			--colors --color-rule --palette-map --format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
 			--help --version -c -p -w -i -f -h -V; do
 			[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
 		done

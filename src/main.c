@@ -16,7 +16,9 @@
 #include <unistd.h>
 #include "keymap.h"
 #include "load.h"
+#include "palette.h"
 #include "printer.h"
+#include "search.h"
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
@@ -26,7 +28,8 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS,
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
 };
 
 static const struct option long_options[] = {
@@ -37,6 +40,10 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
+	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
+	{ "search", required_argument, NULL, OPT_SEARCH },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -50,6 +57,7 @@ static const struct option long_options[] = {
 	/* undocumented, for tests and benchmarks */
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "list-keys", no_argument, NULL, OPT_LIST_KEYS },
+	{ "bench-keys", required_argument, NULL, OPT_BENCH_KEYS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -73,6 +81,19 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"      --search=REGEX      start with a search (POSIX extended regex, case-\n"
+"                          insensitive unless REGEX has upper case); --print\n"
+"                          closes matching frames with * and adds a match line\n"
+"\n"
+"Colours:\n"
+"      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
+"                          perl, python, rust, red, green, blue, aqua, yellow,\n"
+"                          purple or orange (flamegraph.pl's palettes)\n"
+"      --color-rule=REGEX=COLOR  frames whose name matches REGEX get COLOR: a\n"
+"                          hue (red, green, blue, aqua, yellow, purple, orange,\n"
+"                          grey, hot, mem, io) or #rrggbb; repeatable, first wins\n"
+"      --palette-map=FILE  exact colours per name, NAME->rgb(R,G,B) lines as\n"
+"                          flamegraph.pl --cp writes palette.map\n"
 "\n"
 "Input:\n"
 "  -f, --format=FORMAT     auto (default), folded or perf\n"
@@ -83,7 +104,7 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
-"      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
+"      --threads=N         parse big files on N threads (default: all CPUs)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
@@ -152,6 +173,11 @@ int main(int argc, char **argv)
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
 	bool stats = false;
+	const struct palette *pal = NULL;
+	struct palette_rules *rules = NULL;
+	char err[512];
+	const char *search_re = NULL;
+	const char *bench_keys = NULL;
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -182,6 +208,29 @@ int main(int argc, char **argv)
 				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
 			break;
 		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
+		case OPT_COLORS:
+			if (!(pal = palette_find(optarg))) {
+				char names[256], safe[64];
+				text_sanitize(optarg, strlen(optarg), safe, sizeof safe);
+				usage_error("invalid --colors '%s' (%s)", safe, palette_names(names, sizeof names));
+			}
+			break;
+		case OPT_COLOR_RULE:
+			if (!rules)
+				rules = palette_rules_new();
+			if (palette_rules_add(rules, optarg, err, sizeof err) != 0)
+				usage_error("%s", err);
+			break;
+		case OPT_PALETTE_MAP:
+			if (!rules)
+				rules = palette_rules_new();
+			if (palette_rules_load_map(rules, optarg, err, sizeof err) != 0) {
+				fprintf(stderr, "tflame: %s\n", err);
+				palette_rules_free(rules);
+				return 2;
+			}
+			break;
+		case OPT_SEARCH: search_re = optarg; break;
 		case OPT_PID: lo.perf.pid = true; break;
 		case OPT_TID: lo.perf.tid = true; break;
 		case OPT_KERNEL: lo.perf.kernel = true; break;
@@ -194,6 +243,7 @@ int main(int argc, char **argv)
 			lo.threads_forced = true;
 			break;
 		case OPT_STATS: stats = true; break;
+		case OPT_BENCH_KEYS: bench_keys = optarg; break;
 		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("tflame %s\n", PACKAGE_VERSION); return 0;
@@ -201,6 +251,18 @@ int main(int argc, char **argv)
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 			return 2;
 		}
+	}
+
+	if (search_re) {
+		/* Checked before loading: a typo should not wait for a big file. */
+		struct tree empty;
+		tree_init(&empty);
+		tree_finalize(&empty, TREE_ORDER_NAME);
+		struct search *s = search_new(&empty, search_re, err, sizeof err);
+		if (!s)
+			usage_error("invalid --search regex: %s", err);
+		search_free(s);
+		tree_free(&empty);
 	}
 
 	char *stdin_only[] = { (char *)"-" };
@@ -236,8 +298,10 @@ int main(int argc, char **argv)
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
-		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 " load_s %.3f finalize_s %.3f\n",
-		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks, t1 - t0, t2 - t1);
+		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
+		        " load_s %.3f finalize_s %.3f\n",
+		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), strtab_bytes(&t.names),
+		        t.stacks, t1 - t0, t2 - t1);
 
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
@@ -249,8 +313,19 @@ int main(int argc, char **argv)
 				width = default_width();
 			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
 			                              .min_width = min_width };
+			struct search *s = search_re ? search_new(&t, search_re, NULL, 0) : NULL;
+			if (s) {
+				double s0 = seconds();
+				search_run(s, 0);
+				if (stats)
+					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
+					        (seconds() - s0) * 1e3, strtab_count(&t.names), tree_size(&t),
+					        search_count(s));
+				po.search = s;
+			}
 			if (printer_print(&t, &po, stdout) != 0)
 				rc = 1;
+			search_free(s);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;
@@ -264,12 +339,16 @@ int main(int argc, char **argv)
 			.orient = orient, .min_width = min_width,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.palette = pal, .rules = rules,
+			.bench_keys = bench_keys,
+			.search = search_re, .stats = stats,
 		};
 		rc = ui_run(&t, &uo);
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	}
 	load_messages_free(&msgs);
+	palette_rules_free(rules);
 	tree_free(&t);
 	return rc;
 }

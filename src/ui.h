@@ -3,7 +3,9 @@
 #ifndef TFLAME_UI_H
 #define TFLAME_UI_H
 
+#include <stdbool.h>
 #include "layout.h"
+#include "palette.h"
 #include "tree.h"
 
 struct ui_options {
@@ -11,6 +13,13 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	const struct palette *palette;      /* NULL: the default (hot) */
+	const struct palette_rules *rules;  /* --color-rule, --palette-map; or NULL */
+	const char *bench_keys;     /* benchmarks: play this key script instead of
+	                               reading keys, then report per-key times on
+	                               stderr (see ui_bench_parse); NULL normally */
+	const char *search;         /* a search to start with (--search), or NULL */
+	bool stats;                 /* at exit, time of search keystrokes on stderr */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

@@ -120,7 +120,7 @@ expect "k: E2 (alternate screen off, clear, home) shown, not obeyed" \
 expect_state "zoomed: tmux state unchanged" 1
 tm_keys '?'
 expect "?: help screen" tm_wait_grep 'quit'
-tm_keys Space
+tm_keys Enter   # not a help-scrolling key: closes the help, does nothing else
 expect "help closed" tm_wait_prefix 29 "^[[?1049l^[[2J^[[H${SEP}40 samples"
 tm_keys u j h h
 expect "u j h h: O0 (OSC 0 title) in the status line" tm_wait_prefix 29 "^[]0;PWNED-TITLE^G${SEP}12 samples"
