@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "layout.h"
 #include "printer.h"
+#include "search.h"
 #include "text.h"
 #include "tree.h"
 
@@ -48,12 +49,27 @@ static void fuzz_use_tree(struct tree *t, unsigned sel)
 		tree_write_folded(t, null);
 	static const int widths[] = { 1, 2, 3, 7, 80, 253 };
 	tree_idx n = (tree_idx)tree_size(t);
+	/* A search for the exact name of a fuzzed frame (quoting, NUL bytes,
+	 * invalid UTF-8 in the regex), finished, then used by --print. */
+	struct search *srch = NULL;
+	if (n > 1) {
+		tree_idx pick = 1 + (tree_idx)(sel % (n - 1));
+		srch = search_new_exact(t, t->nodes[pick].name);
+		search_run(srch, 0);
+		if (!search_done(srch) || !search_matches(srch, pick) || search_count(srch) == 0)
+			abort();
+		for (tree_idx i = search_first(srch); i != TREE_NONE; i = search_next(srch, i))
+			if (!search_matches(srch, i) || search_ordinal(srch, i) == 0)
+				abort();
+		search_total(srch, TREE_ROOT);
+	}
 	tree_idx zooms[3] = { TREE_ROOT, n > 1 ? 1 : 0, n > 2 ? (tree_idx)(sel % n) : 0 };
 	for (int z = 0; z < 3; z++) {
 		struct printer_options po = {
 			.width = widths[(sel / 3 + (unsigned)z) % 6],
 			.orient = z & 1 ? LAYOUT_FLAME : LAYOUT_ICICLE,
 			.zoom = zooms[z], .min_width = 1 + (int)((sel >> 4) & 1),
+			.search = z == 1 ? srch : NULL,
 		};
 		printer_print(t, &po, null);
 		struct layout l;
@@ -74,6 +90,7 @@ static void fuzz_use_tree(struct tree *t, unsigned sel)
 		layout_scroll_to(&p, tree_depth(t, n - 1));
 		layout_free(&l);
 	}
+	search_free(srch);
 	char out[TEXT_FIT_BYTES(40)];
 	for (tree_idx i = 0; i < n && i < 64; i++) {
 		const char *s = tree_name(t, i);
