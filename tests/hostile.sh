@@ -346,6 +346,28 @@ else
 fi
 chmod 700 "$D"
 
+# ---- streaming stdin keeps memory to the tree, not the stream ----
+# The same 1,000 stacks repeated: 5 MB and then 50 MB through a pipe give
+# the same tree, so the peak RSS (GNU time's %M, KB) may not grow with the
+# stream; 4 MB of slack for allocator noise (a kept stream would add 45).
+if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+	awk 'BEGIN { for (i = 0; i < 1000; i++) printf "main;m%d;f%d;leaf%d %d\n", i % 10, i % 100, i, i % 7 + 1 }' > "$D/block"
+	rss() { # MB of stream -> peak RSS in KB
+		awk -v n="$1" 'BEGIN { while ((getline l < ARGV[1]) > 0) b = b l "\n"; ARGV[1] = ""
+			for (i = 0; i < n * 1000000 / length(b); i++) printf "%s", b }' "$D/block" |
+			/usr/bin/time -f %M -o "$D/rss" "$TFLAME" --collapse > "$D/out" 2> "$D/err"
+		tail -1 "$D/rss"
+	}
+	small=$(rss 5) big=$(rss 50)
+	if [ "$big" -le $((small + 4096)) ] && [ "$(wc -l < "$D/out")" -eq 1000 ]; then
+		pass "streaming stdin: peak RSS ${small} KB for 5 MB, ${big} KB for 50 MB"
+	else
+		fail "streaming stdin: memory follows the tree" "5 MB: $small KB, 50 MB: $big KB, $(wc -l < "$D/out") stacks"
+	fi
+else
+	skip "streaming stdin: memory follows the tree" "no GNU time"
+fi
+
 # ---- output to a closed pipe, SIGPIPE ignored (EPIPE): quiet ----
 awk 'BEGIN { for (i = 0; i < 300000; i++) printf "s%d 1\n", i }' > "$D/many"
 rc=$( (trap '' PIPE; "$TFLAME" --collapse "$D/many" 2> "$D/err"; echo $? > "$D/rc") | head -1 > /dev/null; cat "$D/rc")
