@@ -24,7 +24,12 @@ static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 	if (t->frac) {
 		if (!(total.f > 0.0))
 			return 0;
-		double c = floor(x.f * (double)w / total.f);
+		/* Sums of doubles round differently along different paths (a
+		 * chart's offsets are running times, its totals sums per
+		 * subtree), so a boundary that is exactly a column edge can land
+		 * a hair either side of it for two neighbours: they would share
+		 * a column. Values within 1e-6 of a column below count as it. */
+		double c = floor(x.f * (double)w / total.f + 1e-6);
 		/* !(c >= 0) also catches NaN (inf / inf), which (int) must not see. */
 		return !(c >= 0) ? 0 : c > w ? w : (int)c;
 	}
