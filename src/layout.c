@@ -36,7 +36,9 @@ static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 	if (total.u == 0)
 		return 0;
 #ifdef __SIZEOF_INT128__
-	return (int)((unsigned __int128)x.u * (unsigned)w / total.u);
+	/* x > total only in a tree whose sums saturated (tree.h). */
+	unsigned __int128 c = (unsigned __int128)x.u * (unsigned)w / total.u;
+	return c > (unsigned)w ? w : (int)c;
 #else
 	long double c = floorl((long double)x.u * w / total.u);
 	return c > w ? w : (int)c;
@@ -61,8 +63,8 @@ static void cols_inside(const struct tree *t, const struct layout_params *p, tre
 	tree_count x1 = x0;
 	if (t->frac)
 		x1.f += n->total.f;
-	else
-		x1.u += n->total.u;   /* <= z's total: no overflow */
+	else    /* saturates: offsets and totals of a saturated tree are clamped */
+		x1.u = x1.u > UINT64_MAX - n->total.u ? UINT64_MAX : x1.u + n->total.u;
 	*c0 = col_of(t, x0, z->total, p->width);
 	*c1 = col_of(t, x1, z->total, p->width);
 }
@@ -151,6 +153,10 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 	 * end(i) skips i's subtree, so no stack is needed. */
 	tree_idx end = tree_end(t, p->zoom);
 	unsigned narrow = 0;    /* narrow siblings in a row */
+	/* Where the last span of each row ends. Spans of a row come left to
+	 * right and never overlap, except in a tree whose sums saturated at
+	 * UINT64_MAX (clamped offsets pile up): those are cut to fit. */
+	int *row_end = xcalloc((size_t)p->height, sizeof *row_end);
 	for (tree_idx i = p->zoom; i < end;) {
 		l->visited++;
 		int c0, c1;
@@ -165,10 +171,17 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 		narrow = 0;
 		uint32_t level = tree_depth(t, i);
 		int row = layout_row_of_level(p, level);
-		if (row >= 0)
-			push_span(l, i, level, row, c0, c1, LAYOUT_FRAME);
+		if (row >= 0) {
+			if (c0 < row_end[row])
+				c0 = row_end[row];
+			if (c1 - c0 >= minw) {
+				push_span(l, i, level, row, c0, c1, LAYOUT_FRAME);
+				row_end[row] = c1;
+			}
+		}
 		i = (uint64_t)level < last_level ? i + 1 : tree_end(t, i);
 	}
+	free(row_end);
 
 	/* Stable counting sort by row; within a row preorder is left to right. */
 	size_t *cnt = l->row_start;
