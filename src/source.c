@@ -40,8 +40,8 @@ struct source {
  * A mapped file that another program truncates makes every access past its
  * new end raise SIGBUS. The handler maps zero pages over the rest of the
  * mapping and returns, so the interrupted reader (any thread, any depth:
- * strtab, tree) simply goes on, sees NUL bytes (a malformed last line at
- * most) and nothing is left half-updated, which a siglongjmp out of the
+ * strtab, tree) simply goes on, sees NUL bytes (the line it was on may
+ * come out with NULs in its names) and nothing is left half-updated, which a siglongjmp out of the
  * middle of an insertion could not promise. source_next then ends the input
  * and source_shrank reports it. mmap is a plain system call on the systems
  * we map files on (Linux, BSD), though POSIX does not list it as
@@ -55,19 +55,20 @@ static struct guard {
 } guards[GUARDS];
 static struct sigaction old_bus;
 static int guards_used;
+static size_t guard_page;      /* sysconf is not async-signal-safe: asked once */
 
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;
 	(void)ctx;
 	char *a = si->si_addr;
-	long pg = sysconf(_SC_PAGESIZE);
+	size_t pg = guard_page;
 	for (int k = 0; k < GUARDS && pg > 0; k++) {
 		char *m = guards[k].addr;
 		size_t len = guards[k].len;
 		if (!m || a < m || a >= m + len)
 			continue;
-		char *from = m + (size_t)(a - m) / (size_t)pg * (size_t)pg;
+		char *from = m + (size_t)(a - m) / pg * pg;
 		if (mmap(from, len - (size_t)(from - m), PROT_READ,
 		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
 			guards[k].hit = 1;
@@ -84,6 +85,8 @@ static int guard_add(char *m, size_t len)
 		if (guards[k].addr)
 			continue;
 		if (guards_used++ == 0) {
+			long pg = sysconf(_SC_PAGESIZE);
+			guard_page = pg > 0 ? (size_t)pg : 4096;
 			struct sigaction sa;
 			memset(&sa, 0, sizeof sa);
 			sa.sa_sigaction = on_sigbus;
