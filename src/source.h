@@ -23,7 +23,8 @@ struct source *source_open(const char *path, char *err, size_t errsize);
  * newlines (/dev/zero) neither exhausts memory nor reads forever. A mapped
  * file that shrinks while it is read (SIGBUS) ends early: the block being
  * read shows NUL bytes past the new end (so the line under the reader at
- * that instant may come out with NUL bytes), see source_shrank. *buf
+ * that instant may come out with NUL bytes, or be taken for the line
+ * before it), see source_shrank. *buf
  * stays valid until the next call (it is "" when 0 or -1 is returned). */
 #define SOURCE_MAX_LINE ((size_t)64 << 20)
 ssize_t source_next(struct source *s, const char **buf);
