@@ -382,8 +382,11 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	struct perf_reader *pr_ = NULL;
 	if (fmt == SNIFF_PERF)
 		pr_ = perf_reader_new(t, &o->perf);
-	else
+	else {
 		fr = folded_reader_new(t);
+		if (o->before)
+			folded_reader_set_before(fr, o->before);
+	}
 	int rc = 0;
 	while (n > 0) {
 		if (pr_)
