@@ -17,7 +17,7 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 	struct layout_params p = {
 		.zoom = o->zoom, .width = width,
 		.height = maxdepth >= (uint32_t)INT32_MAX - 1 ? INT32_MAX : (int)maxdepth + 1,
-		.orient = LAYOUT_ICICLE, .scroll = 0, .min_width = o->min_width < 1 ? 1 : o->min_width,
+		.orient = LAYOUT_ICICLE, .scroll = o->no_ancestors ? tree_depth(t, o->zoom) : 0, .min_width = o->min_width < 1 ? 1 : o->min_width,
 	};
 	struct layout l;
 	layout_init(&l);
@@ -29,7 +29,8 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 
 	char count[64];
 	tree_format_count(t, t->nodes[o->zoom].total, count, sizeof count);
-	int rc = fprintf(out, "all: %s samples\n", count) < 0 ? -1 : 0;
+	int rc = (o->header ? fprintf(out, "%s\n", o->header)
+	                    : fprintf(out, "all: %s samples\n", count)) < 0 ? -1 : 0;
 
 	/* Per span at most 12 bytes a column of label (text.h) plus padding. */
 	size_t linecap = (size_t)width * 21 + 64;

@@ -3,7 +3,10 @@
 #ifndef TFLAME_UI_H
 #define TFLAME_UI_H
 
+#include <stdbool.h>
 #include "layout.h"
+#include "toptable.h"
+#include "transform.h"
 #include "tree.h"
 
 struct ui_options {
@@ -11,6 +14,13 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	/* Views: the transform stack whose current tree is the t of ui_run
+	 * (NULL: no transforms, t is browsed as it is). With diff, its second
+	 * tree is BEFORE and frames are coloured by their change. */
+	struct transform_stack *views;
+	bool diff, negate, normalize;
+	bool table;                 /* start in the top table */
+	enum toptable_key table_sort;
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every
