@@ -21,9 +21,13 @@
 #include <curses.h>
 #endif
 
+#include "diff.h"
 #include "keymap.h"
 #include "palette.h"
+#include "prompt.h"
+#include "tableview.h"
 #include "text.h"
+#include "transform.h"
 #include "xalloc.h"
 
 /* Below this the graph is replaced by "terminal too small". */
@@ -40,9 +44,14 @@
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_FIRST 2
 
+/* What a prompt's text is for. */
+enum { UI_PROMPT_HIDE, UI_PROMPT_FILTER };
+
 enum ui_mode {
 	UI_MODE_NORMAL,
-	UI_MODE_HELP            /* any key returns to normal */
+	UI_MODE_HELP,           /* any key returns to normal */
+	UI_MODE_TABLE,          /* the top table (tableview.c) */
+	UI_MODE_PROMPT          /* a line of input in the status row */
 	/* UI_MODE_SEARCH: a later issue (input line in the status row) */
 };
 
@@ -69,6 +78,14 @@ struct ui {
 	size_t bufsize;
 	tree_idx *crumbs;       /* breadcrumb scratch, cols / 3 + 2 entries */
 	size_t ncrumbs;
+
+	/* Views: the tree shown is the transform stack's current one. */
+	struct transform_stack *views;
+	bool diffmode, negate, normalize;
+	struct diff diff;       /* valid when diffmode */
+	struct tableview *tv;
+	struct prompt prompt;
+	enum ui_mode prompt_back;   /* the mode a prompt returns to */
 
 	enum palette_depth depth;
 	const struct palette *pal;
@@ -229,8 +246,17 @@ static attr_t frame_attr(struct ui *u, tree_idx i)
 		return A_NORMAL;
 	size_t len;
 	const char *s = name_of(u, i, &len);
-	struct palette_rgb c = u->pal->color(s, len, strtab_hash(s, len));
-	int colour = u->depth == PALETTE_256 ? palette_to_256(u->pal, c) : palette_to_8(c);
+	struct palette_rgb c;
+	int colour;
+	if (u->diffmode) {
+		/* 8 colours: red, blue or white only, so the sign still shows. */
+		c = diff_color(&u->diff, u->t, i);
+		colour = u->depth == PALETTE_256 ? palette_to_256(NULL, c)
+		         : c.r > c.b ? COLOR_RED : c.b > c.r ? COLOR_BLUE : COLOR_WHITE;
+		return COLOR_PAIR(pair_for(u, colour));
+	}
+	c = u->pal->color(s, len, strtab_hash(s, len));
+	colour = u->depth == PALETTE_256 ? palette_to_256(u->pal, c) : palette_to_8(c);
 	return COLOR_PAIR(pair_for(u, colour));
 }
 
@@ -303,10 +329,15 @@ static void zoom_to(struct ui *u, tree_idx z)
 	set_zoom(u, z);
 }
 
+static void undo_transform(struct ui *u);
+
 static void unzoom(struct ui *u, bool all)
 {
 	if (u->lp.zoom == TREE_ROOT) {
-		snprintf(u->notice, sizeof u->notice, "already showing all samples");
+		if (!all && u->views->n > 0)
+			undo_transform(u);
+		else
+			snprintf(u->notice, sizeof u->notice, "already showing all samples");
 		return;
 	}
 	tree_idx z = TREE_ROOT;
@@ -427,6 +458,32 @@ static void draw_graph(struct ui *u)
 		put_text(u, 1 + u->lp.height / 2, u->cols > 10 ? (u->cols - 10) / 2 : 0, "no samples");
 }
 
+/* The transform stack, oldest first, as "[reverse] [focus f] " from the
+ * left of line 0, each label cut to a third of the line; returns the
+ * columns used. */
+static int draw_transforms(struct ui *u)
+{
+	int x = 0;
+	char label[256];
+	for (size_t k = 0; k < u->views->n && x < u->cols / 2; k++) {
+		transform_label(&u->views->items[k], label, sizeof label);
+		int room = u->cols / 3;
+		if (x + room + 3 > u->cols / 2 + u->cols / 3)
+			room = u->cols / 2 + u->cols / 3 - x - 3;
+		if (room < 3)
+			break;
+		attron(A_REVERSE);
+		mvaddstr(0, x, "[");
+		int w = text_fit(label, strlen(label), room, u->buf, u->bufsize);
+		addstr(u->buf);
+		addstr("]");
+		attroff(A_REVERSE);
+		addstr(" ");
+		x += w + 3;
+	}
+	return x;
+}
+
 /* "all › main › parse", cut from the left ("..") to the screen width. The
  * walk up from the zoom root stops as soon as the line is full. */
 static void draw_breadcrumb(struct ui *u)
@@ -436,6 +493,8 @@ static void draw_breadcrumb(struct ui *u)
 	int avail = u->cols, total = 0;
 	size_t n = 0;
 	bool cut = false;
+	int x = draw_transforms(u);
+	avail -= x;
 	for (tree_idx i = u->lp.zoom; i != TREE_NONE; i = tree_parent(u->t, i)) {
 		int add = name_width(u, i) + (n ? sepw : 0);
 		if (n == u->ncrumbs || (n > 0 && total + add > avail)) {
@@ -450,12 +509,13 @@ static void draw_breadcrumb(struct ui *u)
 			total -= name_width(u, u->crumbs[n - 1]) + sepw;
 			n--;
 		}
-	int x = 0;
-	move(0, 0);
-	if (cut && avail >= dotsw + sepw + 1) {
+	int x0 = x;
+	avail += x0;
+	move(0, x);
+	if (cut && avail - x0 >= dotsw + sepw + 1) {
 		addstr("..");
 		addstr(sep);
-		x = dotsw + sepw;
+		x += dotsw + sepw;
 	}
 	for (size_t k = n; k-- > 0 && x < avail;) {
 		size_t len;
@@ -498,7 +558,7 @@ static void draw_status(struct ui *u)
 	const struct tree *t = u->t;
 	const struct tree_node *n = tree_node(t, u->sel);
 	char count[64], grouped[96], pct_all[32], pct_view[32];
-	char fields[3][128];
+	char fields[4][128];
 	int nf = 0;
 
 	tree_format_count(t, n->total, count, sizeof count);
@@ -510,6 +570,8 @@ static void draw_status(struct ui *u)
 		format_percent(tree_total_d(t, u->sel), tree_total_d(t, u->lp.zoom), pct_view, sizeof pct_view);
 		snprintf(fields[nf++], sizeof fields[0], "%s of view", pct_view);
 	}
+	if (u->diffmode)
+		diff_describe(&u->diff, t, u->sel, fields[nf++], sizeof fields[0]);
 
 	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
 	const int sepw = 5;
@@ -581,6 +643,45 @@ static void draw_help(struct ui *u)
 	put_text(u, u->lines - 1, 0, "press any key to close this help");
 }
 
+static void draw_table_status(struct ui *u)
+{
+	char line[512];
+	if (u->notice[0]) {
+		attron(A_BOLD);
+		put_text(u, u->lines - 1, 0, u->notice);
+		attroff(A_BOLD);
+		return;
+	}
+	tableview_status(u->tv, line, sizeof line);
+	put_text(u, u->lines - 1, 0, line);
+}
+
+/* The prompt over the status row, with a cursor block after the text. */
+static void draw_prompt(struct ui *u)
+{
+	int y = u->lines - 1;
+	char safe[PROMPT_MAX * 4 + 64];
+	move(y, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	put_text(u, y, 0, u->prompt.label);
+	attroff(A_BOLD);
+	int x = (int)strlen(u->prompt.label);
+	int room = u->cols - x - 2;
+	if (room <= 0)
+		return;
+	/* Show the end of the text when it is longer than the line. */
+	size_t len = text_sanitize(u->prompt.text, u->prompt.len, safe, sizeof safe);
+	const char *p = safe;
+	while (text_width(p, strlen(p)) > room && *p)
+		p++;
+	(void)len;
+	put_text(u, y, x, p);
+	attron(A_REVERSE);
+	mvaddch(y, x + text_width(p, strlen(p)), ' ');
+	attroff(A_REVERSE);
+}
+
 static void draw_too_small(struct ui *u)
 {
 	const char *msg = u->cols >= 18 ? "terminal too small" : "too small";
@@ -594,15 +695,155 @@ static void draw(struct ui *u)
 		draw_too_small(u);
 	else if (u->mode == UI_MODE_HELP)
 		draw_help(u);
-	else {
+	else if (u->mode == UI_MODE_TABLE || (u->mode == UI_MODE_PROMPT && u->prompt_back == UI_MODE_TABLE)) {
+		draw_breadcrumb(u);
+		tableview_draw(u->tv, 1, u->lines - 2, u->cols, u->buf, u->bufsize);
+		draw_table_status(u);
+	} else {
 		draw_breadcrumb(u);
 		draw_graph(u);
 		draw_status(u);
 	}
+	if (u->mode == UI_MODE_PROMPT)
+		draw_prompt(u);
 	refresh();
 }
 
 /* ---- events ---- */
+
+/* ---- views ---- */
+
+/* The tree changed (a transform pushed or undone): everything indexed by
+ * its nodes restarts. O(tree) for the diff colours. */
+static void views_changed(struct ui *u)
+{
+	u->t = transform_stack_tree(u->views);
+	if (u->diffmode) {
+		diff_free(&u->diff);
+		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
+	}
+	u->zn = 0;
+	u->lp.zoom = TREE_ROOT;
+	tree_idx c = tree_first_child(u->t, TREE_ROOT);
+	u->sel = c != TREE_NONE && tree_next_sibling(u->t, c) == TREE_NONE ? c : TREE_ROOT;
+	reset_scroll(u);
+	u->want_col = u->cols / 2;
+	fix_selection(u);
+}
+
+/* Applies a transform: O(tree), the one kind of key that is. */
+static void push_transform(struct ui *u, struct transform tr)
+{
+	char err[256];
+	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
+		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
+		return;
+	}
+	views_changed(u);
+}
+
+static void undo_transform(struct ui *u)
+{
+	char label[256], msg[300];
+	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
+	snprintf(msg, sizeof msg, "undone: %s", label);
+	transform_stack_pop(u->views);
+	views_changed(u);
+	text_sanitize(msg, strlen(msg), u->notice, sizeof u->notice);
+}
+
+static void open_table(struct ui *u)
+{
+	tableview_load(u->tv, u->t, u->lp.zoom);
+	u->mode = UI_MODE_TABLE;
+}
+
+/* Back from the table with function `name` shown: the heaviest frame of
+ * that name in the zoomed view is selected (one scan of the view).
+ * HOOK(search): when the search module lands, start a search for exactly
+ * this name here (search_new_exact) so n/N step through its frames. */
+static void show_function(struct ui *u, strtab_id name)
+{
+	tree_idx best = TREE_NONE;
+	size_t count = 0;
+	for (tree_idx i = u->lp.zoom; i < tree_end(u->t, u->lp.zoom); i++) {
+		if (tree_node(u->t, i)->name != name)
+			continue;
+		count++;
+		if (best == TREE_NONE || tree_total_d(u->t, i) > tree_total_d(u->t, best))
+			best = i;
+	}
+	u->mode = UI_MODE_NORMAL;
+	if (best == TREE_NONE)
+		return;
+	u->sel = best;
+	span_middle(u, best);
+	fix_selection(u);
+	if (count > 1)
+		snprintf(u->notice, sizeof u->notice, "the heaviest of %zu frames of this function", count);
+}
+
+static void open_sandwich(struct ui *u, tree_idx i)
+{
+	/* Callers above, callees below: two trees drawn in one screen would
+	 * need a second layout; for now the callers view is a transform. */
+	push_transform(u, transform_make(TRANSFORM_CALLERS, tree_name(u->t, i), tree_name_len(u->t, i)));
+}
+
+static void table_key(struct ui *u, int ch)
+{
+	enum keymap_action act = keymap_lookup(ch);
+	switch (ch) {
+	case '/':
+		prompt_start(&u->prompt, "filter: ", UI_PROMPT_FILTER);
+		u->prompt_back = UI_MODE_TABLE;
+		u->mode = UI_MODE_PROMPT;
+		return;
+	case 27: {          /* Esc: the filter goes */
+		char err[8];
+		tableview_filter(u->tv, "", err, sizeof err);
+		return;
+	}
+	case KEY_NPAGE: case ' ': tableview_page(u->tv, 1); return;
+	case KEY_PPAGE: tableview_page(u->tv, -1); return;
+	case KEY_END: case 'G': tableview_move(u->tv, (long)1 << 40); return;
+	case KEY_HOME: case 'g': tableview_move(u->tv, -((long)1 << 40)); return;
+	}
+	strtab_id name;
+	switch (act) {
+	case KEYMAP_DOWN: tableview_move(u->tv, 1); break;
+	case KEYMAP_UP: tableview_move(u->tv, -1); break;
+	case KEYMAP_SORT_SELF: tableview_sort(u->tv, TOPTABLE_SELF); break;
+	case KEYMAP_SORT_TOTAL: tableview_sort(u->tv, TOPTABLE_TOTAL); break;
+	case KEYMAP_SORT_NAME: tableview_sort(u->tv, TOPTABLE_NAME); break;
+	case KEYMAP_ZOOM:
+		if (tableview_selected(u->tv, &name))
+			show_function(u, name);
+		break;
+	case KEYMAP_TABLE: u->mode = UI_MODE_NORMAL; break;
+	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
+	case KEYMAP_QUIT: u->quit = true; break;
+	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
+	case KEYMAP_MOUSE: {
+		MEVENT ev;
+		getmouse(&ev);      /* drain it */
+		break;
+	}
+	default: break;
+	}
+}
+
+static void prompt_done(struct ui *u)
+{
+	char err[256];
+	u->mode = u->prompt_back;
+	if (u->prompt.purpose == UI_PROMPT_FILTER) {
+		if (!tableview_filter(u->tv, u->prompt.text, err, sizeof err))
+			text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
+	} else if (u->prompt.len > 0) {
+		push_transform(u, transform_make(TRANSFORM_HIDE, u->prompt.text, u->prompt.len));
+	}
+}
 
 static void dispatch(struct ui *u, enum keymap_action act)
 {
@@ -621,6 +862,35 @@ static void dispatch(struct ui *u, enum keymap_action act)
 		u->lp.orient = u->lp.orient == LAYOUT_FLAME ? LAYOUT_ICICLE : LAYOUT_FLAME;
 		break;
 	case KEYMAP_MOUSE: on_mouse(u); break;
+	case KEYMAP_TABLE: open_table(u); break;
+	case KEYMAP_REVERSE: push_transform(u, transform_make(TRANSFORM_REVERSE, NULL, 0)); break;
+	case KEYMAP_MERGE_RECURSION:
+		push_transform(u, transform_make(TRANSFORM_MERGE_RECURSION, NULL, 0));
+		break;
+	case KEYMAP_FOCUS:
+	case KEYMAP_SANDWICH:
+	case KEYMAP_DROP:
+		if (u->sel == TREE_ROOT || is_ancestor_row(u, u->sel)) {
+			snprintf(u->notice, sizeof u->notice, "select a frame first (not all or a dimmed one)");
+			break;
+		}
+		if (act == KEYMAP_DROP)
+			push_transform(u, transform_make_drop(u->t, u->sel));
+		else if (act == KEYMAP_FOCUS)
+			push_transform(u, transform_make(TRANSFORM_FOCUS, tree_name(u->t, u->sel),
+			                                 tree_name_len(u->t, u->sel)));
+		else
+			open_sandwich(u, u->sel);
+		break;
+	case KEYMAP_HIDE:
+		prompt_start(&u->prompt, "hide frames matching: ", UI_PROMPT_HIDE);
+		u->prompt_back = UI_MODE_NORMAL;
+		u->mode = UI_MODE_PROMPT;
+		break;
+	case KEYMAP_SORT_SELF:
+	case KEYMAP_SORT_TOTAL:
+	case KEYMAP_SORT_NAME:
+		break;      /* table keys */
 	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
 	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
 	case KEYMAP_QUIT: u->quit = true; break;
@@ -645,6 +915,17 @@ static void handle_key(struct ui *u, int ch)
 		break;
 	case UI_MODE_NORMAL:
 		dispatch(u, keymap_lookup(ch));
+		break;
+	case UI_MODE_TABLE:
+		if (!u->too_small || ch == 'q')
+			table_key(u, ch);
+		break;
+	case UI_MODE_PROMPT:
+		switch (prompt_key(&u->prompt, ch)) {
+		case PROMPT_EDITING: break;
+		case PROMPT_DONE: prompt_done(u); break;
+		case PROMPT_CANCEL: u->mode = u->prompt_back; break;
+		}
 		break;
 	}
 	relayout(u);
@@ -722,12 +1003,26 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->lp.orient = o->orient;
 	u->lp.min_width = o->min_width < 1 ? 1 : o->min_width;
 	u->sel = TREE_ROOT;
+	struct transform_stack own;
+	u->views = o->views;
+	if (!u->views) {
+		transform_stack_init(&own, t, NULL, TREE_ORDER_NAME);
+		u->views = &own;
+	}
+	u->diffmode = o->diff && transform_stack_tree2(u->views) != NULL;
+	u->negate = o->negate;
+	u->normalize = o->normalize;
+	if (u->diffmode)
+		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
+	u->tv = tableview_new(o->table_sort);
 	layout_init(&u->lay);
 	set_notice(u, o->notice);
 	colours_init(u);
 
 	on_resize(u);
 	span_middle(u, u->sel);
+	if (o->table)
+		open_table(u);
 	relayout(u);
 	draw(u);
 
@@ -771,6 +1066,11 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		fputs("tflame: lost the terminal\n", stderr);
 
 	layout_free(&u->lay);
+	tableview_free(u->tv);
+	if (u->diffmode)
+		diff_free(&u->diff);
+	if (u->views == &own)
+		transform_stack_free(&own);
 	free(u->zstack);
 	free(u->buf);
 	free(u->crumbs);
