@@ -25,6 +25,7 @@
 #include "keymap.h"
 #include "palette.h"
 #include "prompt.h"
+#include "sandwichview.h"
 #include "tableview.h"
 #include "text.h"
 #include "transform.h"
@@ -51,6 +52,7 @@ enum ui_mode {
 	UI_MODE_NORMAL,
 	UI_MODE_HELP,           /* any key returns to normal */
 	UI_MODE_TABLE,          /* the top table (tableview.c) */
+	UI_MODE_SANDWICH,       /* callers and callees (sandwichview.c) */
 	UI_MODE_PROMPT          /* a line of input in the status row */
 	/* UI_MODE_SEARCH: a later issue (input line in the status row) */
 };
@@ -84,6 +86,7 @@ struct ui {
 	bool diffmode, negate, normalize;
 	struct diff diff;       /* valid when diffmode */
 	struct tableview *tv;
+	struct sandwichview *sw;
 	struct prompt prompt;
 	enum ui_mode prompt_back;   /* the mode a prompt returns to */
 
@@ -421,6 +424,7 @@ static void on_resize(struct ui *u)
 		u->want_col = u->cols > 0 ? u->cols - 1 : 0;
 	reset_scroll(u);
 	fix_selection(u);
+	sandwichview_resize(u->sw, u->cols, u->lines - 2, u->lp.min_width);
 }
 
 /* ---- drawing ---- */
@@ -682,6 +686,51 @@ static void draw_prompt(struct ui *u)
 	attroff(A_REVERSE);
 }
 
+static unsigned long sandwich_attr(void *ctx, const struct tree *t, tree_idx i)
+{
+	struct ui *u = ctx;
+	if (u->depth == PALETTE_MONO)
+		return A_NORMAL;
+	const char *s = tree_name(t, i);
+	size_t len = tree_name_len(t, i);
+	struct palette_rgb c = u->pal->color(s, len, strtab_hash(s, len));
+	int colour = u->depth == PALETTE_256 ? palette_to_256(u->pal, c) : palette_to_8(c);
+	return COLOR_PAIR(pair_for(u, colour));
+}
+
+/* Breadcrumb "sandwich: NAME", both panes, and a status line for the
+ * selected frame: samples, % of the function's own total, % of all. */
+static void draw_sandwich(struct ui *u)
+{
+	size_t len;
+	const char *name = sandwichview_name(u->sw, &len);
+	int x = draw_transforms(u);
+	attron(A_BOLD);
+	put_text(u, 0, x, "sandwich: ");
+	attroff(A_BOLD);
+	x += 10;
+	if (x < u->cols) {
+		text_fit_middle(name, len, u->cols - x, u->buf, u->bufsize);
+		mvaddstr(0, x, u->buf);
+	}
+	sandwichview_draw(u->sw, 1, u->buf, u->bufsize, sandwich_attr, u);
+
+	tree_idx i;
+	const struct tree *st = sandwichview_selected(u->sw, &i);
+	char count[64], grouped[96], pa[32], pf[32], line[600];
+	tree_format_count(st, tree_node(st, i)->total, count, sizeof count);
+	group_thousands(count, grouped, sizeof grouped);
+	tree_idx f = tree_first_child(st, TREE_ROOT);
+	format_percent(tree_total_d(st, i), f == TREE_NONE ? 0 : tree_total_d(st, f), pf, sizeof pf);
+	format_percent(tree_total_d(st, i), tree_total_d(u->t, TREE_ROOT), pa, sizeof pa);
+	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
+	char nm[256];
+	text_sanitize(tree_name(st, i), tree_name_len(st, i), nm, sizeof nm);
+	snprintf(line, sizeof line, "%s%s%s sample%s%s%s of the function%s%s of all", nm, sep, grouped,
+	         strcmp(count, "1") ? "s" : "", sep, pf, sep, pa);
+	put_text(u, u->lines - 1, 0, line);
+}
+
 static void draw_too_small(struct ui *u)
 {
 	const char *msg = u->cols >= 18 ? "terminal too small" : "too small";
@@ -699,6 +748,8 @@ static void draw(struct ui *u)
 		draw_breadcrumb(u);
 		tableview_draw(u->tv, 1, u->lines - 2, u->cols, u->buf, u->bufsize);
 		draw_table_status(u);
+	} else if (u->mode == UI_MODE_SANDWICH) {
+		draw_sandwich(u);
 	} else {
 		draw_breadcrumb(u);
 		draw_graph(u);
@@ -783,11 +834,50 @@ static void show_function(struct ui *u, strtab_id name)
 		snprintf(u->notice, sizeof u->notice, "the heaviest of %zu frames of this function", count);
 }
 
-static void open_sandwich(struct ui *u, tree_idx i)
+/* The sandwich of the function named like node i of tree t (the browsed
+ * tree or a pane of the sandwich): O(tree) to build its two trees. */
+static void open_sandwich(struct ui *u, const struct tree *t, tree_idx i)
 {
-	/* Callers above, callees below: two trees drawn in one screen would
-	 * need a second layout; for now the callers view is a transform. */
-	push_transform(u, transform_make(TRANSFORM_CALLERS, tree_name(u->t, i), tree_name_len(u->t, i)));
+	int64_t id = strtab_find(&u->t->names, tree_name(t, i), tree_name_len(t, i));
+	if (id <= 0)
+		return;     /* "all" */
+	sandwichview_load(u->sw, u->t, (strtab_id)id, u->views->order);
+	u->mode = UI_MODE_SANDWICH;
+}
+
+static void sandwich_key(struct ui *u, int ch)
+{
+	tree_idx i;
+	const struct tree *st;
+	if (ch == 27) {
+		u->mode = UI_MODE_NORMAL;
+		return;
+	}
+	switch (keymap_lookup(ch)) {
+	case KEYMAP_LEFT: sandwichview_sideways(u->sw, -1); break;
+	case KEYMAP_RIGHT: sandwichview_sideways(u->sw, 1); break;
+	case KEYMAP_UP: sandwichview_vertical(u->sw, true); break;
+	case KEYMAP_DOWN: sandwichview_vertical(u->sw, false); break;
+	case KEYMAP_ZOOM:   /* the sandwich of the selected function */
+		st = sandwichview_selected(u->sw, &i);
+		if (i != TREE_ROOT)
+			open_sandwich(u, st, i);
+		break;
+	case KEYMAP_SANDWICH:
+	case KEYMAP_UNZOOM:
+	case KEYMAP_TABLE:
+		u->mode = UI_MODE_NORMAL;
+		break;
+	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
+	case KEYMAP_QUIT: u->quit = true; break;
+	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
+	case KEYMAP_MOUSE: {
+		MEVENT ev;
+		getmouse(&ev);      /* drain it */
+		break;
+	}
+	default: break;
+	}
 }
 
 static void table_key(struct ui *u, int ch)
@@ -880,7 +970,7 @@ static void dispatch(struct ui *u, enum keymap_action act)
 			push_transform(u, transform_make(TRANSFORM_FOCUS, tree_name(u->t, u->sel),
 			                                 tree_name_len(u->t, u->sel)));
 		else
-			open_sandwich(u, u->sel);
+			open_sandwich(u, u->t, u->sel);
 		break;
 	case KEYMAP_HIDE:
 		prompt_start(&u->prompt, "hide frames matching: ", UI_PROMPT_HIDE);
@@ -919,6 +1009,10 @@ static void handle_key(struct ui *u, int ch)
 	case UI_MODE_TABLE:
 		if (!u->too_small || ch == 'q')
 			table_key(u, ch);
+		break;
+	case UI_MODE_SANDWICH:
+		if (!u->too_small || ch == 'q')
+			sandwich_key(u, ch);
 		break;
 	case UI_MODE_PROMPT:
 		switch (prompt_key(&u->prompt, ch)) {
@@ -1015,6 +1109,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	if (u->diffmode)
 		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
 	u->tv = tableview_new(o->table_sort);
+	u->sw = sandwichview_new();
 	layout_init(&u->lay);
 	set_notice(u, o->notice);
 	colours_init(u);
@@ -1067,6 +1162,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 
 	layout_free(&u->lay);
 	tableview_free(u->tv);
+	sandwichview_free(u->sw);
 	if (u->diffmode)
 		diff_free(&u->diff);
 	if (u->views == &own)
