@@ -21,7 +21,8 @@ _tflame()
 		opt=${cur%%=*} prefix="$opt=" cur=${cur#*=}
 	else
 		case $prev in
-		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads) opt=$prev ;;
+		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | \
+			--view | --table-sort | --top | --focus | --hide) opt=$prev ;;
 		esac
 	fi
 
@@ -29,7 +30,9 @@ _tflame()
 	case $opt in
 	-f | --format) values="auto folded perf" ;;
 	--sort) values="name weight input" ;;
-	-w | --width | --min-width | --event-filter | --threads) return 0 ;;  # a number or a name: nothing to offer
+	--view) values="flame table sandwich" ;;
+	--table-sort) values="self total name" ;;
+	-w | --width | --min-width | --event-filter | --threads | --top | --focus | --hide) return 0 ;;  # a number, a name or a regex: nothing to offer
 	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
 	esac
 	if [[ -n $values ]]; then
@@ -50,6 +53,8 @@ _tflame()
 		local o
 		for o in --collapse --print --width --inverted --sort --min-width \
 			--format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
+			--view --table-sort --top --reverse --focus --hide --merge-recursion \
+			--diff --negate --normalize \
 			--help --version -c -p -w -i -f -h -V; do
 			[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
 		done
