@@ -13,24 +13,29 @@ struct childmap {
 	uint64_t *key;
 	tree_idx *val;
 	size_t mask;
+	unsigned shift;     /* 64 - log2(slots): the product's top bits mix
+	                       every bit of the key */
 };
 
-static size_t slot_of(uint64_t k, size_t mask)
+static size_t slot_of(const struct childmap *m, uint64_t k)
 {
-	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 17) & mask;
+	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> m->shift);
 }
 
 static void childmap_build(struct childmap *m, const struct tree *t)
 {
 	size_t cap = 16;
-	while (cap < 2 * tree_size(t))
+	m->shift = 60;
+	while (cap < 2 * tree_size(t)) {
 		cap *= 2;
+		m->shift--;
+	}
 	m->key = xcalloc(cap, sizeof *m->key);
 	m->val = xmalloc(cap * sizeof *m->val);
 	m->mask = cap - 1;
 	for (tree_idx i = 1; i < tree_size(t); i++) {
 		uint64_t k = (((uint64_t)tree_parent(t, i) << 32) | tree_node(t, i)->name) + 1;
-		size_t j = slot_of(k, m->mask);
+		size_t j = slot_of(m, k);
 		while (m->key[j])
 			j = (j + 1) & m->mask;
 		m->key[j] = k;
@@ -41,7 +46,7 @@ static void childmap_build(struct childmap *m, const struct tree *t)
 static tree_idx childmap_get(const struct childmap *m, tree_idx parent, strtab_id name)
 {
 	uint64_t k = (((uint64_t)parent << 32) | name) + 1;
-	for (size_t j = slot_of(k, m->mask); m->key[j]; j = (j + 1) & m->mask)
+	for (size_t j = slot_of(m, k); m->key[j]; j = (j + 1) & m->mask)
 		if (m->key[j] == k)
 			return m->val[j];
 	return TREE_NONE;

@@ -27,17 +27,19 @@ static int ccmp(const struct tree *t, tree_count a, tree_count b)
 struct pairset {
 	uint64_t *slot;
 	size_t n, cap;
+	unsigned shift;     /* 64 - log2(cap): slots from the product's top bits */
 };
 
 static bool pairset_add(struct pairset *s, uint64_t key)
 {
 	if ((s->n + 1) * 4 > s->cap * 3) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
+		unsigned shift = s->cap ? s->shift - 1 : 64 - 8;
 		uint64_t *slot = xcalloc(cap, sizeof *slot);
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->slot[i])
 				continue;
-			size_t j = (size_t)((s->slot[i] * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+			size_t j = (size_t)((s->slot[i] * 0x9e3779b97f4a7c15ULL) >> shift);
 			while (slot[j])
 				j = (j + 1) & (cap - 1);
 			slot[j] = s->slot[i];
@@ -45,9 +47,10 @@ static bool pairset_add(struct pairset *s, uint64_t key)
 		free(s->slot);
 		s->slot = slot;
 		s->cap = cap;
+		s->shift = shift;
 	}
 	uint64_t v = key + 1;
-	size_t j = (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 20) & (s->cap - 1);
+	size_t j = (size_t)((v * 0x9e3779b97f4a7c15ULL) >> s->shift);
 	while (s->slot[j]) {
 		if (s->slot[j] == v)
 			return false;
