@@ -32,7 +32,7 @@ enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE
 };
@@ -68,6 +68,7 @@ static const struct option long_options[] = {
 	/* undocumented, for tests and benchmarks */
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "list-keys", no_argument, NULL, OPT_LIST_KEYS },
+	{ "bench-keys", required_argument, NULL, OPT_BENCH_KEYS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -119,7 +120,7 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
-"      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
+"      --threads=N         parse big files on N threads (default: all CPUs)\n"
 "\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
@@ -237,6 +238,7 @@ int main(int argc, char **argv)
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
 	bool stats = false, diff = false, negate = false, normalize = false;
+	const char *bench_keys = NULL;
 	enum print_view view = VIEW_FLAME;
 	const char *sandwich = NULL;
 	enum toptable_key table_sort = TOPTABLE_SELF;
@@ -324,6 +326,7 @@ int main(int argc, char **argv)
 		case OPT_NEGATE: negate = true; break;
 		case OPT_NORMALIZE: normalize = true; break;
 		case OPT_STATS: stats = true; break;
+		case OPT_BENCH_KEYS: bench_keys = optarg; break;
 		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("tflame %s\n", PACKAGE_VERSION); return 0;
@@ -395,8 +398,10 @@ int main(int argc, char **argv)
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
-		fprintf(stderr, "nodes %zu names %zu bytes %zu stacks %" PRIu64 " load_s %.3f finalize_s %.3f\n",
-		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), t.stacks, t1 - t0, t2 - t1);
+		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
+		        " load_s %.3f finalize_s %.3f\n",
+		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), strtab_bytes(&t.names),
+		        t.stacks, t1 - t0, t2 - t1);
 
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
@@ -419,6 +424,7 @@ int main(int argc, char **argv)
 			.table = view == VIEW_TABLE, .table_sort = table_sort,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.bench_keys = bench_keys,
 		};
 		rc = ui_run(shown, &uo);
 		if (msgs.len)

@@ -21,6 +21,9 @@ struct ui_options {
 	bool diff, negate, normalize;
 	bool table;                 /* start in the top table */
 	enum toptable_key table_sort;
+	const char *bench_keys;     /* benchmarks: play this key script instead of
+	                               reading keys, then report per-key times on
+	                               stderr (see ui_bench_parse); NULL normally */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

@@ -103,6 +103,8 @@ same "--normalize scales BEFORE (20) to AFTER's total (35)" "$T_TMP/got" "$T_TMP
 "$TFLAME" --print -w 10 --diff "$top_srcdir/tests/ui/views.diff" | head -1 > "$T_TMP/got"
 echo "diff: before 100  after 100  delta +0 (+0.00%)" > "$T_TMP/want"
 same "--diff with one difffolded file" "$T_TMP/got" "$T_TMP/want"
+"$TFLAME" --print -w 10 --threads=2 --diff "$top_srcdir/tests/ui/views.diff" | head -1 > "$T_TMP/got"
+same "--diff with one difffolded file: read in one pass even with --threads" "$T_TMP/got" "$T_TMP/want"
 "$TFLAME" --collapse --diff "$top_srcdir/tests/ui/views.diff" > "$T_TMP/got"
 printf '%s\n' "main;grow 40" "main;same 40" "main;shrink 20" > "$T_TMP/want"
 same "--collapse --diff: the AFTER stacks" "$T_TMP/got" "$T_TMP/want"
