@@ -173,6 +173,16 @@ expect "s: back to the graph, selection kept" status_is "parse${SEP}30 samples"
 tm_keys q
 expect "q: exit status 0" tm_wait_grep '^rc=0$'
 
+# ---- --view=table --table-sort=total starts in the table ----
+tm_run clear
+open_tflame --view=table --table-sort=total "$(q "$F")"
+expect "--view=table: the browser opens on the table, by total" \
+	tm_wait eval "tm__line_is 2 '$(row 0 0.00 70 70.00 1 main)' && tm__line_starts 29 '6 of 6 functions${SEP}sort: total'"
+tm_keys Tab
+expect "Tab: to the flame graph" tm_wait_line 28 all
+tm_keys q
+expect "--view=table: quits" tm_wait_grep '^rc=0$'
+
 # ---- diff ----
 # views.diff: grow 10 -> 40, shrink 50 -> 20, same 40 -> 40; AFTER total
 # 100 = main: grow [0,40) same [40,80) shrink [80,100). Largest |self
