@@ -675,11 +675,13 @@ static void draw_prompt(struct ui *u)
 	if (room <= 0)
 		return;
 	/* Show the end of the text when it is longer than the line. */
-	size_t len = text_sanitize(u->prompt.text, u->prompt.len, safe, sizeof safe);
+	text_sanitize(u->prompt.text, u->prompt.len, safe, sizeof safe);
 	const char *p = safe;
-	while (text_width(p, strlen(p)) > room && *p)
-		p++;
-	(void)len;
+	while (*p && text_width(p, strlen(p)) > room) {
+		p++;    /* one character: skip its UTF-8 continuation bytes too */
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+	}
 	put_text(u, y, x, p);
 	attron(A_REVERSE);
 	mvaddch(y, x + text_width(p, strlen(p)), ' ');
@@ -909,6 +911,19 @@ static void table_key(struct ui *u, int ch)
 	case KEYMAP_ZOOM:
 		if (tableview_selected(u->tv, &name))
 			show_function(u, name);
+		break;
+	case KEYMAP_SANDWICH:   /* of the selected row's function */
+		if (tableview_selected(u->tv, &name)) {
+			sandwichview_load(u->sw, u->t, name, u->views->order);
+			u->mode = UI_MODE_SANDWICH;
+		}
+		break;
+	case KEYMAP_FOCUS:
+		if (tableview_selected(u->tv, &name)) {
+			u->mode = UI_MODE_NORMAL;
+			push_transform(u, transform_make(TRANSFORM_FOCUS, strtab_str(&u->t->names, name),
+			                                 strtab_len(&u->t->names, name)));
+		}
 		break;
 	case KEYMAP_TABLE: u->mode = UI_MODE_NORMAL; break;
 	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;

@@ -81,6 +81,13 @@ expect "table of the zoom: lex is 35/70 = 50%" tm_wait_grep "^$(row 35 50.00 35 
 expect "table of the zoom: no idle row" eval '! tm__grep "idle$"'
 tm_keys Tab 0
 expect "Tab back, 0: whole graph" tm_wait_line 0 "all"
+# s and f act on the table's selected row: lex, first by self.
+tm_keys Tab 1 s
+expect "s in the table: sandwich of the selected row (lex)" tm_wait_line 0 "sandwich: lex"
+tm_keys s Tab 1 f
+expect "f in the table: focus on lex" tm_wait eval 'tm__line_is 0 "[focus lex] all" && tm__line_is 27 lex'
+tm_keys BSpace
+expect "Backspace: focus undone" tm_wait_line 0 "all"
 
 # ---- reverse ----
 # Stacks leaf first: lex;parse;main 20, lex;parse;parse;main 10,
