@@ -784,10 +784,25 @@ static void views_changed(struct ui *u)
 	fix_selection(u);
 }
 
+/* Says on the status line that a key will take a while: the views' keys
+ * are O(tree), about a second per million nodes. */
+static void busy(struct ui *u, const char *what)
+{
+	if (tree_size(u->t) < 200000 || u->too_small)
+		return;
+	move(u->lines - 1, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	put_text(u, u->lines - 1, 0, what);
+	attroff(A_BOLD);
+	refresh();
+}
+
 /* Applies a transform: O(tree), the one kind of key that is. */
 static void push_transform(struct ui *u, struct transform tr)
 {
 	char err[256];
+	busy(u, "computing the transformed tree...");
 	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
 		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
 		return;
@@ -798,6 +813,8 @@ static void push_transform(struct ui *u, struct transform tr)
 static void undo_transform(struct ui *u)
 {
 	char label[256], msg[300];
+	if (u->views->n > 1)
+		busy(u, "recomputing from the loaded profile...");
 	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
 	snprintf(msg, sizeof msg, "undone: %s", label);
 	transform_stack_pop(u->views);
@@ -807,6 +824,7 @@ static void undo_transform(struct ui *u)
 
 static void open_table(struct ui *u)
 {
+	busy(u, "counting functions...");
 	tableview_load(u->tv, u->t, u->lp.zoom);
 	u->mode = UI_MODE_TABLE;
 }
