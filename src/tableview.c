@@ -55,8 +55,18 @@ static bool smart_icase(const char *pat)
 	return true;
 }
 
-/* Rebuilds shown[] from the filter; the selection follows its function. */
+/* Rebuilds shown[] from the filter; the selection follows its function
+ * (`follow`, or the one selected now when follow is NULL). */
+static bool refilter_keep(struct tableview *tv, const char *pattern, const strtab_id *follow,
+                          char *err, size_t errsize);
+
 static bool refilter(struct tableview *tv, const char *pattern, char *err, size_t errsize)
+{
+	return refilter_keep(tv, pattern, NULL, err, errsize);
+}
+
+static bool refilter_keep(struct tableview *tv, const char *pattern, const strtab_id *follow,
+                          char *err, size_t errsize)
 {
 	regex_t re;
 	bool use = pattern[0] != '\0';
@@ -70,7 +80,9 @@ static bool refilter(struct tableview *tv, const char *pattern, char *err, size_
 		}
 	}
 	strtab_id was = 0;
-	bool had = tableview_selected(tv, &was);
+	bool had = follow ? true : tableview_selected(tv, &was);
+	if (follow)
+		was = *follow;
 	tv->shown = xreallocarray(tv->shown, tv->tt.n ? tv->tt.n : 1, sizeof *tv->shown);
 	tv->nshown = 0;
 	tv->sel = tv->top = 0;
@@ -105,12 +117,14 @@ void tableview_load(struct tableview *tv, const struct tree *t, tree_idx zoom)
 
 void tableview_sort(struct tableview *tv, enum toptable_key key)
 {
+	strtab_id was;
+	bool had = tableview_selected(tv, &was);    /* before the rows move */
 	tv->key = key;
 	toptable_sort(&tv->tt, key);
 	char err[8];
 	char pat[256];
 	snprintf(pat, sizeof pat, "%s", tv->filter);
-	refilter(tv, pat, err, sizeof err);     /* compiled before: cannot fail */
+	refilter_keep(tv, pat, had ? &was : NULL, err, sizeof err);  /* compiled before */
 	if (tv->sel >= tv->top + (size_t)tv->height)
 		tv->top = tv->sel - (size_t)tv->height / 2;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include "diff.h"
 #include "folded.h"
+#include "prompt.h"
+#include "tableview.h"
 #include "toptable.h"
 #include "transform.h"
 #include "tree.h"
@@ -309,6 +311,51 @@ static void test_diff_stack(void)
 	tree_free(&b);
 }
 
+static void test_tableview(const struct tree *t)
+{
+	/* Rows by self: f g idle h main (see test_toptable). */
+	struct tableview *tv = tableview_new(TOPTABLE_SELF);
+	tableview_load(tv, t, TREE_ROOT);
+	strtab_id id;
+	ok(tableview_selected(tv, &id) && id == id_of(t, "f"), "table view starts on the first row");
+	char err[128], st[256];
+	/* Smart case: "i" ignores case and matches idle and main. */
+	ok(tableview_filter(tv, "i", err, sizeof err), "filter i");
+	tableview_status(tv, st, sizeof st);
+	ok(strncmp(st, "2 of 5 functions", 16) == 0, "filter i: idle and main (%s)", st);
+	ok(tableview_filter(tv, "I", err, sizeof err), "filter I");
+	tableview_status(tv, st, sizeof st);
+	ok(strncmp(st, "0 of 5 functions", 16) == 0, "filter I is case-sensitive: no row (%s)", st);
+	ok(!tableview_selected(tv, &id), "no row, no selection");
+	ok(!tableview_filter(tv, "(", err, sizeof err), "a bad regex is refused");
+	ok(tableview_filter(tv, "", err, sizeof err), "no filter");
+	tableview_move(tv, 3);
+	ok(tableview_selected(tv, &id) && id == id_of(t, "h"), "three rows down: h");
+	tableview_sort(tv, TOPTABLE_NAME);
+	ok(tableview_selected(tv, &id) && id == id_of(t, "h"), "re-sorting keeps h selected");
+	tableview_move(tv, 100);
+	ok(tableview_selected(tv, &id) && id == id_of(t, "main"), "moves stop at the last row");
+	tableview_free(tv);
+}
+
+static void test_prompt(void)
+{
+	struct prompt p;
+	prompt_start(&p, "hide: ", 7);
+	ok(prompt_key(&p, 'a') == PROMPT_EDITING && prompt_key(&p, 'b') == PROMPT_EDITING, "typing");
+	/* U+00E9 as two bytes, removed by one Backspace. */
+	prompt_key(&p, 0xc3);
+	prompt_key(&p, 0xa9);
+	is_str(p.text, "ab\xc3\xa9", "UTF-8 bytes are kept");
+	prompt_key(&p, 127);
+	is_str(p.text, "ab", "Backspace removes a whole character");
+	prompt_key(&p, 21);
+	is_str(p.text, "", "Ctrl-U clears");
+	prompt_key(&p, 'x');
+	ok(prompt_key(&p, '\r') == PROMPT_DONE && strcmp(p.text, "x") == 0 && p.purpose == 7, "Enter ends it");
+	ok(prompt_key(&p, 27) == PROMPT_CANCEL, "Esc cancels");
+}
+
 int main(void)
 {
 	struct tree t;
@@ -319,6 +366,8 @@ int main(void)
 	test_stack(&t);
 	test_diff();
 	test_diff_stack();
+	test_tableview(&t);
+	test_prompt();
 	tree_free(&t);
 	return done_testing();
 }
