@@ -31,6 +31,16 @@ bg_before() {
 		sed -n "s/.*48;5;\([0-9]*\)m$2.*/\1/p"
 }
 bg_is() { [ "$(bg_before "$1" "$2")" = "$3" ]; }
+# Whether line N sets SGR attribute A (7: reverse), skipping colour args.
+line_has_attr() {
+	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | grep -o "$(printf '\033')\[[0-9;]*m" |
+		sed "s/^$(printf '\033')\[//; s/m\$//" | awk -F';' -v a="$2" '{
+		for (i = 1; i <= NF; i++) {
+			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }
+			if ($i == a) found = 1
+		}
+	} END { exit !found }'
+}
 # Table row: SELF SELF% TOTAL TOTAL% CALLERS NAME, counts 5 wide (the
 # root's 100 has 3 digits; the header words need 5).
 row() { printf '%5s %6s%% %5s %6s%% %7s  %s' "$@"; }
@@ -81,10 +91,15 @@ expect "table of the zoom: lex is 35/70 = 50%" tm_wait_grep "^$(row 35 50.00 35 
 expect "table of the zoom: no idle row" eval '! tm__grep "idle$"'
 tm_keys Tab 0
 expect "Tab back, 0: whole graph" tm_wait_line 0 "all"
-# s and f act on the table's selected row: lex, first by self.
-tm_keys Tab 1 s
+# s and f act on the table's selected row: lex, first by self. (The
+# table opens sorted by name, the last key used, on idle; 1 re-sorts with
+# idle still selected; Home goes to the first row.)
+tm_keys Tab 1
+expect "1 keeps the selected function (idle) selected" \
+	tm_wait eval "line_has_attr 3 7 && tm__line_is 3 '$(row 30 30.00 30 30.00 1 idle)'"
+tm_keys Home s
 expect "s in the table: sandwich of the selected row (lex)" tm_wait_line 0 "sandwich: lex"
-tm_keys s Tab 1 f
+tm_keys s Tab f
 expect "f in the table: focus on lex" tm_wait eval 'tm__line_is 0 "[focus lex] all" && tm__line_is 27 lex'
 tm_keys BSpace
 expect "Backspace: focus undone" tm_wait_line 0 "all"
