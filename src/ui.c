@@ -767,7 +767,10 @@ static void draw(struct ui *u)
 /* ---- views ---- */
 
 /* The tree changed (a transform pushed or undone): everything indexed by
- * its nodes restarts. O(tree) for the diff colours. */
+ * its nodes restarts. O(tree) for the diff colours.
+ * HOOK(search): a search holds node indices and the tree it ran on; when
+ * the search module is merged, re-run its pattern on the new tree here
+ * (or clear it), like the zoom stack below. */
 static void views_changed(struct ui *u)
 {
 	u->t = transform_stack_tree(u->views);
@@ -831,8 +834,9 @@ static void open_table(struct ui *u)
 
 /* Back from the table with function `name` shown: the heaviest frame of
  * that name in the zoomed view is selected (one scan of the view).
- * HOOK(search): when the search module lands, start a search for exactly
- * this name here (search_new_exact) so n/N step through its frames. */
+ * HOOK(search): when the search module is merged, also search for exactly
+ * this name (branch search: search_selected_name(u) after u->sel is set,
+ * i.e. search_new_exact + search_start), so n/N step through its frames. */
 static void show_function(struct ui *u, strtab_id name)
 {
 	tree_idx best = TREE_NONE;
