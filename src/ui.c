@@ -24,7 +24,7 @@
 #include "diff.h"
 #include "keymap.h"
 #include "palette.h"
-#include "prompt.h"
+#include "lineinput.h"
 #include "sandwichview.h"
 #include "tableview.h"
 #include "text.h"
@@ -45,15 +45,15 @@
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_FIRST 2
 
-/* What a prompt's text is for. */
-enum { UI_PROMPT_HIDE, UI_PROMPT_FILTER };
+/* What the input line (H, the table filter) is for. */
+enum { UI_INPUT_HIDE, UI_INPUT_FILTER };
 
 enum ui_mode {
 	UI_MODE_NORMAL,
 	UI_MODE_HELP,           /* any key returns to normal */
 	UI_MODE_TABLE,          /* the top table (tableview.c) */
 	UI_MODE_SANDWICH,       /* callers and callees (sandwichview.c) */
-	UI_MODE_PROMPT          /* a line of input in the status row */
+	UI_MODE_INPUT          /* a line of input in the status row */
 	/* UI_MODE_SEARCH: a later issue (input line in the status row) */
 };
 
@@ -87,8 +87,8 @@ struct ui {
 	struct diff diff;       /* valid when diffmode */
 	struct tableview *tv;
 	struct sandwichview *sw;
-	struct prompt prompt;
-	enum ui_mode prompt_back;   /* the mode a prompt returns to */
+	struct lineinput input;     /* H and the table filter (not the search) */
+	enum ui_mode input_back;    /* the mode the input line returns to */
 
 	enum palette_depth depth;
 	const struct palette *pal;
@@ -660,22 +660,22 @@ static void draw_table_status(struct ui *u)
 	put_text(u, u->lines - 1, 0, line);
 }
 
-/* The prompt over the status row, with a cursor block after the text. */
-static void draw_prompt(struct ui *u)
+/* The input line over the status row, with a cursor block after the text. */
+static void draw_input(struct ui *u)
 {
 	int y = u->lines - 1;
-	char safe[PROMPT_MAX * 4 + 64];
+	char safe[LINEINPUT_MAX * 4 + 64];
 	move(y, 0);
 	clrtoeol();
 	attron(A_BOLD);
-	put_text(u, y, 0, u->prompt.label);
+	put_text(u, y, 0, u->input.label);
 	attroff(A_BOLD);
-	int x = (int)strlen(u->prompt.label);
+	int x = (int)strlen(u->input.label);
 	int room = u->cols - x - 2;
 	if (room <= 0)
 		return;
 	/* Show the end of the text when it is longer than the line. */
-	text_sanitize(u->prompt.text, u->prompt.len, safe, sizeof safe);
+	text_sanitize(u->input.text, u->input.len, safe, sizeof safe);
 	const char *p = safe;
 	while (*p && text_width(p, strlen(p)) > room) {
 		p++;    /* one character: skip its UTF-8 continuation bytes too */
@@ -746,7 +746,7 @@ static void draw(struct ui *u)
 		draw_too_small(u);
 	else if (u->mode == UI_MODE_HELP)
 		draw_help(u);
-	else if (u->mode == UI_MODE_TABLE || (u->mode == UI_MODE_PROMPT && u->prompt_back == UI_MODE_TABLE)) {
+	else if (u->mode == UI_MODE_TABLE || (u->mode == UI_MODE_INPUT && u->input_back == UI_MODE_TABLE)) {
 		draw_breadcrumb(u);
 		tableview_draw(u->tv, 1, u->lines - 2, u->cols, u->buf, u->bufsize);
 		draw_table_status(u);
@@ -757,8 +757,8 @@ static void draw(struct ui *u)
 		draw_graph(u);
 		draw_status(u);
 	}
-	if (u->mode == UI_MODE_PROMPT)
-		draw_prompt(u);
+	if (u->mode == UI_MODE_INPUT)
+		draw_input(u);
 	refresh();
 }
 
@@ -909,9 +909,9 @@ static void table_key(struct ui *u, int ch)
 	enum keymap_action act = keymap_lookup(ch);
 	switch (ch) {
 	case '/':
-		prompt_start(&u->prompt, "filter: ", UI_PROMPT_FILTER);
-		u->prompt_back = UI_MODE_TABLE;
-		u->mode = UI_MODE_PROMPT;
+		lineinput_start(&u->input, "filter: ", UI_INPUT_FILTER);
+		u->input_back = UI_MODE_TABLE;
+		u->mode = UI_MODE_INPUT;
 		return;
 	case 27: {          /* Esc: the filter goes */
 		char err[8];
@@ -960,15 +960,15 @@ static void table_key(struct ui *u, int ch)
 	}
 }
 
-static void prompt_done(struct ui *u)
+static void input_done(struct ui *u)
 {
 	char err[256];
-	u->mode = u->prompt_back;
-	if (u->prompt.purpose == UI_PROMPT_FILTER) {
-		if (!tableview_filter(u->tv, u->prompt.text, err, sizeof err))
+	u->mode = u->input_back;
+	if (u->input.purpose == UI_INPUT_FILTER) {
+		if (!tableview_filter(u->tv, u->input.text, err, sizeof err))
 			text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
-	} else if (u->prompt.len > 0) {
-		push_transform(u, transform_make(TRANSFORM_HIDE, u->prompt.text, u->prompt.len));
+	} else if (u->input.len > 0) {
+		push_transform(u, transform_make(TRANSFORM_HIDE, u->input.text, u->input.len));
 	}
 }
 
@@ -1010,9 +1010,9 @@ static void dispatch(struct ui *u, enum keymap_action act)
 			open_sandwich(u, u->t, u->sel);
 		break;
 	case KEYMAP_HIDE:
-		prompt_start(&u->prompt, "hide frames matching: ", UI_PROMPT_HIDE);
-		u->prompt_back = UI_MODE_NORMAL;
-		u->mode = UI_MODE_PROMPT;
+		lineinput_start(&u->input, "hide frames matching: ", UI_INPUT_HIDE);
+		u->input_back = UI_MODE_NORMAL;
+		u->mode = UI_MODE_INPUT;
 		break;
 	case KEYMAP_SORT_SELF:
 	case KEYMAP_SORT_TOTAL:
@@ -1051,11 +1051,11 @@ static void handle_key(struct ui *u, int ch)
 		if (!u->too_small || ch == 'q')
 			sandwich_key(u, ch);
 		break;
-	case UI_MODE_PROMPT:
-		switch (prompt_key(&u->prompt, ch)) {
-		case PROMPT_EDITING: break;
-		case PROMPT_DONE: prompt_done(u); break;
-		case PROMPT_CANCEL: u->mode = u->prompt_back; break;
+	case UI_MODE_INPUT:
+		switch (lineinput_key(&u->input, ch)) {
+		case LINEINPUT_EDITING: break;
+		case LINEINPUT_DONE: input_done(u); break;
+		case LINEINPUT_CANCEL: u->mode = u->input_back; break;
 		}
 		break;
 	}

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "diff.h"
 #include "folded.h"
-#include "prompt.h"
+#include "lineinput.h"
 #include "tableview.h"
 #include "toptable.h"
 #include "transform.h"
@@ -338,22 +338,22 @@ static void test_tableview(const struct tree *t)
 	tableview_free(tv);
 }
 
-static void test_prompt(void)
+static void test_lineinput(void)
 {
-	struct prompt p;
-	prompt_start(&p, "hide: ", 7);
-	ok(prompt_key(&p, 'a') == PROMPT_EDITING && prompt_key(&p, 'b') == PROMPT_EDITING, "typing");
+	struct lineinput p;
+	lineinput_start(&p, "hide: ", 7);
+	ok(lineinput_key(&p, 'a') == LINEINPUT_EDITING && lineinput_key(&p, 'b') == LINEINPUT_EDITING, "typing");
 	/* U+00E9 as two bytes, removed by one Backspace. */
-	prompt_key(&p, 0xc3);
-	prompt_key(&p, 0xa9);
+	lineinput_key(&p, 0xc3);
+	lineinput_key(&p, 0xa9);
 	is_str(p.text, "ab\xc3\xa9", "UTF-8 bytes are kept");
-	prompt_key(&p, 127);
+	lineinput_key(&p, 127);
 	is_str(p.text, "ab", "Backspace removes a whole character");
-	prompt_key(&p, 21);
+	lineinput_key(&p, 21);
 	is_str(p.text, "", "Ctrl-U clears");
-	prompt_key(&p, 'x');
-	ok(prompt_key(&p, '\r') == PROMPT_DONE && strcmp(p.text, "x") == 0 && p.purpose == 7, "Enter ends it");
-	ok(prompt_key(&p, 27) == PROMPT_CANCEL, "Esc cancels");
+	lineinput_key(&p, 'x');
+	ok(lineinput_key(&p, '\r') == LINEINPUT_DONE && strcmp(p.text, "x") == 0 && p.purpose == 7, "Enter ends it");
+	ok(lineinput_key(&p, 27) == LINEINPUT_CANCEL, "Esc cancels");
 }
 
 int main(void)
@@ -367,7 +367,7 @@ int main(void)
 	test_diff();
 	test_diff_stack();
 	test_tableview(&t);
-	test_prompt();
+	test_lineinput();
 	tree_free(&t);
 	return done_testing();
 }

@@ -1,5 +1,5 @@
 #include "config.h"
-#include "prompt.h"
+#include "lineinput.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,20 +9,20 @@
 #include <curses.h>
 #endif
 
-void prompt_start(struct prompt *p, const char *label, int purpose)
+void lineinput_start(struct lineinput *p, const char *label, int purpose)
 {
 	memset(p, 0, sizeof *p);
 	snprintf(p->label, sizeof p->label, "%s", label);
 	p->purpose = purpose;
 }
 
-enum prompt_result prompt_key(struct prompt *p, int key)
+enum lineinput_result lineinput_key(struct lineinput *p, int key)
 {
 	switch (key) {
 	case '\n': case '\r': case KEY_ENTER:
-		return PROMPT_DONE;
+		return LINEINPUT_DONE;
 	case 27: case 7:            /* Esc, Ctrl-G */
-		return PROMPT_CANCEL;
+		return LINEINPUT_CANCEL;
 	case KEY_BACKSPACE: case 127: case 8:
 		/* Back over UTF-8 continuation bytes to a whole character. */
 		while (p->len > 0 && ((unsigned char)p->text[p->len - 1] & 0xc0) == 0x80)
@@ -30,16 +30,16 @@ enum prompt_result prompt_key(struct prompt *p, int key)
 		if (p->len > 0)
 			p->len--;
 		p->text[p->len] = '\0';
-		return PROMPT_EDITING;
+		return LINEINPUT_EDITING;
 	case 21:                    /* Ctrl-U */
 		p->len = 0;
 		p->text[0] = '\0';
-		return PROMPT_EDITING;
+		return LINEINPUT_EDITING;
 	default:
 		if (key >= 0x20 && key < 0x100 && key != 127 && p->len + 1 < sizeof p->text) {
 			p->text[p->len++] = (char)key;
 			p->text[p->len] = '\0';
 		}
-		return PROMPT_EDITING;
+		return LINEINPUT_EDITING;
 	}
 }
