@@ -422,6 +422,7 @@ int main(int argc, char **argv)
 			.orient = orient, .min_width = min_width,
 			.views = &views, .diff = diff, .negate = negate, .normalize = normalize,
 			.table = view == VIEW_TABLE, .table_sort = table_sort,
+			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
 			.bench_keys = bench_keys,

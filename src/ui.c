@@ -29,6 +29,7 @@
 #include "tableview.h"
 #include "text.h"
 #include "transform.h"
+#include "views.h"
 #include "xalloc.h"
 
 /* Below this the graph is replaced by "terminal too small". */
@@ -869,6 +870,25 @@ static void open_sandwich(struct ui *u, const struct tree *t, tree_idx i)
 	u->mode = UI_MODE_SANDWICH;
 }
 
+/* --view=sandwich[=NAME] in the browser. */
+static void start_sandwich(struct ui *u, const char *name)
+{
+	tree_idx i = TREE_NONE;
+	if (name) {
+		int64_t id = strtab_find(&u->t->names, name, strlen(name));
+		for (tree_idx k = 1; id > 0 && k < tree_size(u->t) && i == TREE_NONE; k++)
+			if (tree_node(u->t, k)->name == (strtab_id)id)
+				i = k;
+	} else {
+		i = views_hottest(u->t);
+	}
+	if (i == TREE_NONE) {
+		snprintf(u->notice, sizeof u->notice, "no such function for the sandwich");
+		return;
+	}
+	open_sandwich(u, u->t, i);
+}
+
 static void sandwich_key(struct ui *u, int ch)
 {
 	tree_idx i;
@@ -1270,6 +1290,8 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	span_middle(u, u->sel);
 	if (o->table)
 		open_table(u);
+	if (o->sandwich)
+		start_sandwich(u, o->sandwich_name);
 	relayout(u);
 	draw(u);
 

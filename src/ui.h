@@ -20,6 +20,9 @@ struct ui_options {
 	struct transform_stack *views;
 	bool diff, negate, normalize;
 	bool table;                 /* start in the top table */
+	bool sandwich;              /* start in the sandwich of sandwich_name
+	                               (NULL: the function with most self) */
+	const char *sandwich_name;
 	enum toptable_key table_sort;
 	const char *bench_keys;     /* benchmarks: play this key script instead of
 	                               reading keys, then report per-key times on

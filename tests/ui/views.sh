@@ -205,6 +205,21 @@ expect "Tab: to the flame graph" tm_wait_line 28 all
 tm_keys q
 expect "--view=table: quits" tm_wait_grep '^rc=0$'
 
+# ---- --view=sandwich starts in the sandwich (default: most self, lex) ----
+tm_run clear
+open_tflame --view=sandwich "$(q "$F")"
+expect "--view=sandwich: opens on lex's sandwich" tm_wait_line 0 "sandwich: lex"
+tm_keys s
+expect "s: to the flame graph" tm_wait_line 28 all
+tm_keys q
+expect "--view=sandwich: quits" tm_wait_grep '^rc=0$'
+tm_run clear
+open_tflame --view=sandwich=nosuch "$(q "$F")"
+expect "--view=sandwich=nosuch: graph and a message" \
+	tm_wait eval 'tm__line_is 28 all && tm__line_is 29 "no such function for the sandwich"'
+tm_keys q
+expect "--view=sandwich=nosuch: quits" tm_wait_grep '^rc=0$'
+
 # ---- diff ----
 # views.diff: grow 10 -> 40, shrink 50 -> 20, same 40 -> 40; AFTER total
 # 100 = main: grow [0,40) same [40,80) shrink [80,100). Largest |self
