@@ -160,6 +160,23 @@ void sandwichview_vertical(struct sandwichview *sw, bool up)
 	follow(sw);
 }
 
+bool sandwichview_click(struct sandwichview *sw, int row, int col)
+{
+	if (!sw->loaded)
+		return false;
+	for (int k = 0; k < 2; k++) {
+		struct pane *p = &sw->p[k];
+		const struct layout_span *s = layout_span_at(&p->lay, row - p->y, col);
+		if (s && s->kind == LAYOUT_FRAME) {
+			sw->sel_pane = k;
+			sw->sel = s->node;
+			sw->want_col = s->col0 + (s->col1 - s->col0 - 1) / 2;
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct tree *sandwichview_selected(const struct sandwichview *sw, tree_idx *i)
 {
 	*i = sw->sel;

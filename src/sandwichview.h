@@ -32,6 +32,9 @@ void sandwichview_resize(struct sandwichview *sw, int width, int height, int min
  * crossing between the panes at f. */
 void sandwichview_sideways(struct sandwichview *sw, int dir);
 void sandwichview_vertical(struct sandwichview *sw, bool up);
+/* Selects the frame drawn at (row, col) of the graph area; false when
+ * there is none. */
+bool sandwichview_click(struct sandwichview *sw, int row, int col);
 /* The selected frame: its tree and node (never NULL after a load). */
 const struct tree *sandwichview_selected(const struct sandwichview *sw, tree_idx *i);
 /* The function shown: name bytes of the focus tree's f. */

@@ -157,6 +157,14 @@ void tableview_page(struct tableview *tv, int dir)
 	tableview_move(tv, dir * h);
 }
 
+bool tableview_click(struct tableview *tv, int row)
+{
+	if (row < 0 || row >= tv->height || tv->top + (size_t)row >= tv->nshown)
+		return false;
+	tv->sel = tv->top + (size_t)row;
+	return true;
+}
+
 bool tableview_selected(const struct tableview *tv, strtab_id *name)
 {
 	if (tv->nshown == 0)

@@ -29,6 +29,9 @@ bool tableview_filter(struct tableview *tv, const char *pattern, char *err, size
  * of the last draw. */
 void tableview_move(struct tableview *tv, long delta);
 void tableview_page(struct tableview *tv, int dir);
+/* Selects the row drawn on line `row` of the rows area (0 = the first row
+ * under the header) at the last draw; false when no row is there. */
+bool tableview_click(struct tableview *tv, int row);
 /* The selected row's name, false when no row is shown. */
 bool tableview_selected(const struct tableview *tv, strtab_id *name);
 

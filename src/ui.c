@@ -916,8 +916,14 @@ static void sandwich_key(struct ui *u, int ch)
 	case KEYMAP_QUIT: u->quit = true; break;
 	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
 	case KEYMAP_MOUSE: {
+		/* Click selects, double-click re-centres on the function. */
 		MEVENT ev;
-		getmouse(&ev);      /* drain it */
+		if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+			break;
+		if (sandwichview_click(u->sw, ev.y - 1, ev.x) && (ev.bstate & BUTTON1_DOUBLE_CLICKED)) {
+			st = sandwichview_selected(u->sw, &i);
+			open_sandwich(u, st, i);
+		}
 		break;
 	}
 	default: break;
@@ -972,8 +978,20 @@ static void table_key(struct ui *u, int ch)
 	case KEYMAP_QUIT: u->quit = true; break;
 	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
 	case KEYMAP_MOUSE: {
+		/* Click selects a row, double-click shows it, the wheel scrolls. */
 		MEVENT ev;
-		getmouse(&ev);      /* drain it */
+		if (getmouse(&ev) != OK)
+			break;
+		if (ev.bstate & BUTTON4_PRESSED)
+			tableview_move(u->tv, -3);
+#ifdef BUTTON5_PRESSED
+		else if (ev.bstate & BUTTON5_PRESSED)
+			tableview_move(u->tv, 3);
+#endif
+		else if ((ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)) &&
+		         tableview_click(u->tv, ev.y - 2) && (ev.bstate & BUTTON1_DOUBLE_CLICKED) &&
+		         tableview_selected(u->tv, &name))
+			show_function(u, name);
 		break;
 	}
 	default: break;

@@ -44,6 +44,17 @@ line_has_attr() {
 # Table row: SELF SELF% TOTAL TOTAL% CALLERS NAME, counts 5 wide (the
 # root's 100 has 3 digits; the header words need 5).
 row() { printf '%5s %6s%% %5s %6s%% %7s  %s' "$@"; }
+# X10 mouse reports (ESC [ M b x y, +32 each) as tmux sends for button 1.
+click() { # col row [n]: n press+release pairs in one go (2: a double-click)
+	local x y bytes="" k=0
+	x=$(printf "\\$(printf %o $((33 + $1)))")
+	y=$(printf "\\$(printf %o $((33 + $2)))")
+	while [ $k -lt "${3:-1}" ]; do
+		bytes="$bytes$(printf '\033[M ')$x$y$(printf '\033[M#')$x$y"
+		k=$((k + 1))
+	done
+	tm_bytes "$bytes"
+}
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
 open_tflame "$(q "$F")"
@@ -70,6 +81,8 @@ tm_keys 3
 expect "3: by name, idle first" tm_wait_line 2 "$(row 30 30.00 30 30.00 1 idle)"
 expect "3: run last" tm_wait_line 7 "$(row 25 25.00 30 30.00 1 run)"
 expect "3: status" status_is "6 of 6 functions${SEP}sort: name"
+click 40 5
+expect "a click selects the row (main, line 5)" tm_wait line_has_attr 5 7
 tm_keys /
 expect "/: filter prompt" status_is "filter:"
 tm_type '^p'
@@ -190,6 +203,11 @@ tm_keys Enter
 expect "Enter: sandwich of lex" tm_wait_line 0 "sandwich: lex"
 expect "lex's callers" tm_wait eval "tm__line_is 13 '$(printf '%-85s%s' parse run)' && tm__line_is 12 '$(printf '%-57s%-28s%s' main parse main)' && tm__line_is 11 '$(printf '%57s%s' '' main)'"
 expect "lex has no callees" tm_wait eval 'tm__line_is 15 lex && tm__line_is 16 ""'
+click 90 13
+expect "click on run above lex: 5 of lex's 35" \
+	status_is "run${SEP}5 samples${SEP}14.29% of the function${SEP}5.00% of all"
+click 10 13 2
+expect "double-click on parse: its sandwich" tm_wait_line 0 "sandwich: parse"
 tm_keys s
 expect "s: back to the graph, selection kept" status_is "parse${SEP}30 samples"
 tm_keys q
@@ -200,8 +218,9 @@ tm_run clear
 open_tflame --view=table --table-sort=total "$(q "$F")"
 expect "--view=table: the browser opens on the table, by total" \
 	tm_wait eval "tm__line_is 2 '$(row 0 0.00 70 70.00 1 main)' && tm__line_starts 29 '6 of 6 functions${SEP}sort: total'"
-tm_keys Tab
-expect "Tab: to the flame graph" tm_wait_line 28 all
+click 10 3 2
+expect "double-click on lex (line 3): the graph, lex selected" \
+	tm_wait eval 'tm__line_is 28 all && tm__line_is 29 "the heaviest of 3 frames of this function"'
 tm_keys q
 expect "--view=table: quits" tm_wait_grep '^rc=0$'
 
