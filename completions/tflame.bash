@@ -22,7 +22,8 @@ _tflame()
 	else
 		case $prev in
 		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | \
-			--view | --table-sort | --top | --focus | --hide) opt=$prev ;;
+			--view | --table-sort | --top | --focus | --hide | \
+			--colors | --color-rule | --palette-map) opt=$prev ;;
 		esac
 	fi
 
@@ -32,6 +33,22 @@ _tflame()
 	--sort) values="name weight input" ;;
 	--view) values="flame table sandwich" ;;
 	--table-sort) values="self total name" ;;
+	--colors) values="hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange" ;;
+	--color-rule) return 0 ;;  # REGEX=COLOR: nothing sensible to offer
+	--palette-map)
+		# A file name, also after "--palette-map=" (no prefix: readline
+		# replaces only the text after the '=' when '=' breaks words).
+		if [[ -n $prefix ]]; then
+			local IFS=$'\n' f
+			for f in $(compgen -f -- "$cur"); do COMPREPLY+=("$prefix$f"); done
+		elif declare -F _filedir > /dev/null; then
+			_filedir
+		else
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return 0
+		;;
 	-w | --width | --min-width | --event-filter | --threads | --top | --focus | --hide) return 0 ;;  # a number, a name or a regex: nothing to offer
 	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
 	esac
@@ -52,7 +69,7 @@ _tflame()
 	if [[ -z $files_only && $cur == -* ]]; then
 		local o
 		for o in --collapse --print --width --inverted --sort --min-width \
-			--format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
+			--colors --color-rule --palette-map --format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
 			--view --table-sort --top --reverse --focus --hide --merge-recursion \
 			--diff --negate --normalize \
 			--help --version -c -p -w -i -f -h -V; do

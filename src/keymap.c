@@ -33,6 +33,8 @@ const struct keymap_entry keymap_table[] = {
 	{ { 'x' }, KEYMAP_DROP, "transform: drop the selected frame and its samples" },
 	{ { 'H' }, KEYMAP_HIDE, "transform: hide frames matching a regex (samples go to callers)" },
 	{ { 'R' }, KEYMAP_MERGE_RECURSION, "transform: merge direct recursion (f;f;g becomes f;g)" },
+	{ { 'c' }, KEYMAP_PALETTE, "next colour palette (the status line names it)" },
+	{ { 'L' }, KEYMAP_LEGEND, "show or hide the colour legend" },
 	{ { KEY_MOUSE }, KEYMAP_MOUSE, "click selects a frame, double-click zooms into it" },
 	{ { CTRL_KEY('l') }, KEYMAP_REDRAW, "redraw the screen" },
 	{ { '?', KEY_F(1) }, KEYMAP_HELP, "show this help" },

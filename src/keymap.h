@@ -17,6 +17,8 @@ enum keymap_action {
 	KEYMAP_UNZOOM,          /* pop one zoom level */
 	KEYMAP_UNZOOM_ALL,      /* back to the whole profile */
 	KEYMAP_ORIENT,          /* flame <-> icicle */
+	KEYMAP_PALETTE,         /* the next colour palette */
+	KEYMAP_LEGEND,          /* show or hide the colour legend */
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */
 	KEYMAP_TABLE,           /* flame graph <-> top table */
 	KEYMAP_REVERSE,         /* push the reverse transform (leaf -> root) */

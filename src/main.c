@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "keymap.h"
 #include "load.h"
+#include "palette.h"
 #include "printer.h"
 #include "sniff.h"
 #include "text.h"
@@ -25,7 +26,6 @@
 #include "transform.h"
 #include "ui.h"
 #include "views.h"
-#include "xalloc.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
@@ -34,7 +34,8 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
-	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE
+	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP
 };
 
 static const struct option long_options[] = {
@@ -45,6 +46,9 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
+	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -110,6 +114,16 @@ static void usage(FILE *out)
 "                          red grew, blue shrank\n"
 "      --negate            swap the red and blue of --diff\n"
 "      --normalize         scale BEFORE to AFTER's total sample count\n"
+"\n"
+"Colours:\n"
+"      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
+"                          perl, python, rust, red, green, blue, aqua, yellow,\n"
+"                          purple or orange (flamegraph.pl's palettes)\n"
+"      --color-rule=REGEX=COLOR  frames whose name matches REGEX get COLOR: a\n"
+"                          hue (red, green, blue, aqua, yellow, purple, orange,\n"
+"                          grey, hot, mem, io) or #rrggbb; repeatable, first wins\n"
+"      --palette-map=FILE  exact colours per name, NAME->rgb(R,G,B) lines as\n"
+"                          flamegraph.pl --cp writes palette.map\n"
 "\n"
 "Input:\n"
 "  -f, --format=FORMAT     auto (default), folded or perf\n"
@@ -238,13 +252,17 @@ int main(int argc, char **argv)
 	enum layout_orient orient = LAYOUT_FLAME;
 	int width = 0, min_width = 1;
 	bool stats = false, diff = false, negate = false, normalize = false;
+	const struct palette *pal = NULL;
+	struct palette_rules *rules = NULL;
+	char err[512];
 	const char *bench_keys = NULL;
 	enum print_view view = VIEW_FLAME;
 	const char *sandwich = NULL;
 	enum toptable_key table_sort = TOPTABLE_SELF;
 	int top = 0;
-	/* Transforms in command-line order, applied after loading. */
-	struct transform *trs = NULL;
+	/* Transforms in command-line order, applied after loading. Kept as
+	 * argv pointers, so that no exit path has anything to free. */
+	struct { enum transform_kind kind; const char *arg; } trs[64];
 	size_t ntrs = 0;
 	int c;
 
@@ -276,6 +294,28 @@ int main(int argc, char **argv)
 				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
 			break;
 		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
+		case OPT_COLORS:
+			if (!(pal = palette_find(optarg))) {
+				char names[256], safe[64];
+				text_sanitize(optarg, strlen(optarg), safe, sizeof safe);
+				usage_error("invalid --colors '%s' (%s)", safe, palette_names(names, sizeof names));
+			}
+			break;
+		case OPT_COLOR_RULE:
+			if (!rules)
+				rules = palette_rules_new();
+			if (palette_rules_add(rules, optarg, err, sizeof err) != 0)
+				usage_error("%s", err);
+			break;
+		case OPT_PALETTE_MAP:
+			if (!rules)
+				rules = palette_rules_new();
+			if (palette_rules_load_map(rules, optarg, err, sizeof err) != 0) {
+				fprintf(stderr, "tflame: %s\n", err);
+				palette_rules_free(rules);
+				return 2;
+			}
+			break;
 		case OPT_PID: lo.perf.pid = true; break;
 		case OPT_TID: lo.perf.tid = true; break;
 		case OPT_KERNEL: lo.perf.kernel = true; break;
@@ -294,9 +334,10 @@ int main(int argc, char **argv)
 			enum transform_kind k = c == OPT_REVERSE ? TRANSFORM_REVERSE
 			                      : c == OPT_FOCUS ? TRANSFORM_FOCUS
 			                      : c == OPT_HIDE ? TRANSFORM_HIDE : TRANSFORM_MERGE_RECURSION;
-			const char *arg = c == OPT_FOCUS || c == OPT_HIDE ? optarg : NULL;
-			trs = xreallocarray(trs, ntrs + 1, sizeof *trs);
-			trs[ntrs++] = transform_make(k, arg, arg ? strlen(arg) : 0);
+			if (ntrs == sizeof trs / sizeof trs[0])
+				usage_error("more than %zu transforms", sizeof trs / sizeof trs[0]);
+			trs[ntrs].kind = k;
+			trs[ntrs++].arg = c == OPT_FOCUS || c == OPT_HIDE ? optarg : NULL;
 			break;
 		}
 		case OPT_VIEW:
@@ -382,18 +423,17 @@ int main(int argc, char **argv)
 
 	struct transform_stack views;
 	transform_stack_init(&views, &t, diff ? &before : NULL, order);
-	for (size_t k = 0; k < ntrs; k++) {
-		char err[256];
-		if (rc == 0 && !transform_stack_push(&views, &trs[k], err, sizeof err)) {
+	for (size_t k = 0; k < ntrs && rc == 0; k++) {
+		char why[256];
+		const char *arg = trs[k].arg;
+		struct transform tr = transform_make(trs[k].kind, arg, arg ? strlen(arg) : 0);
+		if (!transform_stack_push(&views, &tr, why, sizeof why)) {
 			char safe[300];
-			text_sanitize(err, strlen(err), safe, sizeof safe);
+			text_sanitize(why, strlen(why), safe, sizeof safe);
 			load_messages_add(&msgs, "tflame: %s", safe);
 			rc = 1;
-		} else if (rc != 0) {
-			transform_free(&trs[k]);
 		}
 	}
-	free(trs);
 	const struct tree *shown = transform_stack_tree(&views);
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
@@ -425,6 +465,7 @@ int main(int argc, char **argv)
 			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
 		};
 		rc = ui_run(shown, &uo);
@@ -434,6 +475,7 @@ int main(int argc, char **argv)
 	load_messages_free(&msgs);
 	transform_stack_free(&views);
 	tree_free(&before);
+	palette_rules_free(rules);
 	tree_free(&t);
 	return rc;
 }

@@ -192,7 +192,7 @@ const char *sandwichview_name(const struct sandwichview *sw, size_t *len)
 }
 
 void sandwichview_draw(struct sandwichview *sw, int y0, char *buf, size_t bufsize,
-                       sandwichview_attr_fn attr, void *ctx)
+                       sandwichview_style_fn style, void *ctx)
 {
 	if (!sw->loaded)
 		return;
@@ -204,10 +204,7 @@ void sandwichview_draw(struct sandwichview *sw, int y0, char *buf, size_t bufsiz
 				continue;
 			int y = y0 + p->y + s->row, w = s->col1 - s->col0;
 			bool selected = k == sw->sel_pane && s->node == sw->sel;
-			attr_t a = (attr_t)attr(ctx, &p->t, s->node);
-			if (selected)
-				a |= A_REVERSE | A_BOLD;
-			attrset(a);
+			style(ctx, &p->t, s->node, selected);
 			if (w == 1) {
 				mvaddstr(y, s->col0, selected ? (text_is_utf8() ? "\u00b7" : ".") : " ");
 			} else {

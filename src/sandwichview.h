@@ -14,8 +14,9 @@
 
 struct sandwichview;
 
-/* Colour attribute (a curses attr_t) of node i of tree t, from the UI. */
-typedef unsigned long (*sandwichview_attr_fn)(void *ctx, const struct tree *t, tree_idx i);
+/* Sets the curses attributes and colour for drawing node i of tree t
+ * (selected: the selection); the UI owns colours. */
+typedef void (*sandwichview_style_fn)(void *ctx, const struct tree *t, tree_idx i, bool selected);
 
 struct sandwichview *sandwichview_new(void);
 void sandwichview_free(struct sandwichview *sw);
@@ -42,6 +43,6 @@ const char *sandwichview_name(const struct sandwichview *sw, size_t *len);
 
 /* Draws both panes in lines [y0, y0 + height); buf: TEXT_FIT_BYTES(w + 1). */
 void sandwichview_draw(struct sandwichview *sw, int y0, char *buf, size_t bufsize,
-                       sandwichview_attr_fn attr, void *ctx);
+                       sandwichview_style_fn style, void *ctx);
 
 #endif

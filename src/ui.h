@@ -7,6 +7,7 @@
 #include "layout.h"
 #include "toptable.h"
 #include "transform.h"
+#include "palette.h"
 #include "tree.h"
 
 struct ui_options {
@@ -24,6 +25,8 @@ struct ui_options {
 	                               (NULL: the function with most self) */
 	const char *sandwich_name;
 	enum toptable_key table_sort;
+	const struct palette *palette;      /* NULL: the default (hot) */
+	const struct palette_rules *rules;  /* --color-rule, --palette-map; or NULL */
 	const char *bench_keys;     /* benchmarks: play this key script instead of
 	                               reading keys, then report per-key times on
 	                               stderr (see ui_bench_parse); NULL normally */

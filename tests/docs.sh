@@ -150,12 +150,12 @@ fi
 
 # ---- zsh and fish: every option, syntax -------------------------------------
 
-# zsh: an option is an _arguments spec: after ' { or , and before [ = + } or ,
+# zsh: an option is an _arguments spec: after ' { , or * (repeatable) and before [ = + } or ,
 # (an exclusion list "(-c --collapse)" does not count).
 while IFS='	' read -r col long short; do
 	ok=1
 	for o in $long $short; do
-		grep -qE -- "['{,]$o([]=+},[]|\$)" "$ZSHC" || ok=""
+		grep -qE -- "['{,*]$o([]=+},[]|\$)" "$ZSHC" || ok=""
 	done
 	[ -n "$ok" ] && pass "zsh completion: $col" || fail "zsh completion: $col" "no _arguments spec for $long $short"
 done < "$T_TMP/options"
@@ -235,6 +235,10 @@ bcheck "bash completion: tflame --sort=we<TAB> gives weight" 'weight\n' \
 	"$WB" "tflame --sort=we" 3 tflame --sort = we
 bcheck "bash completion: --sort=we<TAB> without '=' in COMP_WORDBREAKS" '--sort=weight\n' \
 	"$WB_NOEQ" "tflame --sort=we" 1 tflame --sort=we
+bcheck "bash completion: tflame --colors=j<TAB> offers java js" 'java\njs\n' \
+	"$WB" "tflame --colors=j" 3 tflame --colors = j
+bcheck "bash completion: tflame --colors p<TAB> offers perl purple python" 'perl\npurple\npython\n' \
+	"$WB" "tflame --colors p" 2 tflame --colors p
 bcheck "bash completion: no candidates for --width's number" '' \
 	"$WB" "tflame --width " 2 tflame --width ""
 
