@@ -21,7 +21,7 @@ _tflame()
 		opt=${cur%%=*} prefix="$opt=" cur=${cur#*=}
 	else
 		case $prev in
-		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | \
+		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | --search | \
 			--view | --table-sort | --top | --focus | --hide | \
 			--colors | --color-rule | --palette-map) opt=$prev ;;
 		esac
@@ -49,7 +49,7 @@ _tflame()
 		fi
 		return 0
 		;;
-	-w | --width | --min-width | --event-filter | --threads | --top | --focus | --hide) return 0 ;;  # a number, a name or a regex: nothing to offer
+	-w | --width | --min-width | --event-filter | --threads | --search | --top | --focus | --hide) return 0 ;;  # a number, a name, a regex: nothing to offer
 	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
 	esac
 	if [[ -n $values ]]; then
@@ -68,7 +68,7 @@ _tflame()
 
 	if [[ -z $files_only && $cur == -* ]]; then
 		local o
-		for o in --collapse --print --width --inverted --sort --min-width \
+		for o in --collapse --print --width --inverted --sort --min-width --search \
 			--colors --color-rule --palette-map --format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
 			--view --table-sort --top --reverse --focus --hide --merge-recursion \
 			--diff --negate --normalize \

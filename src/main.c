@@ -18,6 +18,7 @@
 #include "load.h"
 #include "palette.h"
 #include "printer.h"
+#include "search.h"
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
@@ -35,7 +36,7 @@ enum {
 	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
-	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
 };
 
 static const struct option long_options[] = {
@@ -49,6 +50,7 @@ static const struct option long_options[] = {
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
 	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
+	{ "search", required_argument, NULL, OPT_SEARCH },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -96,6 +98,9 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"      --search=REGEX      start with a search (POSIX extended regex, case-\n"
+"                          insensitive unless REGEX has upper case); --print\n"
+"                          closes matching frames with * and adds a match line\n"
 "      --view=VIEW         flame (default); table: one row per function; or\n"
 "                          sandwich[=NAME]: callers and callees of NAME\n"
 "                          (default: the function with most self samples)\n"
@@ -199,11 +204,12 @@ static bool utf8_locale(void)
 static int print_view(const struct transform_stack *views, enum print_view view, const char *sandwich,
                       enum toptable_key table_sort, size_t top, bool diff, bool normalize,
                       int width, enum layout_orient orient, int min_width,
-                      enum tree_order order, struct load_messages *msgs)
+                      enum tree_order order, const struct search *search,
+                      struct load_messages *msgs)
 {
 	const struct tree *t = transform_stack_tree(views);
 	struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
-	                              .min_width = min_width };
+	                              .min_width = min_width, .search = search };
 	if (view == VIEW_TABLE) {
 		struct toptable tt;
 		toptable_compute(&tt, t, TREE_ROOT, table_sort);
@@ -255,6 +261,7 @@ int main(int argc, char **argv)
 	const struct palette *pal = NULL;
 	struct palette_rules *rules = NULL;
 	char err[512];
+	const char *search_re = NULL;
 	const char *bench_keys = NULL;
 	enum print_view view = VIEW_FLAME;
 	const char *sandwich = NULL;
@@ -316,6 +323,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_SEARCH: search_re = optarg; break;
 		case OPT_PID: lo.perf.pid = true; break;
 		case OPT_TID: lo.perf.tid = true; break;
 		case OPT_KERNEL: lo.perf.kernel = true; break;
@@ -375,6 +383,18 @@ int main(int argc, char **argv)
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 			return 2;
 		}
+	}
+
+	if (search_re) {
+		/* Checked before loading: a typo should not wait for a big file. */
+		struct tree empty;
+		tree_init(&empty);
+		tree_finalize(&empty, TREE_ORDER_NAME);
+		struct search *s = search_new(&empty, search_re, err, sizeof err);
+		if (!s)
+			usage_error("invalid --search regex: %s", err);
+		search_free(s);
+		tree_free(&empty);
 	}
 
 	char *stdin_only[] = { (char *)"-" };
@@ -448,9 +468,21 @@ int main(int argc, char **argv)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(shown, stdout) != 0)
 			rc = 1;
-		if (rc == 0 && mode == MODE_PRINT)
+		if (rc == 0 && mode == MODE_PRINT) {
+			/* The search runs on the tree shown (after the transforms). */
+			struct search *s = search_re ? search_new(shown, search_re, NULL, 0) : NULL;
+			if (s) {
+				double s0 = seconds();
+				search_run(s, 0);
+				if (stats)
+					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
+					        (seconds() - s0) * 1e3, strtab_count(&shown->names),
+					        tree_size(shown), search_count(s));
+			}
 			rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
-			                width ? width : default_width(), orient, min_width, order, &msgs);
+			                width ? width : default_width(), orient, min_width, order, s, &msgs);
+			search_free(s);
+		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;
 		if (rc != 0 && ferror(stdout))
@@ -467,6 +499,7 @@ int main(int argc, char **argv)
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
+			.search = search_re, .stats = stats,
 		};
 		rc = ui_run(shown, &uo);
 		if (msgs.len)

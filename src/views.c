@@ -29,6 +29,7 @@ int views_print_sandwich(const struct tree *t, const char *name, size_t len,
 	struct printer_options o = *po;
 	o.zoom = tree_first_child(&callers, TREE_ROOT);
 	o.no_ancestors = true;
+	o.search = NULL;    /* it holds nodes of t, not of these trees */
 	int rc = 0;
 	if (o.zoom == TREE_NONE) {      /* the function has no samples */
 		rc = fprintf(out, "sandwich of %s: 0 samples\n", safe) < 0 ? -1 : 0;

@@ -92,11 +92,16 @@ expect "/^p: status shows the filter" status_is "1 of 6 functions${SEP}sort: nam
 tm_keys Escape
 expect "Esc: filter cleared" status_is "6 of 6 functions${SEP}sort: name"
 # The selection stayed on parse (line 6); lex is two rows up.
+# Enter: the graph, the heaviest lex (main;parse;lex, 20) selected and
+# lex searched exactly: 3 frames, 35 samples with recursion counted once;
+# main;parse;lex is the first of them in preorder.
 tm_keys k k Enter
-expect "Enter on lex: back to the graph, heaviest lex of 3" \
-	tm_wait eval 'tm__line_is 29 "the heaviest of 3 frames of this function" && tm__line_is 28 all'
-tm_keys C-l
-expect "lex [40,60) (20 samples) is selected" status_is "lex${SEP}20 samples${SEP}20.00% of all"
+expect "Enter on lex: back to the graph, lex searched, heaviest of 3 selected" \
+	tm_wait eval 'tm__line_is 29 "/^lex\$/  match 1 of 3${SEP}35.00% of samples${SEP}the heaviest of 3 frames of this function" && tm__line_is 28 all'
+tm_keys n
+expect "n: the next lex (main;parse;parse;lex, 10 samples)" tm_wait_grep "match 2 of 3.*lex${SEP}10 samples\$"
+tm_keys N Escape
+expect "N, Esc: lex [40,60) (20 samples) is selected, no search" status_is "lex${SEP}20 samples${SEP}20.00% of all"
 # Zoomed into main (70 samples), the table covers main's subtree only.
 tm_keys j j Enter Tab
 expect "table of the zoom: 5 functions" status_is "5 of 5 functions"
@@ -138,8 +143,16 @@ expect "Backspace with nothing to undo" tm_wait_line 29 "already showing all sam
 # ---- focus ----
 tm_keys k k k
 expect "to lex" status_is "lex${SEP}20 samples${SEP}20.00% of all"
+lexbg=$(bg_before 25 lex)
 tm_keys f
 expect "f: breadcrumb" tm_wait_line 0 "[focus lex] all"
+# Colours are cached by name id, and a transformed tree numbers its names
+# anew (lex is id 1 there, main here): lex must keep lex's colour.
+if infocmp tmux-256color >/dev/null 2>&1 || infocmp screen-256color >/dev/null 2>&1; then
+	expect "f: lex keeps its colour ($lexbg)" tm_wait eval '[ -n "$lexbg" ] && bg_is 27 lex "$lexbg"'
+else
+	skip "f: lex keeps its colour" "no 256-colour terminfo"
+fi
 expect "f: lex is the only frame, 35 samples (all three call sites)" \
 	tm_wait eval 'tm__line_is 27 lex && tm__line_is 26 "" && tm__line_starts 29 "lex${SEP}35 samples${SEP}100.00% of all"'
 tm_keys u
@@ -162,6 +175,18 @@ expect "H with a bad regex: stack unchanged" tm_wait_line 0 "[hide ^parse\$] all
 tm_keys H Escape
 expect "H, Esc: cancelled" tm_wait_line 0 "[hide ^parse\$] all"
 tm_keys BSpace
+
+# ---- a search lives on through transforms, run again on the new tree ----
+tm_keys /
+tm_type lex
+tm_keys Enter
+expect "/lex: 3 frames, 35% of samples" tm_wait_grep "^/lex/  match 1 of 3${SEP}35.00% of samples"
+tm_keys r
+expect "r: the search runs on the reversed tree (one lex root)" \
+	tm_wait eval 'tm__line_is 0 "[reverse] all" && tm__grep "^/lex/ .*1 match.*35.00% of samples"'
+tm_keys Escape BSpace
+expect "Esc, Backspace: no search, no transform" \
+	tm_wait eval 'tm__line_is 0 all && tm__line_is 29 "undone: reverse"'
 
 # ---- merge recursion, drop ----
 tm_keys R
@@ -220,7 +245,7 @@ expect "--view=table: the browser opens on the table, by total" \
 	tm_wait eval "tm__line_is 2 '$(row 0 0.00 70 70.00 1 main)' && tm__line_starts 29 '6 of 6 functions${SEP}sort: total'"
 click 10 3 2
 expect "double-click on lex (line 3): the graph, lex selected" \
-	tm_wait eval 'tm__line_is 28 all && tm__line_is 29 "the heaviest of 3 frames of this function"'
+	tm_wait eval 'tm__line_is 28 all && tm__line_starts 29 "/^lex\$/  match 1 of 3"'
 tm_keys q
 expect "--view=table: quits" tm_wait_grep '^rc=0$'
 
