@@ -1656,6 +1656,11 @@ static void views_changed(struct ui *u)
 	const struct search *was = u->pending ? u->pending : u->shown;
 	char *pattern = was ? xstrdup(search_pattern(was)) : NULL;
 	search_start(u, NULL);
+	/* `*` searches in the history hold name ids of the old tree: recalled,
+	 * their text (the quoted name) is searched as a regex instead. */
+	for (size_t k = 0; k < u->pr.nhist; k++)
+		u->pr.hist_exact[k] = -1;
+	u->pr.exact = -1;
 	u->t = transform_stack_tree(u->views);
 	free(u->looks);     /* by name id, and ids are the tree's own */
 	u->looks = NULL;

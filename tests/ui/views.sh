@@ -238,6 +238,19 @@ expect "s: back to the graph, selection kept" status_is "parse${SEP}30 samples"
 tm_keys q
 expect "q: exit status 0" tm_wait_grep '^rc=0$'
 
+# ---- a `*` search in the history after a transform ----
+# `*` on main remembers main's name id (1); focused on lex, id 1 is lex.
+# Recalled after the transform, the search must still be for main.
+tm_run clear
+open_tflame "$(q "$F")"
+tm_keys k '*' Escape k k
+expect "to lex" status_is "lex${SEP}20 samples"
+tm_keys f / Up Enter
+expect "history after a transform: /^main\$/ finds nothing in lex's focus" \
+	tm_wait_grep "^/\^main\\\$/  no match"
+tm_keys q
+expect "quits" tm_wait_grep '^rc=0$'
+
 # ---- --view=table --table-sort=total starts in the table ----
 tm_run clear
 open_tflame --view=table --table-sort=total "$(q "$F")"
