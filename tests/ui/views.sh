@@ -243,6 +243,7 @@ expect "q: exit status 0" tm_wait_grep '^rc=0$'
 # Recalled after the transform, the search must still be for main.
 tm_run clear
 open_tflame "$(q "$F")"
+expect "open again" status_is "all${SEP}100 samples"
 tm_keys k '*' Escape k k
 expect "to lex" status_is "lex${SEP}20 samples"
 tm_keys f / Up Enter
