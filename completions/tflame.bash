@@ -22,6 +22,7 @@ _tflame()
 	else
 		case $prev in
 		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | --search | \
+			--view | --table-sort | --top | --focus | --hide | \
 			--colors | --color-rule | --palette-map) opt=$prev ;;
 		esac
 	fi
@@ -30,6 +31,8 @@ _tflame()
 	case $opt in
 	-f | --format) values="auto folded perf" ;;
 	--sort) values="name weight input" ;;
+	--view) values="flame table sandwich" ;;
+	--table-sort) values="self total name" ;;
 	--colors) values="hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange" ;;
 	--color-rule) return 0 ;;  # REGEX=COLOR: nothing sensible to offer
 	--palette-map)
@@ -46,7 +49,7 @@ _tflame()
 		fi
 		return 0
 		;;
-	-w | --width | --min-width | --event-filter | --threads | --search) return 0 ;;  # a number, a name, a regex: nothing to offer
+	-w | --width | --min-width | --event-filter | --threads | --search | --top | --focus | --hide) return 0 ;;  # a number, a name, a regex: nothing to offer
 	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
 	esac
 	if [[ -n $values ]]; then
@@ -67,6 +70,8 @@ _tflame()
 		local o
 		for o in --collapse --print --width --inverted --sort --min-width --search \
 			--colors --color-rule --palette-map --format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
+			--view --table-sort --top --reverse --focus --hide --merge-recursion \
+			--diff --negate --normalize \
 			--help --version -c -p -w -i -f -h -V; do
 			[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
 		done
