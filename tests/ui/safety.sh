@@ -189,6 +189,9 @@ expect_state "after the signals: tmux state unchanged" 0
 # (column 39 of 80 is in f0's [0,70)); four more k and Enter zoom to f4;
 # in the icicle view j goes deeper: f5, f6. Pane 80x24: root on line 22.
 tm resize-window -t t -x 80 -y 24
+# Loading and the first draw take longer under a loaded make -j2 check.
+TM_TIMEOUT_MS_SAVED=$TM_TIMEOUT_MS
+TM_TIMEOUT_MS=$((TM_TIMEOUT_MS * 4))
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%sf%d", i ? ";" : "", i; printf " 7\nmain 1\n" }' > "$T_TMP/deep"
 tm_run "clear; $(q "$TFLAME") $(q "$T_TMP/deep"); echo rc=\$?"
 expect "100,000 frames deep: opens" tm_wait_prefix 22 all
@@ -205,6 +208,7 @@ tm_keys k
 expect "1,000,000 siblings: main selected" tm_wait_prefix 23 "main${SEP}1,000,000 samples"
 tm_keys q
 expect "1,000,000 siblings: quits" tm_wait_grep '^rc=0$'
+TM_TIMEOUT_MS=$TM_TIMEOUT_MS_SAVED
 
 # ---- out of memory under ulimit -v: a message, exit 1, terminal sane ----
 awk 'BEGIN { for (i = 0; i < 300000; i++) printf "main;a%d;b%d;c%d 1\n", i, i, i }' > "$T_TMP/mem.folded"
