@@ -188,7 +188,13 @@ expect_state "after the signals: tmux state unchanged" 0
 # Deep: f0..f99999 with 7 of 8 samples, main 1. k from the root picks f0
 # (column 39 of 80 is in f0's [0,70)); four more k and Enter zoom to f4;
 # in the icicle view j goes deeper: f5, f6. Pane 80x24: root on line 22.
-tm resize-window -t t -x 80 -y 24
+# The resize is re-sent until tmux reports it (once, under distcheck's
+# load, the pane stayed 70x20).
+size_is_80x24() {
+	tm resize-window -t t -x 80 -y 24
+	[ "$(tm_format '#{pane_width}x#{pane_height}')" = 80x24 ]
+}
+expect "pane resized to 80x24" tm_wait size_is_80x24
 # Loading and the first draw take longer under a loaded make -j2 check.
 TM_TIMEOUT_MS_SAVED=$TM_TIMEOUT_MS
 TM_TIMEOUT_MS=$((TM_TIMEOUT_MS * 4))
