@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "conf.h"
 #include "keymap.h"
 #include "load.h"
 #include "printer.h"
@@ -21,13 +22,20 @@
 #include "text.h"
 #include "tree.h"
 #include "ui.h"
+#include "xalloc.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
+	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS
 };
+
+/* The one option table: getopt reads the command line with it, and a config
+ * file entry "NAME = VALUE" is looked up in it and goes through the same
+ * apply_option() code. A new option here is settable from the config file
+ * with no more work, unless it is listed in cli_only below. */
 
 static const struct option long_options[] = {
 	{ "collapse", no_argument, NULL, 'c' },
@@ -45,12 +53,30 @@ static const struct option long_options[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	/* undocumented, for tests and benchmarks */
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "list-keys", no_argument, NULL, OPT_LIST_KEYS },
+	{ "list-options", no_argument, NULL, OPT_LIST_OPTIONS },
 	{ NULL, 0, NULL, 0 }
+};
+
+/* Options a config file may not set: actions, output modes (a config that
+ * turned every run into --print would be a trap), and the config itself. */
+static const char *const cli_only[] = {
+	"collapse", "print", "config", "no-config", "help", "version",
+	"stats", "list-keys", "list-options",
+};
+
+/* Options whose value is one of a fixed set: named in error messages and
+ * listed by --list-options, which the completion tests compare with the
+ * completion scripts. */
+static const struct { const char *option, *values; } option_values[] = {
+	{ "format", "auto folded perf" },
+	{ "sort", "name weight input" },
 };
 
 static void usage(FILE *out)
@@ -85,6 +111,11 @@ static void usage(FILE *out)
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
 "      --threads=N         perf: parse big files on N threads (default: all CPUs)\n"
 "\n"
+"Configuration:\n"
+"      --config=FILE       read option defaults from FILE (default:\n"
+"                          $XDG_CONFIG_HOME/tflame/config, or $TFLAME_CONFIG)\n"
+"      --no-config         read no config file\n"
+"\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
@@ -108,14 +139,178 @@ static _Noreturn void usage_error(const char *fmt, ...)
 	exit(2);
 }
 
-static int parse_int(const char *s, const char *opt, int min)
+/* Everything the options decide. */
+struct settings {
+	enum mode mode;
+	struct load_options lo;
+	enum tree_order order;
+	enum layout_orient orient;
+	int width, min_width;
+	bool stats;
+};
+
+__attribute__((format(printf, 3, 4)))
+static bool fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static const char *values_of(const char *option)
+{
+	for (size_t i = 0; i < sizeof option_values / sizeof option_values[0]; i++)
+		if (strcmp(option_values[i].option, option) == 0)
+			return option_values[i].values;
+	return NULL;
+}
+
+static bool bad_value(char *err, size_t size, const char *opt, const char *arg)
+{
+	char safe[64];
+	text_sanitize(arg, strlen(arg), safe, sizeof safe);
+	const char *v = values_of(opt);
+	if (v)
+		return fail(err, size, "invalid value for --%s: '%s' (one of: %s)", opt, safe, v);
+	return fail(err, size, "invalid value for --%s: '%s'", opt, safe);
+}
+
+static bool parse_int(const char *s, int min, int *out)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < min || v > 100000)
-		usage_error("invalid value for %s: '%s'", opt, s);
-	return (int)v;
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* Applies option c (getopt's code) with argument arg (NULL when it takes
+ * none) to s; the command line and the config file both come through here.
+ * Returns false with a message in err for a bad value. Options that act
+ * at once (--help) are handled by the caller. */
+static bool apply_option(struct settings *s, int c, const char *arg, char *err, size_t errsize)
+{
+	switch (c) {
+	case 'c': s->mode = MODE_COLLAPSE; break;
+	case 'p': s->mode = MODE_PRINT; break;
+	case 'w':
+		if (!parse_int(arg, 1, &s->width))
+			return bad_value(err, errsize, "width", arg);
+		break;
+	case 'i': s->orient = LAYOUT_ICICLE; break;
+	case 'f':
+		if (strcmp(arg, "auto") == 0)
+			s->lo.format = SNIFF_UNKNOWN;
+		else if (!sniff_parse_name(arg, &s->lo.format))
+			return bad_value(err, errsize, "format", arg);
+		break;
+	case OPT_SORT:
+		if (strcmp(arg, "name") == 0)
+			s->order = TREE_ORDER_NAME;
+		else if (strcmp(arg, "weight") == 0)
+			s->order = TREE_ORDER_WEIGHT;
+		else if (strcmp(arg, "input") == 0)
+			s->order = TREE_ORDER_INPUT;
+		else
+			return bad_value(err, errsize, "sort", arg);
+		break;
+	case OPT_MIN_WIDTH:
+		if (!parse_int(arg, 1, &s->min_width))
+			return bad_value(err, errsize, "min-width", arg);
+		break;
+	case OPT_PID: s->lo.perf.pid = true; break;
+	case OPT_TID: s->lo.perf.tid = true; break;
+	case OPT_KERNEL: s->lo.perf.kernel = true; break;
+	case OPT_JIT: s->lo.perf.jit = true; break;
+	case OPT_ALL: s->lo.perf.kernel = s->lo.perf.jit = true; break;
+	case OPT_ADDRS: s->lo.perf.addrs = true; break;
+	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
+	case OPT_THREADS:
+		if (!parse_int(arg, 1, &s->lo.threads))
+			return bad_value(err, errsize, "threads", arg);
+		s->lo.threads_forced = true;
+		break;
+	case OPT_STATS: s->stats = true; break;
+	}
+	return true;
+}
+
+/* --list-options (for the documentation tests): one line per option,
+ * "NAME<TAB>ARG<TAB>VALUES<TAB>CONFIG": ARG is "value" or "flag", VALUES the
+ * fixed set or "-", CONFIG "config" when a config file may set it, else "-". */
+static bool is_cli_only(const char *name)
+{
+	for (size_t i = 0; i < sizeof cli_only / sizeof cli_only[0]; i++)
+		if (strcmp(cli_only[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void list_options(void)
+{
+	for (const struct option *o = long_options; o->name; o++) {
+		const char *v = values_of(o->name);
+		printf("%s\t%s\t%s\t%s\n", o->name, o->has_arg == no_argument ? "flag" : "value",
+		       v ? v : "-", is_cli_only(o->name) ? "-" : "config");
+	}
+}
+
+/* ---- the config file ---- */
+
+static bool config_entry(void *ctx, const char *name, const char *value, char *err, size_t errsize)
+{
+	const struct option *o = long_options;
+	while (o->name && strcmp(o->name, name) != 0)
+		o++;
+	if (!o->name)
+		return fail(err, errsize, "unknown option '%s'", name);
+	if (is_cli_only(name))
+		return fail(err, errsize, "'%s' cannot be set in a config file", name);
+	if (o->has_arg == no_argument) {
+		bool on = true;
+		if (value && !conf_bool(value, &on)) {
+			char safe[64];
+			text_sanitize(value, strlen(value), safe, sizeof safe);
+			return fail(err, errsize, "'%s' is yes or no, not '%s'", name, safe);
+		}
+		/* "no" is the default the file started from: nothing to do. */
+		return on ? apply_option(ctx, o->val, NULL, err, errsize) : true;
+	}
+	if (!value)
+		return fail(err, errsize, "'%s' needs a value: %s = VALUE", name, name);
+	return apply_option(ctx, o->val, value, err, errsize);
+}
+
+/* The config file's text: settings may point into it. Static, so that it
+ * stays reachable (for leak checkers) on every exit path. */
+static char *config_text;
+
+/* Reads the config file into s. Returns the file's text (the settings may
+ * point into it; free it at exit) or NULL. Exits 2 on an error in it. */
+static char *load_config(struct settings *s, const char *path, bool explicit)
+{
+	size_t len;
+	char *text = conf_read(path, &len);
+	char safe[512];
+	text_sanitize(path, strlen(path), safe, sizeof safe);
+	if (!text) {
+		if (errno == ENOENT && !explicit)
+			return NULL;
+		fprintf(stderr, "tflame: %s: %s\n", safe,
+		        errno == EFBIG ? "config file larger than 1 MB" : strerror(errno));
+		exit(2);
+	}
+	char err[256];
+	size_t line = conf_parse(text, len, config_entry, s, err, sizeof err);
+	if (line) {
+		fprintf(stderr, "tflame: %s:%zu: %s\n", safe, line, err);
+		exit(2);
+	}
+	return text;
 }
 
 static double seconds(void)
@@ -144,14 +339,15 @@ static bool utf8_locale(void)
 
 int main(int argc, char **argv)
 {
-	enum mode mode = MODE_UI;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true,
-	                           .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 };
-	enum tree_order order = TREE_ORDER_NAME;
-	enum layout_orient orient = LAYOUT_FLAME;
-	int width = 0, min_width = 1;
-	bool stats = false;
+	struct settings set = {
+		.mode = MODE_UI, .order = TREE_ORDER_NAME, .orient = LAYOUT_FLAME,
+		.width = 0, .min_width = 1,
+		.lo = { .format = SNIFF_UNKNOWN, .progress = true,
+		        .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 },
+	};
+	const char *const shortopts = "cpw:if:hV";
+	char err[256];
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -159,49 +355,51 @@ int main(int argc, char **argv)
 	setlocale(LC_NUMERIC, "C");     /* counts are written with '.' */
 	text_init(utf8_locale());
 
-	while ((c = getopt_long(argc, argv, "cpw:if:hV", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'c': mode = MODE_COLLAPSE; break;
-		case 'p': mode = MODE_PRINT; break;
-		case 'w': width = parse_int(optarg, "--width", 1); break;
-		case 'i': orient = LAYOUT_ICICLE; break;
-		case 'f':
-			if (strcmp(optarg, "auto") == 0)
-				lo.format = SNIFF_UNKNOWN;
-			else if (!sniff_parse_name(optarg, &lo.format))
-				usage_error("invalid --format '%s' (auto, folded, perf)", optarg);
-			break;
-		case OPT_SORT:
-			if (strcmp(optarg, "name") == 0)
-				order = TREE_ORDER_NAME;
-			else if (strcmp(optarg, "weight") == 0)
-				order = TREE_ORDER_WEIGHT;
-			else if (strcmp(optarg, "input") == 0)
-				order = TREE_ORDER_INPUT;
-			else
-				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
-			break;
-		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
-		case OPT_PID: lo.perf.pid = true; break;
-		case OPT_TID: lo.perf.tid = true; break;
-		case OPT_KERNEL: lo.perf.kernel = true; break;
-		case OPT_JIT: lo.perf.jit = true; break;
-		case OPT_ALL: lo.perf.kernel = lo.perf.jit = true; break;
-		case OPT_ADDRS: lo.perf.addrs = true; break;
-		case OPT_EVENT_FILTER: lo.perf.event_filter = optarg; break;
-		case OPT_THREADS:
-			lo.threads = parse_int(optarg, "--threads", 1);
-			lo.threads_forced = true;
-			break;
-		case OPT_STATS: stats = true; break;
-		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("tflame %s\n", PACKAGE_VERSION); return 0;
-		default:
-			fputs("Try 'tflame --help' for more information.\n", stderr);
-			return 2;
+	/* First pass: only --config and --no-config, since the file is read
+	 * before the command line so that the command line wins. Errors are
+	 * left to the second pass. */
+	bool explicit = false, no_config = false;
+	char *config_path = NULL;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, long_options, NULL)) != -1) {
+		if (c == OPT_CONFIG) {
+			free(config_path);
+			config_path = xstrdup(optarg);
+			explicit = true;
+			no_config = false;
+		} else if (c == OPT_NO_CONFIG) {
+			no_config = true;
 		}
 	}
+	if (!config_path && !no_config)
+		config_path = conf_path(&explicit);
+	if (config_path && !no_config)
+		config_text = load_config(&set, config_path, explicit);
+	free(config_path);
+
+	opterr = 1;
+	optind = 0;     /* glibc: start over */
+	while ((c = getopt_long(argc, argv, shortopts, long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG: case OPT_NO_CONFIG: break;     /* done above */
+		case OPT_LIST_KEYS: keymap_write_help(stdout); free(config_text); return 0;
+		case OPT_LIST_OPTIONS: list_options(); free(config_text); return 0;
+		case 'h': usage(stdout); free(config_text); return 0;
+		case 'V': printf("tflame %s\n", PACKAGE_VERSION); free(config_text); return 0;
+		case '?':
+			fputs("Try 'tflame --help' for more information.\n", stderr);
+			return 2;
+		default:
+			if (!apply_option(&set, c, optarg, err, sizeof err))
+				usage_error("%s", err);
+		}
+	}
+	enum mode mode = set.mode;
+	struct load_options lo = set.lo;
+	enum tree_order order = set.order;
+	enum layout_orient orient = set.orient;
+	int width = set.width, min_width = set.min_width;
+	bool stats = set.stats;
 
 	char *stdin_only[] = { (char *)"-" };
 	char **files = argv + optind;
@@ -267,5 +465,6 @@ int main(int argc, char **argv)
 	}
 	load_messages_free(&msgs);
 	tree_free(&t);
+	free(config_text);
 	return rc;
 }
