@@ -1,11 +1,41 @@
 # bash completion for tflame(1)                           -*- shell-script -*-
 #
 # Works on its own (bash >= 4) and uses bash-completion's _filedir for file
-# names when that is loaded. tests/docs.sh drives _tflame directly.
+# names when that is loaded. tests/docs.sh drives _tflame directly and checks
+# both tables below against `tflame --help` and `tflame --list-options`.
+
+# Every option, one word each; a trailing '=' marks one that takes a value.
+_tflame_options='
+	--collapse --print --width= --inverted --sort= --min-width=
+	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --threads=
+	--config= --no-config --help --version
+	-c -p -w= -i -f= -h -V'
+
+# _tflame_values OPTION: the candidates for OPTION's value: a fixed set of
+# words, "@file" for a file name, nothing for a number or a free name.
+_tflame_values()
+{
+	case $1 in
+	-f | --format) echo 'auto folded perf' ;;
+	--sort) echo 'name weight input' ;;
+	--config) echo '@file' ;;
+	esac
+}
+
+_tflame_files()
+{
+	if declare -F _filedir > /dev/null; then
+		_filedir
+	else
+		compopt -o filenames 2> /dev/null
+		local IFS=$'\n'
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
 
 _tflame()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i o
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	COMPREPLY=()
 
@@ -20,24 +50,22 @@ _tflame()
 	elif [[ $cur == --*=* ]]; then
 		opt=${cur%%=*} prefix="$opt=" cur=${cur#*=}
 	else
-		case $prev in
-		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads) opt=$prev ;;
-		esac
+		for o in $_tflame_options; do
+			[[ $o == "$prev=" ]] && opt=$prev && break
+		done
 	fi
 
-	local values=""
-	case $opt in
-	-f | --format) values="auto folded perf" ;;
-	--sort) values="name weight input" ;;
-	-w | --width | --min-width | --event-filter | --threads) return 0 ;;  # a number or a name: nothing to offer
-	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
-	esac
-	if [[ -n $values ]]; then
-		local v
+	if [[ -n $opt ]]; then
+		local values v
+		values=$(_tflame_values "$opt")
+		if [[ $values == @file ]]; then
+			[[ -z $prefix ]] && _tflame_files
+			return 0
+		fi
 		for v in $values; do
 			[[ $v == "$cur"* ]] && COMPREPLY+=("$prefix$v")
 		done
-		return 0
+		return 0        # a number, a free name, or a flag given "=...": nothing
 	fi
 
 	# After "--" every word is a file.
@@ -47,10 +75,8 @@ _tflame()
 	done
 
 	if [[ -z $files_only && $cur == -* ]]; then
-		local o
-		for o in --collapse --print --width --inverted --sort --min-width \
-			--format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
-			--help --version -c -p -w -i -f -h -V; do
+		for o in $_tflame_options; do
+			o=${o%=}
 			[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
 		done
 		# "-" alone is a file name too: standard input.
@@ -58,13 +84,7 @@ _tflame()
 		return 0
 	fi
 
-	if declare -F _filedir > /dev/null; then
-		_filedir
-	else
-		compopt -o filenames 2> /dev/null
-		local IFS=$'\n'
-		COMPREPLY=($(compgen -f -- "$cur"))
-	fi
+	_tflame_files
 	return 0
 } &&
 	complete -F _tflame tflame

@@ -150,12 +150,13 @@ fi
 
 # ---- zsh and fish: every option, syntax -------------------------------------
 
-# zsh: an option is an _arguments spec: after ' { or , and before [ = + } or ,
-# (an exclusion list "(-c --collapse)" does not count).
+# zsh: an option is an _arguments spec: after ' { , or the ")" closing an
+# exclusion list, and before [ = + } or , (a name inside an exclusion list
+# "(-c --collapse)" does not count).
 while IFS='	' read -r col long short; do
 	ok=1
 	for o in $long $short; do
-		grep -qE -- "['{,]$o([]=+},[]|\$)" "$ZSHC" || ok=""
+		grep -qE -- "['{,)]$o([]=+},[]|\$)" "$ZSHC" || ok=""
 	done
 	[ -n "$ok" ] && pass "zsh completion: $col" || fail "zsh completion: $col" "no _arguments spec for $long $short"
 done < "$T_TMP/options"
