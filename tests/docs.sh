@@ -30,6 +30,16 @@ awk '/^ +-/ {
 n=$(($(wc -l < "$T_TMP/options")))
 check "--help lists options ($n)" test "$n" -ge 10
 
+# NAME<TAB>flag|value<TAB>fixed values or -<TAB>config or -, every option.
+"$TFLAME" --list-options > "$T_TMP/listopts" 2> /dev/null || : > "$T_TMP/listopts"
+while IFS='	' read -r col long short; do
+	grep -q "^${long#--}	" "$T_TMP/listopts" && pass "--list-options knows $long" ||
+		fail "--list-options knows $long" "the option table and --help disagree"
+done < "$T_TMP/options"
+# Options with a fixed set of values: "NAME<TAB>v1 v2 ...".
+awk -F '\t' '$3 != "-" { print $1 "\t" $3 }' "$T_TMP/listopts" > "$T_TMP/fixed"
+check "some options have a fixed set of values" test -s "$T_TMP/fixed"
+
 "$TFLAME" --list-keys > "$T_TMP/keys" 2> /dev/null || : > "$T_TMP/keys"
 cut -f1 "$T_TMP/keys" > "$T_TMP/keynames"
 
@@ -122,16 +132,21 @@ grep -q "^\.TH TFLAME 1 .*\"tflame $version\"" "$MAN" &&
 	pass "man page: .TH names version $version" ||
 	fail "man page: .TH names version $version" "$(grep '^\.TH' "$MAN")"
 
-for h in --stats --list-keys; do
-	if grep -q -- "$h" "$T_TMP/help"; then
-		skip "hidden option $h is not documented or completed" "--help now lists it"
-	elif grep -qF -- "$h" "$T_TMP/manopts" "$ZSHC" "$FISHC" ||
-	     grep -qF -- "${h#--}" "$BASHC"; then
-		fail "hidden option $h is not documented or completed"
+# Hidden options: the ones --list-options knows and --help does not.
+cut -f2 "$T_TMP/options" > "$T_TMP/helplongs"
+: > "$T_TMP/hidden"
+while IFS='	' read -r name arg values cfg; do
+	grep -qxF -- "--$name" "$T_TMP/helplongs" || echo "$name" >> "$T_TMP/hidden"
+done < "$T_TMP/listopts"
+check "some options are hidden (in --list-options, not in --help)" test -s "$T_TMP/hidden"
+while IFS= read -r h; do
+	if grep -qF -- "--$h" "$T_TMP/manopts" "$ZSHC" "$FISHC" ||
+	   grep -qE -- "(^|[[:space:]])--$h=?([[:space:]]|\$)" "$BASHC"; then
+		fail "hidden option --$h is not documented or completed"
 	else
-		pass "hidden option $h is not documented or completed"
+		pass "hidden option --$h is not documented or completed"
 	fi
-done
+done < "$T_TMP/hidden"
 
 if have groff; then
 	groff -man -Tutf8 -ww -z "$MAN" > "$T_TMP/groff.out" 2>&1 && ! [ -s "$T_TMP/groff.out" ] &&
@@ -179,14 +194,42 @@ else
 fi
 if have fish; then
 	check "fish completion: fish -n" fish -n "$FISHC"
-	HOME=$T_TMP fish --no-config -c 'source $argv[1]; complete -C"tflame --format "' "$FISHC" \
-		2>&1 | cut -f1 | LC_ALL=C sort > "$T_TMP/fish.format"
-	printf 'auto\nfolded\nperf\n' > "$T_TMP/want.format"
-	same "fish completion: --format offers auto folded perf" "$T_TMP/fish.format" "$T_TMP/want.format"
 else
 	skip "fish completion: fish -n" "no fish"
-	skip "fish completion: --format offers auto folded perf" "no fish"
 fi
+
+# ---- options with a fixed set of values, everywhere ------------------------
+
+printf 'a;b 1\n' > "$T_TMP/tiny.folded"
+sorted_words() { printf '%s\n' $1 | LC_ALL=C sort; }
+while IFS='	' read -r name values; do
+	for v in $values; do
+		# Accepted: not a usage error (--format=perf may still reject the
+		# folded input, with status 1).
+		"$TFLAME" "--$name=$v" --collapse "$T_TMP/tiny.folded" > /dev/null 2> "$T_TMP/err.v"
+		rc=$?
+		[ $rc -ne 2 ] && ! grep -q 'invalid value' "$T_TMP/err.v" &&
+			pass "tflame accepts --$name=$v" || fail "tflame accepts --$name=$v" "rc=$rc" "$(cat "$T_TMP/err.v")"
+	done
+	"$TFLAME" "--$name=no-such-value" --collapse "$T_TMP/tiny.folded" > /dev/null 2> "$T_TMP/err.v"
+	rc=$?
+	{ [ $rc -eq 2 ] && grep -qF "(one of: $values)" "$T_TMP/err.v"; } &&
+		pass "--$name=no-such-value: exit 2, the values listed" ||
+		fail "--$name=no-such-value: exit 2, the values listed" "rc=$rc" "$(cat "$T_TMP/err.v")"
+
+	sorted_words "$values" > "$T_TMP/want.v"
+	for v in $values; do
+		grep -qE -- "['( ]$v[:' )]" "$ZSHC" && pass "zsh completion: --$name offers $v" ||
+			fail "zsh completion: --$name offers $v" "no 'VALUE:' or (... VALUE ...) in $ZSHC"
+	done
+	if have fish; then
+		HOME=$T_TMP fish --no-config -c 'source $argv[1]; complete -C"tflame --$argv[2] "' "$FISHC" "$name" \
+			2>&1 | cut -f1 | LC_ALL=C sort > "$T_TMP/fish.v"
+		same "fish completion: --$name offers $(echo $values)" "$T_TMP/fish.v" "$T_TMP/want.v"
+	else
+		skip "fish completion: --$name offers $(echo $values)" "no fish"
+	fi
+done < "$T_TMP/fixed"
 
 # ---- bash: drive _tflame ----------------------------------------------------
 
@@ -248,6 +291,13 @@ bcheck "bash completion: file names after an option" "$T_TMP/d/profile.folded\n"
 	"$WB" "tflame -c $T_TMP/d/pro" 2 tflame -c "$T_TMP/d/pro"
 bcheck "bash completion: after -- a word starting with - is a file" "$T_TMP/d/-dash.folded\n" \
 	"$WB" "tflame -- $T_TMP/d/-" 2 tflame -- "$T_TMP/d/-"
+
+# Every fixed set of values, from --list-options.
+while IFS='	' read -r name values; do
+	bcheck "bash completion: tflame --$name <TAB> offers $(echo $values)" \
+		"$(sorted_words "$values" | sed 's/$/\\n/' | tr -d '\n')" \
+		"$WB" "tflame --$name " 2 tflame "--$name" ""
+done < "$T_TMP/fixed"
 
 # Every option of --help, long and short, is offered for "-"; so is "-"
 # itself (standard input).
