@@ -357,11 +357,15 @@ int main(int argc, char **argv)
 
 	/* First pass: only --config and --no-config, since the file is read
 	 * before the command line so that the command line wins. Errors are
-	 * left to the second pass. */
+	 * left to the second pass. It runs on a copy of argv: getopt permutes
+	 * what it reads, and after an error (a value missing at the end) that
+	 * order would hand the second pass a different command line. */
 	bool explicit = false, no_config = false;
 	char *config_path = NULL;
+	char **argv1 = xreallocarray(NULL, (size_t)argc + 1, sizeof *argv1);
+	memcpy(argv1, argv, ((size_t)argc + 1) * sizeof *argv1);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv1, shortopts, long_options, NULL)) != -1) {
 		if (c == OPT_CONFIG) {
 			free(config_path);
 			config_path = xstrdup(optarg);
@@ -371,6 +375,7 @@ int main(int argc, char **argv)
 			no_config = true;
 		}
 	}
+	free(argv1);
 	if (!config_path && !no_config)
 		config_path = conf_path(&explicit);
 	if (config_path && !no_config)
