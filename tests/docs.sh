@@ -1,9 +1,12 @@
 #!/bin/sh
-# Documentation against the program: the man page and the three completion
-# scripts know every option of `tflame --help`, the man page documents
-# nothing that --help lacks, its KEYS section matches `tflame --list-keys`
-# both ways, the page renders without warnings, and the bash completion works
-# when driven the way bash drives it.
+# Documentation against the program, driven by what the program says
+# (--help, --list-keys, --list-options) so that a new option or key shows up
+# here by itself: the man page, README and the three completion scripts know
+# every option of --help; the man page documents nothing that --help lacks;
+# the man page's KEYS and README's Keys match `tflame --list-keys` both ways;
+# hidden options stay hidden; every fixed set of values is accepted by tflame
+# and offered by the completions; the page renders without warnings; the
+# bash completion works when driven the way bash drives it.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 MAN=$top_srcdir/doc/tflame.1
@@ -161,6 +164,30 @@ if have mandoc; then
 		fail "man page: mandoc -Tlint reports nothing" "$(cat "$T_TMP/mandoc.out")"
 else
 	skip "man page: mandoc -Tlint reports nothing" "no mandoc"
+fi
+
+# ---- README: every option, every key ------------------------------------
+
+README=$top_srcdir/README
+while IFS='	' read -r col long short; do
+	grep -qE -- "(^|[^-[:alnum:]])$long([^-[:alnum:]]|\$)" "$README" && pass "README names $long" ||
+		fail "README names $long" "add it to README's Options"
+done < "$T_TMP/options"
+# The Keys section: lines "    KEYS   description" between "Keys" and the
+# next underlined heading.
+awk '/^Keys$/ { on = 1; next } on && /^[A-Z]/ { on = 0 } on && /^    [^ ]/ {
+	sub(/^    /, ""); split($0, a, /  +/); print a[1] }' "$README" > "$T_TMP/readmekeys"
+if [ -s "$T_TMP/keynames" ]; then
+	while IFS= read -r k; do
+		grep -qxF -- "$k" "$T_TMP/readmekeys" && pass "README: Keys has '$k'" ||
+			fail "README: Keys has '$k'" "README's keys: $(tr '\n' '|' < "$T_TMP/readmekeys")"
+	done < "$T_TMP/keynames"
+	while IFS= read -r k; do
+		grep -qxF -- "$k" "$T_TMP/keynames" && pass "README: key '$k' is in the key table" ||
+			fail "README: key '$k' is in the key table" "tflame --list-keys: $(tr '\n' '|' < "$T_TMP/keynames")"
+	done < "$T_TMP/readmekeys"
+else
+	skip "README: Keys matches the key table" "tflame --list-keys printed nothing"
 fi
 
 # ---- zsh and fish: every option, syntax -------------------------------------
