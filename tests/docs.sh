@@ -326,6 +326,28 @@ while IFS='	' read -r name values; do
 		"$WB" "tflame --$name " 2 tflame "--$name" ""
 done < "$T_TMP/fixed"
 
+# With bash-completion itself: loaded on demand under the name make install
+# gives it ("tflame"), and file names through its _filedir.
+BC=/usr/share/bash-completion/bash_completion
+if [ -n "$skip_rest" ] || ! [ -f "$BC" ]; then
+	skip "bash-completion loads the completion by the command's name" "no bash-completion"
+	skip "with bash-completion: file names through _filedir" "no bash-completion"
+else
+	mkdir -p "$T_TMP/bcu/completions"
+	cp "$BASHC" "$T_TMP/bcu/completions/tflame"
+	BASH_COMPLETION_USER_DIR=$T_TMP/bcu bash --norc --noprofile -c \
+		'source "$1" && __load_completion tflame && complete -p tflame' bash "$BC" > "$T_TMP/bc.out" 2>&1
+	grep -qx 'complete -F _tflame tflame' "$T_TMP/bc.out" &&
+		pass "bash-completion loads the completion by the command's name" ||
+		fail "bash-completion loads the completion by the command's name" "$(cat "$T_TMP/bc.out")"
+	bash --norc --noprofile -c '
+		source "$1"; source "$2"; cd "$3"
+		COMP_WORDS=(tflame pro) COMP_CWORD=1 COMP_LINE="tflame pro" COMP_POINT=10 COMPREPLY=()
+		_tflame tflame pro tflame; printf "%s\n" "${COMPREPLY[@]}"' bash "$BC" "$BASHC" "$T_TMP/d" > "$T_TMP/bc.files" 2>&1
+	printf 'profile.folded\n' > "$T_TMP/bc.want"
+	same "with bash-completion: file names through _filedir" "$T_TMP/bc.files" "$T_TMP/bc.want"
+fi
+
 # Every option of --help, long and short, is offered for "-"; so is "-"
 # itself (standard input).
 if [ -n "$skip_rest" ]; then
