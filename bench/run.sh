@@ -73,6 +73,7 @@ build() { # NAME SOURCE [LIBS]: rebuilt when the source changes
 }
 build genfolded "$srcdir/bench/genfolded.c" -lm
 build genperf "$srcdir/bench/genperf.c"
+build ptyrun "$srcdir/bench/ptyrun.c" -lutil
 
 # gen FILE STAMP COMMAND...: write COMMAND's output to FILE unless FILE.stamp
 # says FILE was made by STAMP and FILE still has the size it had then.
@@ -120,6 +121,18 @@ if ! have_rec && [ -z "${TFLAME_BENCH_PERF:-}" ] && command -v perf > /dev/null 
 		rm -f "$rec/minisearch.perf.tmp"
 	fi
 	rm -f "$rec/minisearch.data"
+	# A second, different recording: the gcc build without frame pointers,
+	# unwound by DWARF (other stacks, inlined frames, longer records).
+	if $CC -std=c11 -O2 -g -fomit-frame-pointer -o "$bin/minisearch-nofp" \
+		"$srcdir/bench/workload/minisearch.c" -lm &&
+	   perf record -q -F 999 --call-graph dwarf,16384 -o "$rec/dwarf.data" -- "$bin/minisearch-nofp" 1 > /dev/null 2>&1 &&
+	   perf script -i "$rec/dwarf.data" > "$rec/minisearch-dwarf.perf.tmp" 2> /dev/null &&
+	   [ -s "$rec/minisearch-dwarf.perf.tmp" ]; then
+		mv "$rec/minisearch-dwarf.perf.tmp" "$rec/minisearch-dwarf.perf.txt"
+	else
+		rm -f "$rec/minisearch-dwarf.perf.tmp"
+	fi
+	rm -f "$rec/dwarf.data"
 fi
 fp=''
 if have_rec; then
@@ -135,23 +148,25 @@ fi
 
 # ---- measurements ---------------------------------------------------------
 [ -x "$TFLAME" ] || die "$TFLAME not found (build it, or set TFLAME)"
-timer=''
-if [ -x /usr/bin/time ]; then
-	timer=/usr/bin/time
-else
-	echo "note: /usr/bin/time missing (Debian package 'time'): no peak RSS" >&2
-fi
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian package 'time')"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# Does this tflame have --stats?
-printf 'a;b 1\na;c 2\n' > "$tmp/tiny.folded"
-statsopt=''
-if "$TFLAME" --stats --collapse "$tmp/tiny.folded" > /dev/null 2> "$tmp/err" &&
-   grep -q '^nodes [0-9]' "$tmp/err"; then
-	statsopt=--stats
-fi
-
+# best_of CMD...: runs CMD $runs times; prints "SECONDS PEAK_RSS_MB" of the
+# fastest run (peak RSS is the largest of all runs). CMD's stderr of the
+# last run stays in $tmp/err.
+best_of() {
+	b='' m=0 i=0
+	while [ $i -lt "$runs" ]; do
+		i=$((i + 1))
+		/usr/bin/time -f '%e %M' -o "$tmp/tm" "$@" > /dev/null 2> "$tmp/err" ||
+			{ echo "FAIL -"; sed 's/^/    /' "$tmp/err" | head -n 5 >&2; return 0; }
+		read -r s k < "$tmp/tm"
+		b=$(awk -v b="$b" -v s="$s" 'BEGIN { print (b == "" || s < b) ? s : b }')
+		m=$(awk -v m="$m" -v k="$k" 'BEGIN { k /= 1024; print (k > m) ? k : m }')
+	done
+	printf '%s %.0f\n' "$b" "$m"
+}
 best_cat() { # FILE -> seconds
 	b=''
 	for _ in 1 2 3; do
@@ -160,16 +175,25 @@ best_cat() { # FILE -> seconds
 	done
 	echo "$b"
 }
-
-# Column layout shared by the header and the rows.
-row() {
-	printf '%-16s %6s %9s %9s %8s %8s %7s %7s %9s %8s %6s %-8s\n' "$@"
+mb() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1048576 }'; }
+# stat FIELD: a field of the last "nodes N names N bytes N ..." line in $tmp/err.
+stat() { sed -n 's/^nodes /nodes /p' "$tmp/err" | tail -n 1 | awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }'; }
+verdict() { # VALUE OP TARGET -> met / NOT met
+	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+		if (v == "" || v == "-" || v == "FAIL") { print "n/a"; exit }
+		ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 <= t + 0)
+		print ok ? "met" : "NOT met" }'
 }
-echo
-echo "tflame bench: $(basename "$TFLAME") on $(uname -m), $(nproc 2>/dev/null || echo '?') cpus; inputs $size, seed $seed; MB = MiB"
-row input MB lines 'cat MB/s' 'tflame s' 'MB/s' target 'RSS MB' nodes names 'B/node' collapse
 
+echo
+echo "tflame bench: $(uname -m), $(nproc 2>/dev/null || echo '?') cpus, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+echo "inputs $size, seed $seed; MB = MiB; times are the best of $runs runs; RSS is peak RSS"
+echo
+echo "Load (tflame --stats --print -w 1 FILE: read, build the tree, finalize, exit)"
+row() { printf '%-16s %7s %9s %9s %7s %9s %7s %8s %8s %7s %7s %7s %s\n' "$@"; }
+row input MB lines nodes names 'cat MB/s' threads 'load s' 'MB/s' 'RSS MB' 'tree MB' 'B/node' 'target'
 ref=$(sed -n 2p "$fs.stamp" | cut -d' ' -f3,4)
+big='' bignodes=0
 for f in "$fs" "$fu" $fp; do
 	case $f in
 	*sorted*) label=folded-sorted target=1000 ;;
@@ -178,48 +202,112 @@ for f in "$fs" "$fu" $fp; do
 	esac
 	bytes=$(sed -n 2p "$f.stamp" | cut -d' ' -f1)
 	lines=$(sed -n 2p "$f.stamp" | cut -d' ' -f2)
-	ct=$(best_cat "$f")
-	best='' rss=- fail=''
-	i=0
-	while [ $i -lt "$runs" ]; do
-		i=$((i + 1))
-		t0=$(now)
-		if [ -n "$timer" ]; then
-			# shellcheck disable=SC2086
-			$timer -f '%M' -o "$tmp/rss" "$TFLAME" $statsopt --collapse "$f" > /dev/null 2> "$tmp/err" || fail=$?
-		else
-			# shellcheck disable=SC2086
-			"$TFLAME" $statsopt --collapse "$f" > /dev/null 2> "$tmp/err" || fail=$?
-		fi
-		t1=$(now)
-		[ -z "$fail" ] || break
-		s=$(elapsed "$t0" "$t1")
-		best=$(awk -v b="$best" -v s="$s" 'BEGIN { print (b == "" || s < b) ? s : b }')
-		if [ -n "$timer" ]; then
-			r=$(tail -n 1 "$tmp/rss")
-			rss=$(awk -v r="$r" -v p="$rss" 'BEGIN { r /= 1024; if (p == "-" || r > p) printf "%.0f", r; else print p }')
-		fi
+	crate=$(rate "$bytes" "$(best_cat "$f")")
+	for th in 1 2; do
+		case $label in perf-script) t2=700 ;; *) t2=$target ;; esac
+		[ $th = 1 ] && tgt=$target || tgt=$t2
+		# shellcheck disable=SC2046
+		set -- $(best_of "$TFLAME" --stats --threads=$th --print -w 1 "$f")
+		s=$1 rss=$2
+		nodes=$(stat nodes) names=$(stat names) tb=$(stat bytes)
+		r=$(rate "$bytes" "$s")
+		bpn=$(awk -v b="$tb" -v n="$nodes" 'BEGIN { if (n > 0) printf "%.1f", b / n; else print "-" }')
+		row "$label" "$(mb "$bytes")" "$lines" "$nodes" "$names" "$crate" "$th" "$s" "$r" "$rss" \
+			"$(mb "$tb")" "$bpn" ">=$tgt MB/s: $(verdict "$r" '>=' "$tgt")"
+		if [ "${nodes:-0}" -gt "$bignodes" ]; then big=$f bignodes=$nodes; fi
+		# Peak RSS of a mapped file: the tree plus at most 128 MB.
+		[ $th = 1 ] && echo "$label $rss $(mb "$tb")" >> "$tmp/rss"
 	done
-	if [ -n "$fail" ]; then
-		row "$label" "$(rate "$bytes" 1)" "$lines" "$(rate "$bytes" "$ct")" "FAIL($fail)" - ">=$target" - - - - -
-		sed 's/^/    /' "$tmp/err" | head -n 5
-		continue
-	fi
-	nodes=- names=- bpn=-
-	st=$(grep '^nodes [0-9]' "$tmp/err" | tail -n 1 || true)
-	if [ -n "$st" ]; then
-		# shellcheck disable=SC2086 # split "nodes N names N bytes N"
-		set -- $st
-		nodes=${2:-?} names=${4:-?}
-		[ -n "${6:-}" ] && bpn=$(awk -v b="$6" -v n="$2" 'BEGIN { if (n > 0) printf "%.1f", b / n; else print "-" }')
-	fi
-	check=-
-	case $label in
-	folded-*)
-		got=$("$TFLAME" --collapse "$f" 2> /dev/null | cksum | cut -d' ' -f1,2)
-		if [ "$got" = "$ref" ]; then check=same; else check=DIFFERS; fi ;;
-	esac
-	row "$label" "$(rate "$bytes" 1)" "$lines" "$(rate "$bytes" "$ct")" "$best" \
-		"$(rate "$bytes" "$best")" ">=$target" "$rss" "$nodes" "$names" "$bpn" "$check"
 done
-echo "targets: sorted folded >= 1000 MB/s, shuffled >= 300 MB/s, perf script >= 400 MB/s (single thread), <= 48 B/node"
+echo
+echo "Memory"
+while read -r label rss tmb; do
+	lim=$(awk -v t="$tmb" 'BEGIN { printf "%.0f", t + 128 }')
+	echo "  $label: peak RSS $rss MB, tree $tmb MB: <= tree + 128 MB = $lim MB: $(verdict "$rss" '<=' "$lim")"
+done < "$tmp/rss"
+"$TFLAME" --stats --print -w 1 "$fs" > /dev/null 2> "$tmp/err"
+nb=$(stat bytes) nn=$(stat nodes) nm=$(stat name_bytes)
+if [ -n "$nm" ]; then
+	per=$(awk -v b="$nb" -v s="$nm" -v n="$nn" 'BEGIN { printf "%.1f", (b - s) / n }')
+	echo "  $(basename "$fs"): $nb B for $nn nodes, of which $nm B are the name table"
+	echo "  bytes per node without the name table: $per (target <= 48: $(verdict "$per" '<=' 48))"
+fi
+if [ -n "$fp" ]; then
+	# Streaming: the same perf file through a pipe; memory must stay the
+	# tree's plus at most 64 MB whatever the input size.
+	/usr/bin/time -f '%e %M' -o "$tmp/tm" sh -c "cat '$fp' | '$TFLAME' --stats --collapse - > /dev/null" 2> "$tmp/err"
+	tail -n 1 "$tmp/tm" > "$tmp/tm1"
+	read -r s k < "$tmp/tm1"
+	rss=$(awk -v k="$k" 'BEGIN { printf "%.0f", k / 1024 }')
+	tmb=$(mb "$(stat bytes)")
+	lim=$(awk -v t="$tmb" 'BEGIN { printf "%.0f", t + 64 }')
+	echo "  perf script on a pipe: $(rate "$(filesize "$fp")" "$s") MB/s, peak RSS $rss MB, tree $tmb MB: <= tree + 64 MB = $lim MB: $(verdict "$rss" '<=' "$lim")"
+fi
+
+echo
+echo "--collapse (writes folded text to /dev/null)"
+for f in "$fs" $fp; do
+	bytes=$(filesize "$f")
+	for th in 1 2; do
+		# shellcheck disable=SC2046
+		set -- $(best_of "$TFLAME" --threads=$th --collapse "$f")
+		echo "  $(basename "$f") threads=$th: $1 s, $(rate "$bytes" "$1") MB/s, peak RSS $2 MB"
+	done
+done
+got=$("$TFLAME" --collapse "$fu" 2> /dev/null | cksum | cut -d' ' -f1,2)
+[ "$got" = "$ref" ] && echo "  shuffled input collapses to the sorted file: same" ||
+	echo "  shuffled input collapses to the sorted file: DIFFERS"
+for f in "$fu" $fp; do
+	a=$("$TFLAME" --threads=1 --collapse "$f" | cksum) b=$("$TFLAME" --threads=2 --collapse "$f" | cksum)
+	[ "$a" = "$b" ] && echo "  $(basename "$f"), 1 and 2 threads: same output" ||
+		echo "  $(basename "$f"), 1 and 2 threads: DIFFERENT OUTPUT"
+done
+
+echo
+echo "Time to first paint (process start to a complete first screen, 200x50 pty)"
+for f in "$fs" "$fu" $fp; do
+	b=''
+	for _ in 1 2 3; do
+		ms=$("$bin/ptyrun" -s 200x50 -- "$TFLAME" "$f" | sed -n 's/^first_paint_ms //p')
+		b=$(awk -v b="$b" -v s="$ms" 'BEGIN { print (b == "" || s + 0 < b + 0) ? s : b }')
+	done
+	t=''
+	case $f in *sorted*) t="  (target <= 2000 ms: $(verdict "$b" '<=' 2000))" ;; esac
+	echo "  $(basename "$f"): $b ms$t"
+done
+
+echo
+echo "Keys on the largest tree ($(basename "$big"), $bignodes nodes), 200x50 pty: ms per key, layout + render"
+keys='k*40 Enter*3 BS*3 Home l*20 h*20 j*40 i*4 resize*4 Enter Home'
+has_search=0
+if "$TFLAME" --list-keys 2> /dev/null | grep -q '^/'; then
+	has_search=1
+fi
+"$bin/ptyrun" -s 200x50 -e "$tmp/keys" -- "$TFLAME" --bench-keys "$keys q" "$big" > /dev/null
+printf '  %-8s %5s %12s %12s %12s  %s\n' key n 'layout ms' 'render ms' 'total max' 'target <= 5 ms'
+sed -n 's/^bench-key //p' "$tmp/keys" | while read -r k _ n _ lmean lmax _ rmean rmax; do
+	[ "$k" = q ] && continue
+	tot=$(awk -v a="$lmax" -v b="$rmax" 'BEGIN { printf "%.3f", a + b }')
+	printf '  %-8s %5s %12s %12s %12s  %s\n' "$k" "$n" "$lmean" "$rmean" "$tot" "$(verdict "$tot" '<=' 5)"
+done
+
+echo
+if [ $has_search = 1 ]; then
+	echo "Search: ms per keystroke (the pattern typed one key at a time, match pass and redraw)"
+	for pat in 'merge' 'parse|lex' '^std::'; do
+		script='/'
+		i=1
+		while [ $i -le ${#pat} ]; do
+			c=$(printf '%s' "$pat" | cut -c$i)
+			[ "$c" = ' ' ] && c=Space
+			script="$script $c"
+			i=$((i + 1))
+		done
+		"$bin/ptyrun" -s 200x50 -e "$tmp/s" -- "$TFLAME" --bench-keys "$script Enter q" "$big" > /dev/null
+		sed -n 's/^bench-key //p' "$tmp/s" | awk -v p="$pat" '
+			$1 != "/" && $1 != "Enter" && $1 != "q" { n += $3; sum += ($5 + $8) * $3; if ($6 + $9 > mx) mx = $6 + $9 }
+			END { if (n) printf "  %-10s mean %.3f ms, max %.3f ms over %d keystrokes (target <= 50 ms: %s)\n", p, sum / n, mx, n, mx <= 50 ? "met" : "NOT met" }'
+	done
+else
+	echo "Search: this tflame has no search yet"
+fi

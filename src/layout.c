@@ -78,6 +78,41 @@ void layout_scroll_to(struct layout_params *p, uint32_t level)
 		p->scroll = level - h + 1;
 }
 
+/* After this many undrawn siblings in a row, the next candidate is found
+ * by binary search rather than by stepping through them one by one: a
+ * node with a million one-sample children then costs O(W log n), not n. */
+#define LAYOUT_SKIP_AFTER 8
+
+/* The first sibling after i (not drawn, its columns end at c1) that may be
+ * drawn: the one that reaches column c1 + 1, found as the ancestor at i's
+ * depth of the last node (in preorder, before end(parent)) whose start
+ * column is <= c1. Offsets never decrease in preorder, so the search is a
+ * bisection. Every sibling skipped lies within column c1: no whole cell.
+ * Returns end(i) when the very next sibling already starts beyond c1. */
+static tree_idx skip_narrow(const struct tree *t, const struct layout_params *p, tree_idx i, int c1)
+{
+	tree_idx lo = tree_end(t, i), hi = tree_end(t, tree_parent(t, i));
+	if (lo >= hi)
+		return lo;
+	int s0, s1;
+	cols_inside(t, p, lo, &s0, &s1);
+	if (s0 > c1)
+		return lo;
+	/* Invariant: start column of lo <= c1; of hi (if < end) > c1. */
+	while (hi - lo > 1) {
+		tree_idx mid = lo + (hi - lo) / 2;
+		cols_inside(t, p, mid, &s0, &s1);
+		if (s0 <= c1)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint32_t d = tree_depth(t, i);
+	while (tree_depth(t, lo) > d)
+		lo = tree_parent(t, lo);
+	return lo;
+}
+
 static void push_span(struct layout *l, tree_idx node, uint32_t level, int row,
                       int c0, int c1, enum layout_kind kind)
 {
@@ -109,14 +144,19 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 	/* The zoom root and its subtree, in preorder: i + 1 descends into i,
 	 * end(i) skips i's subtree, so no stack is needed. */
 	tree_idx end = tree_end(t, p->zoom);
+	unsigned narrow = 0;    /* narrow siblings in a row */
 	for (tree_idx i = p->zoom; i < end;) {
 		l->visited++;
 		int c0, c1;
 		cols_inside(t, p, i, &c0, &c1);
 		if (c1 - c0 < minw) {
-			i = tree_end(t, i);
+			tree_idx next = tree_end(t, i);
+			if (++narrow >= LAYOUT_SKIP_AFTER && i != p->zoom)
+				next = skip_narrow(t, p, i, c1);
+			i = next;
 			continue;
 		}
+		narrow = 0;
 		uint32_t level = tree_depth(t, i);
 		int row = layout_row_of_level(p, level);
 		if (row >= 0)
@@ -168,12 +208,24 @@ tree_idx layout_child_at(const struct tree *t, const struct layout_params *p, tr
 			c = tree_parent(t, c);
 		return c;
 	}
-	tree_idx best = TREE_NONE;
+	if (!tree_contains(t, p->zoom, i))
+		return TREE_NONE;
+	tree_idx best = TREE_NONE, end = tree_end(t, i);
 	long best_dist = 0;
-	for (tree_idx c = tree_first_child(t, i); c != TREE_NONE; c = tree_next_sibling(t, c)) {
+	int minw = p->min_width < 1 ? 1 : p->min_width;
+	unsigned narrow = 0;
+	for (tree_idx c = tree_first_child(t, i), next; c != TREE_NONE && c < end; c = next) {
 		int c0, c1;
-		if (!layout_node_cols(t, p, c, &c0, &c1))
+		cols_inside(t, p, c, &c0, &c1);
+		next = tree_end(t, c);
+		if (c1 - c0 < minw) {
+			/* As in layout_compute: runs of undrawn siblings are skipped
+			 * by bisection, so a million children cost O(W log n). */
+			if (++narrow >= LAYOUT_SKIP_AFTER)
+				next = skip_narrow(t, p, c, c1);
 			continue;
+		}
+		narrow = 0;
 		if (col >= c0 && col < c1)
 			return c;
 		long d = col < c0 ? (long)c0 - col : (long)col - (c1 - 1);

@@ -131,13 +131,58 @@ static void line_snippet(const char *buf, size_t len, uint64_t line, char *out, 
 	text_sanitize(p, n, out, outsize);
 }
 
-/* ---- parallel perf script ---------------------------------------------- */
+/* ---- either reader ----------------------------------------------------- */
 
-/* A perf script file is split at blank lines (record boundaries) into one
- * chunk per thread. A blank line resets the reader's record state, so each
- * chunk parses alone, given the file's first event name (the default
- * filter) and no byte order mark check. Each chunk gets its own tree; the
- * trees merge in chunk order, which gives the same tree as one pass. */
+/* The folded and perf script readers behind one face, so that the serial
+ * and parallel loops below serve both formats. Exactly one is set. */
+struct any_reader {
+	struct folded_reader *f;
+	struct perf_reader *p;
+};
+
+static struct any_reader any_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po)
+{
+	struct any_reader r = { 0 };
+	if (fmt == SNIFF_PERF)
+		r.p = perf_reader_new(t, po);
+	else
+		r.f = folded_reader_new(t);
+	return r;
+}
+
+static void any_feed(struct any_reader *r, const char *buf, size_t len)
+{
+	if (r->p)
+		perf_reader_feed(r->p, buf, len);
+	else
+		folded_reader_feed(r->f, buf, len);
+}
+
+/* Flushes a pending record (perf) and returns the diagnostics. */
+static const struct reader_diag *any_finish(struct any_reader *r)
+{
+	if (r->p) {
+		perf_reader_finish(r->p);
+		return perf_reader_diag(r->p);
+	}
+	return folded_reader_diag(r->f);
+}
+
+static void any_free(struct any_reader *r)
+{
+	perf_reader_free(r->p);
+	folded_reader_free(r->f);
+}
+
+/* ---- parallel parsing of mapped files --------------------------------- */
+
+/* A mapped file is split into one chunk per thread: a folded file at line
+ * starts, a perf script file at blank lines (record boundaries). A blank
+ * line resets the perf reader's record state, so each chunk parses alone,
+ * given the file's first event name (the default filter) and no byte order
+ * mark check; folded lines are independent anyway. Each chunk gets its own
+ * tree; the trees merge in chunk order, which gives the same tree as one
+ * pass. */
 #define PAR_MIN_BYTES ((size_t)16 << 20)   /* smaller files: one thread */
 #define PAR_MAX_THREADS 16
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
@@ -149,7 +194,7 @@ struct par_job {
 	size_t len;
 	struct tree own;                /* the chunk's tree (jobs > 0) */
 	struct tree *t;
-	struct perf_reader *r;
+	struct any_reader r;
 	pthread_t tid;
 	atomic_size_t done;             /* bytes fed so far */
 };
@@ -173,7 +218,7 @@ static void par_run(struct par_job *j, const struct par_progress *pp)
 			const char *nl = memchr(j->buf + off + PAR_BLOCK, '\n', n - PAR_BLOCK);
 			n = nl ? (size_t)(nl - (j->buf + off)) + 1 : n;
 		}
-		perf_reader_feed(j->r, j->buf + off, n);
+		any_feed(&j->r, j->buf + off, n);
 		off += n;
 		atomic_store(&j->done, off);
 #ifdef HAVE_MADVISE
@@ -245,20 +290,28 @@ static char *first_event(const char *d, size_t len, const struct perf_options *p
 	return res;
 }
 
-/* Parses an mmap'ed perf script file on o->threads threads. False when
- * that does not apply (stream, small file, no record boundaries, no event
+/* Offset of the first line start after `from`; 0 when there is none. */
+static size_t line_start_after(const char *d, size_t len, size_t from)
+{
+	const char *nl = memchr(d + from, '\n', len - from);
+	return nl && (size_t)(nl - d) + 1 < len ? (size_t)(nl - d) + 1 : 0;
+}
+
+/* Parses a mapped file of format fmt on o->threads threads. False when that
+ * does not apply (stream, small file, no chunk boundaries, no perf event
  * found early): the caller then reads it the usual way. */
-static bool load_perf_parallel(struct tree *t, struct source *s, const struct load_options *o,
-                               struct progress *pr, struct load_messages *m, const char *name)
+static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fmt,
+                          const struct load_options *o, struct progress *pr,
+                          struct load_messages *m, const char *name)
 {
 	const char *d;
 	size_t len;
 	int n = o->threads > PAR_MAX_THREADS ? PAR_MAX_THREADS : o->threads;
-	if (n < 2 || !source_mapping(s, &d, &len) || (!o->threads_forced && len < PAR_MIN_BYTES))
+	if (n < 2 || t->chart || !source_mapping(s, &d, &len) || (!o->threads_forced && len < PAR_MIN_BYTES))
 		return false;
 	struct perf_options later = o->perf;
 	char *filter = NULL;
-	if (!later.event_filter) {
+	if (fmt == SNIFF_PERF && !later.event_filter) {
 		filter = first_event(d, len, &o->perf);
 		if (!filter)
 			return false;
@@ -272,7 +325,8 @@ static bool load_perf_parallel(struct tree *t, struct source *s, const struct lo
 		size_t from = len / (size_t)n * (size_t)i;
 		if (from < cut[k - 1])
 			from = cut[k - 1];
-		size_t c = record_start_after(d, len, from, from + PAR_SEARCH);
+		size_t c = fmt == SNIFF_PERF ? record_start_after(d, len, from, from + PAR_SEARCH)
+		                             : line_start_after(d, len, from);
 		if (c > cut[k - 1] && c < len)
 			cut[k++] = c;
 	}
@@ -290,11 +344,11 @@ static bool load_perf_parallel(struct tree *t, struct source *s, const struct lo
 		atomic_init(&jobs[i].done, 0);
 		if (i == 0) {
 			jobs[i].t = t;
-			jobs[i].r = perf_reader_new(t, &o->perf);
+			jobs[i].r = any_new(fmt, t, &o->perf);
 		} else {
 			tree_init(&jobs[i].own);
 			jobs[i].t = &jobs[i].own;
-			jobs[i].r = perf_reader_new(jobs[i].t, &later);
+			jobs[i].r = any_new(fmt, jobs[i].t, &later);
 			started[i] = pthread_create(&jobs[i].tid, NULL, par_thread, &jobs[i]) == 0;
 		}
 	}
@@ -313,8 +367,7 @@ static bool load_perf_parallel(struct tree *t, struct source *s, const struct lo
 	struct reader_diag all = { 0 };
 	uint64_t lines_before = 0;
 	for (int i = 0; i < k; i++) {
-		perf_reader_finish(jobs[i].r);
-		const struct reader_diag *dg = perf_reader_diag(jobs[i].r);
+		const struct reader_diag *dg = any_finish(&jobs[i].r);
 		if (dg->bad && !all.bad) {
 			all.first_bad = dg->first_bad + lines_before;
 			memcpy(all.first_msg, dg->first_msg, sizeof all.first_msg);
@@ -324,10 +377,9 @@ static bool load_perf_parallel(struct tree *t, struct source *s, const struct lo
 		all.stacks += dg->stacks;
 		all.saturated += dg->saturated;
 		lines_before += dg->lines;
-		perf_reader_free(jobs[i].r);
+		any_free(&jobs[i].r);
 		if (i) {
-			tree_merge(t, &jobs[i].own);
-			tree_free(&jobs[i].own);
+			tree_merge_free(t, &jobs[i].own);
 		}
 	}
 	report_diag(m, name, &all);
@@ -374,22 +426,14 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		}
 	}
 
-	if (fmt == SNIFF_PERF && load_perf_parallel(t, s, o, &pr, m, name)) {
+	if (load_parallel(t, s, fmt, o, &pr, m, name)) {
 		source_close(s);
 		return 0;
 	}
-	struct folded_reader *fr = NULL;
-	struct perf_reader *pr_ = NULL;
-	if (fmt == SNIFF_PERF)
-		pr_ = perf_reader_new(t, &o->perf);
-	else
-		fr = folded_reader_new(t);
+	struct any_reader r = any_new(fmt, t, &o->perf);
 	int rc = 0;
 	while (n > 0) {
-		if (pr_)
-			perf_reader_feed(pr_, buf, (size_t)n);
-		else
-			folded_reader_feed(fr, buf, (size_t)n);
+		any_feed(&r, buf, (size_t)n);
 		progress_update(&pr, source_offset(s), source_size(s), t->stacks, false);
 		n = source_next(s, &buf);
 	}
@@ -398,14 +442,8 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		load_messages_add(m, "tflame: %s: read error: %s", name, strerror(errno));
 		rc = 1;
 	}
-	if (pr_) {
-		perf_reader_finish(pr_);
-		report_diag(m, name, perf_reader_diag(pr_));
-		perf_reader_free(pr_);
-	} else {
-		report_diag(m, name, folded_reader_diag(fr));
-		folded_reader_free(fr);
-	}
+	report_diag(m, name, any_finish(&r));
+	any_free(&r);
 	source_close(s);
 	return rc;
 }

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "xalloc.h"
 
 /* ---- building ----------------------------------------------------------- */
@@ -164,10 +166,52 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	return c;
 }
 
+/* A new child of parent named name, known to be absent because its parent
+ * is new too (tree_merge). It is not put in the child hash: inserting is a
+ * cache miss per node, and after a merge usually nothing looks children up
+ * again (the hash is rebuilt when something does: ensure_hash). */
+static tree_idx child_add(struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx c = new_node(t, parent, name);
+	if (t->nodes[parent].end == KIDS_NONE) {
+		t->nodes[parent].end = c;
+	} else {
+		t->nodes[parent].end = KIDS_MANY;
+		t->hash_stale = true;
+	}
+	return c;
+}
+
+/* Rebuilds the child hash from the nodes after tree_merge skipped some. */
+static void ensure_hash(struct tree *t)
+{
+	if (!t->hash_stale)
+		return;
+	t->hash_stale = false;
+	size_t many = 0;
+	for (size_t i = 1; i < t->n; i++)
+		many += t->nodes[t->nodes[i].parent].end == KIDS_MANY;
+	size_t n = 1024;
+	unsigned shift = 64 - 10;
+	while (many * 4 > n * 3) {
+		n *= 2;
+		shift--;
+	}
+	free(t->slots);
+	t->slots = xcalloc(n, sizeof *t->slots);
+	t->nslots = n;
+	t->slot_shift = shift;
+	t->nhashed = 0;
+	for (size_t i = 1; i < t->n; i++)
+		if (t->nodes[t->nodes[i].parent].end == KIDS_MANY)
+			hash_insert(t, (tree_idx)i);
+}
+
 static void path_reserve(struct tree *t, size_t n)
 {
 	if (t->finalized)
 		xdie("internal error: tree_add_stack after tree_finalize");
+	ensure_hash(t);
 	if (n > t->pathcap) {
 		while (t->pathcap < n)
 			t->pathcap *= 2;
@@ -276,21 +320,56 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
 	t->stacks++;
 }
 
-void tree_merge(struct tree *dst, const struct tree *src)
+/* Returns to the system the pages of src's node array below node i, which
+ * the merge has read (release mode only). Only whole pages strictly inside
+ * the array are given back: malloc's bookkeeping around it stays intact. */
+static void release_below(const struct tree *src, size_t i, uintptr_t *done)
+{
+#ifdef HAVE_MADVISE
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	uintptr_t lo = ((uintptr_t)src->nodes + page - 1) / page * page;
+	uintptr_t hi = (uintptr_t)(src->nodes + i) / page * page;
+	if (*done < lo)
+		*done = lo;
+	if (hi > *done) {
+		madvise((void *)*done, hi - *done, MADV_DONTNEED);
+		*done = hi;
+	}
+#else
+	(void)src;
+	(void)i;
+	(void)done;
+#endif
+}
+
+static void merge(struct tree *dst, const struct tree *src, bool release)
 {
 	if (dst->finalized || src->finalized || dst->chart)
 		xdie("internal error: tree_merge on a finalized tree or a flame chart");
+	ensure_hash(dst);
 	if (src->frac && !dst->frac)
 		switch_to_frac(dst);
-	/* Parents come before children in src: map them in index order. */
+	/* Names are interned once each, not once per node. */
+	size_t nnames = strtab_count(&src->names);
+	strtab_id *names = xmalloc((nnames ? nnames : 1) * sizeof *names);
+	for (size_t k = 0; k < nnames; k++)
+		names[k] = strtab_intern(&dst->names, strtab_str(&src->names, (strtab_id)k),
+		                         strtab_len(&src->names, (strtab_id)k));
+	/* Parents come before children in src: map them in index order. Below
+	 * a node that the merge created, every child is new: no lookup. */
+	size_t fresh = dst->n;
 	tree_idx *map = xmalloc(src->n * sizeof *map);
 	map[0] = TREE_ROOT;
+	uintptr_t released = 0;
 	for (size_t i = 0; i < src->n; i++) {
+		if (release && (i & 0xfffff) == 0 && i)
+			release_below(src, i, &released);
 		const struct tree_node *sn = &src->nodes[i];
 		if (i) {
-			strtab_id nm = strtab_intern(&dst->names, strtab_str(&src->names, sn->name),
-			                             strtab_len(&src->names, sn->name));
-			map[i] = child_get(dst, map[sn->parent], nm);
+			tree_idx p = map[sn->parent];
+			map[i] = p >= fresh ? child_add(dst, p, names[sn->name])
+			                    : child_get(dst, p, names[sn->name]);
 		}
 		struct tree_node *dn = &dst->nodes[map[i]];
 		if (dst->frac) {
@@ -305,8 +384,25 @@ void tree_merge(struct tree *dst, const struct tree *src)
 		}
 	}
 	free(map);
+	free(names);
 	dst->stacks += src->stacks;
 	dst->saturated |= src->saturated;
+}
+
+void tree_merge(struct tree *dst, const struct tree *src)
+{
+	merge(dst, src, false);
+}
+
+void tree_merge_free(struct tree *dst, struct tree *src)
+{
+	/* Big trees give their read pages back as the merge goes, so that
+	 * the peak is not dst plus the whole of src. */
+	free(src->slots);       /* never looked up again */
+	src->slots = NULL;
+	src->nslots = 0;
+	merge(dst, src, src->n * sizeof *src->nodes >= ((size_t)64 << 20));
+	tree_free(src);
 }
 
 /* ---- finalize ----------------------------------------------------------- */
@@ -413,6 +509,93 @@ static tree_count count_add(struct tree *t, tree_count a, tree_count b)
 	return a;
 }
 
+/* While finalizing, a node's `off` holds its child list: the first child
+ * in the upper half, the next sibling in the lower (TREE_NONE: none). The
+ * offsets are computed only once nodes are in preorder, so the lists cost
+ * no memory of their own. */
+static inline tree_idx link_first(const struct tree_node *nd) { return (tree_idx)(nd->off.u >> 32); }
+static inline tree_idx link_next(const struct tree_node *nd) { return (tree_idx)nd->off.u; }
+static inline void link_set(struct tree_node *nd, tree_idx first, tree_idx next)
+{
+	nd->off.u = (uint64_t)first << 32 | next;
+}
+
+/* Sorts the child list of every node with two children or more; scratch
+ * grows to the longest sibling list (not to n). */
+static void sort_lists(struct tree *t, enum tree_order order)
+{
+	struct tree_node *nd = t->nodes;
+	struct sort_ctx cx = { t, order };
+	tree_idx *v = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		tree_idx c = link_first(&nd[i]);
+		if (c == TREE_NONE || link_next(&nd[c]) == TREE_NONE)
+			continue;
+		size_t k = 0;
+		for (; c != TREE_NONE; c = link_next(&nd[c])) {
+			if (k + 1 > cap / 2) {
+				cap = cap ? cap * 2 : 64;
+				v = xreallocarray(v, cap, sizeof *v);
+			}
+			v[k++] = c;
+		}
+		sort_children(&cx, v, v + cap / 2, k);
+		link_set(&nd[i], v[0], link_next(&nd[i]));
+		for (size_t j = 0; j + 1 < k; j++)
+			link_set(&nd[v[j]], link_first(&nd[v[j]]), v[j + 1]);
+		link_set(&nd[v[k - 1]], link_first(&nd[v[k - 1]]), TREE_NONE);
+	}
+	free(v);
+}
+
+/* Moves node i to newidx[i] for every i. A permutation far from the identity
+ * (shuffled input) is gathered into a new array when that costs at most
+ * TREE_GATHER_MAX bytes: its cycles are chains of dependent cache misses,
+ * while gathered reads are independent and prefetched. Otherwise the nodes
+ * are swapped in place, one cycle at a time, with no extra memory, which
+ * keeps the peak memory of big trees at the tree plus newidx. */
+#define TREE_GATHER_MAX ((size_t)96 << 20)
+static void permute(struct tree *t, tree_idx *newidx)
+{
+	size_t n = t->n, moved = 0;
+	struct tree_node *nd = t->nodes;
+	for (size_t i = 0; i < n; i++)
+		moved += newidx[i] != i;
+	struct tree_node *dst = NULL;
+	if (moved > n / 8 && n * (sizeof *dst + sizeof *newidx) <= TREE_GATHER_MAX)
+		dst = malloc(n * sizeof *dst);
+	if (dst) {
+		tree_idx *inv = malloc(n * sizeof *inv);
+		if (inv) {
+			for (size_t i = 0; i < n; i++)
+				inv[newidx[i]] = (tree_idx)i;
+			const size_t ahead = 16;
+			for (size_t j = 0; j < n; j++) {
+				if (j + ahead < n)
+					__builtin_prefetch(&nd[inv[j + ahead]]);
+				dst[j] = nd[inv[j]];
+			}
+			free(inv);
+			free(nd);
+			t->nodes = dst;
+			t->cap = n;
+			return;
+		}
+		free(dst);      /* no memory to spare: the slow way below */
+	}
+	for (size_t i = 0; i < n; i++) {
+		while (newidx[i] != i) {
+			tree_idx j = newidx[i];
+			struct tree_node tn = nd[j];
+			nd[j] = nd[i];
+			nd[i] = tn;
+			newidx[i] = newidx[j];
+			newidx[j] = j;
+		}
+	}
+}
+
 void tree_finalize(struct tree *t, enum tree_order order)
 {
 	if (t->finalized)
@@ -426,98 +609,71 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	t->path = NULL;
 	t->pathlen = t->pathcap = 0;
 
-	/* Children lists (CSR), in creation order = first appearance. Parents
-	 * are always created before their children: index order is a
-	 * topological order, which every pass below relies on. */
-	uint32_t *first = xcalloc(n + 1, sizeof *first);
-	for (size_t i = 1; i < n; i++)
-		first[nd[i].parent + 1]++;
-	for (size_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	tree_idx *kids = xmalloc((n > 1 ? n - 1 : 1) * sizeof *kids);
-	uint32_t *fill = xmalloc(n * sizeof *fill);
-	memcpy(fill, first, n * sizeof *fill);
-	for (size_t i = 1; i < n; i++)
-		kids[fill[nd[i].parent]++] = (tree_idx)i;
+	/* A flame chart's offsets are times from new_node: kept aside while
+	 * `off` holds the child lists. */
+	tree_count *times = NULL;
+	if (t->chart) {
+		times = xreallocarray(NULL, n, sizeof *times);
+		for (size_t i = 0; i < n; i++)
+			times[i] = nd[i].off;
+	}
 
-	/* Totals and subtree sizes bottom-up (size kept in .end for now). */
+	/* Totals and subtree sizes bottom-up (size kept in .end for now), and
+	 * child lists in creation order = first appearance. Parents are
+	 * always created before their children: index order is a topological
+	 * order, which every pass below relies on. */
 	for (size_t i = 0; i < n; i++) {
 		nd[i].total = nd[i].self;
 		nd[i].end = 1;
+		link_set(&nd[i], TREE_NONE, TREE_NONE);
 	}
 	for (size_t i = n - 1; i > 0; i--) {
 		tree_idx p = nd[i].parent;
 		nd[p].total = count_add(t, nd[p].total, nd[i].total);
 		nd[p].end += nd[i].end;
+		link_set(&nd[i], link_first(&nd[i]), link_first(&nd[p]));
+		link_set(&nd[p], (tree_idx)i, link_next(&nd[p]));
 	}
-
-	struct sort_ctx cx = { t, order };
-	tree_idx *tmp = fill;   /* reused as merge buffer: n entries suffice */
 	if (order != TREE_ORDER_INPUT)
-		for (size_t i = 0; i < n; i++)
-			sort_children(&cx, kids + first[i], tmp, first[i + 1] - first[i]);
+		sort_lists(t, order);
 
-	/* Preorder numbers and offsets, top-down: a child's number is its
-	 * parent's plus one plus the sizes of the siblings before it. */
-	tree_idx *newidx = fill;
+	/* Preorder numbers, top-down: a child's number is its parent's plus
+	 * one plus the sizes of the siblings before it. */
+	tree_idx *newidx = xreallocarray(NULL, n, sizeof *newidx);
 	newidx[0] = 0;
-	memset(&nd[0].off, 0, sizeof nd[0].off);
 	for (size_t i = 0; i < n; i++) {
 		tree_idx pos = newidx[i] + 1;
-		tree_count x = nd[i].off;
-		for (uint32_t k = first[i]; k < first[i + 1]; k++) {
-			tree_idx c = kids[k];
+		for (tree_idx c = link_first(&nd[i]); c != TREE_NONE; c = link_next(&nd[c])) {
 			newidx[c] = pos;
 			pos += nd[c].end;
-			if (!t->chart)  /* a chart keeps the times of new_node */
-				nd[c].off = x;
-			x = count_add(t, x, nd[c].total);
 		}
 	}
-	free(kids);
-
 	for (size_t i = 0; i < n; i++) {
 		nd[i].end = newidx[i] + nd[i].end;
 		if (i)
 			nd[i].parent = newidx[nd[i].parent];
 	}
-	/* Apply the permutation. Sorted input yields nearly the identity: then
-	 * swap in place, one cycle at a time (no extra memory). Otherwise the
-	 * cycles are chains of dependent cache misses; gathering into a new
-	 * array makes the reads independent, and prefetching overlaps them. */
-	size_t moved = 0;
-	for (size_t i = 0; i < n; i++)
-		moved += newidx[i] != i;
-	struct tree_node *dst = moved > n / 8 ? malloc(n * sizeof *dst) : NULL;
-	if (dst) {
-		tree_idx *inv = first;     /* n + 1 entries, no longer needed */
-		first = NULL;
+	if (times) {
 		for (size_t i = 0; i < n; i++)
-			inv[newidx[i]] = (tree_idx)i;
-		const size_t ahead = 16;
-		for (size_t j = 0; j < n; j++) {
-			if (j + ahead < n)
-				__builtin_prefetch(&nd[inv[j + ahead]]);
-			dst[j] = nd[inv[j]];
-		}
-		free(inv);
-		free(nd);
-		t->nodes = nd = dst;
-		t->cap = n;
-	} else {
+			nd[i].off = times[i];
+		free(times);
+	}
+	permute(t, newidx);
+	free(newidx);
+	nd = t->nodes;
+
+	/* Offsets, now that nodes are in preorder: the first child starts
+	 * where its parent does, a sibling where the one before it ends. */
+	if (!t->chart) {
+		memset(&nd[0].off, 0, sizeof nd[0].off);
 		for (size_t i = 0; i < n; i++) {
-			while (newidx[i] != i) {
-				tree_idx j = newidx[i];
-				struct tree_node tn = nd[j];
-				nd[j] = nd[i];
-				nd[i] = tn;
-				newidx[i] = newidx[j];
-				newidx[j] = j;
+			tree_count x = nd[i].off;
+			for (tree_idx c = i + 1; c < nd[i].end; c = nd[c].end) {
+				nd[c].off = x;
+				x = count_add(t, x, nd[c].total);
 			}
 		}
 	}
-	free(newidx);
-	free(first);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */
 		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
 		t->cap = n;

@@ -72,6 +72,8 @@ struct tree {
 	/* building state */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
+	bool hash_stale;    /* tree_merge left children of its new nodes out
+	                       of the hash; rebuilt before the next lookup */
 	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;
@@ -98,6 +100,9 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
  * dst's new nodes come after its existing ones (first-appearance order is
  * kept). src is left unchanged. */
 void tree_merge(struct tree *dst, const struct tree *src);
+/* tree_merge, then tree_free(src); src's memory is released while merging,
+ * so that the peak stays near dst's final size. */
+void tree_merge_free(struct tree *dst, struct tree *src);
 
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. */

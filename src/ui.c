@@ -705,6 +705,121 @@ static void set_notice(struct ui *u, const char *s)
 	text_sanitize(s, len, u->notice, sizeof u->notice);
 }
 
+/* ---- key benchmark (--bench-keys, for make bench) ----
+ * Plays a script of keys through the same handle_key() and draw() as the
+ * event loop and times both: handle_key() is the layout, draw() the render
+ * (curses output included). Tokens are separated by blanks: one character
+ * stands for itself, a name for a special key (Enter BS Esc Tab Space Left
+ * Right Up Down Home End), "resize" shrinks or restores the width by 10
+ * columns; TOKEN*N repeats a token N times. */
+
+#define UI_BENCH_MAX 32
+
+struct ui_bench {
+	struct {
+		char name[32];
+		unsigned n;
+		double layout_sum, layout_max, render_sum, render_max;
+	} k[UI_BENCH_MAX];
+	size_t n;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Key code of a script token, or ERR. */
+static int bench_key(const char *tok)
+{
+	static const struct { const char *name; int key; } names[] = {
+		{ "Enter", '\n' }, { "BS", KEY_BACKSPACE }, { "Esc", 27 }, { "Tab", '\t' },
+		{ "Space", ' ' }, { "Left", KEY_LEFT }, { "Right", KEY_RIGHT }, { "Up", KEY_UP },
+		{ "Down", KEY_DOWN }, { "Home", KEY_HOME }, { "End", KEY_END },
+		{ "resize", KEY_RESIZE },
+	};
+	if (tok[0] && !tok[1])
+		return (unsigned char)tok[0];
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(tok, names[i].name) == 0)
+			return names[i].key;
+	return ERR;
+}
+
+static void bench_one(struct ui *u, struct ui_bench *b, const char *tok, int key, bool *narrow)
+{
+	size_t i;
+	for (i = 0; i < b->n && strcmp(b->k[i].name, tok) != 0; i++)
+		;
+	if (i == b->n) {
+		if (b->n == UI_BENCH_MAX)
+			return;
+		snprintf(b->k[b->n++].name, sizeof b->k[0].name, "%s", tok);
+	}
+	if (key == KEY_RESIZE) {
+		/* A real resize minus the terminal's own part: curses learns the
+		 * new size, then the event goes the usual way. */
+		*narrow = !*narrow;
+		resizeterm(LINES, *narrow ? COLS - 10 : COLS + 10);
+	}
+	double t0 = now_s();
+	handle_key(u, key);
+	double t1 = now_s();
+	if (!u->quit)
+		draw(u);
+	double t2 = now_s(), l = (t1 - t0) * 1e3, r = (t2 - t1) * 1e3;
+	b->k[i].n++;
+	b->k[i].layout_sum += l;
+	b->k[i].render_sum += r;
+	if (l > b->k[i].layout_max)
+		b->k[i].layout_max = l;
+	if (r > b->k[i].render_max)
+		b->k[i].render_max = r;
+}
+
+static struct ui_bench *bench_play(struct ui *u, const char *script)
+{
+	struct ui_bench *b = xcalloc(1, sizeof *b);
+	bool narrow = false;
+	const char *p = script;
+	while (*p && !u->quit && !ui_caught) {
+		size_t len = strcspn(p, " \t\n");
+		if (len == 0) {
+			p++;
+			continue;
+		}
+		char tok[32];
+		snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
+		p += len;
+		long reps = 1;
+		char *star = strchr(tok + 1, '*');
+		if (star) {
+			*star = '\0';
+			reps = strtol(star + 1, NULL, 10);
+		}
+		int key = bench_key(tok);
+		if (key == ERR) {
+			snprintf(u->notice, sizeof u->notice, "bench: unknown key '%s'", tok);
+			continue;
+		}
+		for (long r = 0; r < reps && !u->quit && !ui_caught; r++)
+			bench_one(u, b, tok, key, &narrow);
+	}
+	return b;
+}
+
+/* One line per key: "bench-key NAME n N layout_ms MEAN MAX render_ms MEAN MAX". */
+static void bench_report(struct ui_bench *b, FILE *out)
+{
+	for (size_t i = 0; i < b->n; i++)
+		fprintf(out, "bench-key %s n %u layout_ms %.3f %.3f render_ms %.3f %.3f\n",
+		        b->k[i].name, b->k[i].n, b->k[i].layout_sum / b->k[i].n, b->k[i].layout_max,
+		        b->k[i].render_sum / b->k[i].n, b->k[i].render_max);
+	free(b);
+}
+
 static int open_terminal(void)
 {
 	ui_tty = fopen("/dev/tty", "r+");
@@ -775,9 +890,13 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	relayout(u);
 	draw(u);
 
+	struct ui_bench *bench = NULL;
+	if (o->bench_keys)
+		bench = bench_play(u, o->bench_keys);
+
 	int errors = 0;
 	timeout(UI_POLL_MS);
-	while (!u->quit && !ui_caught) {
+	while (!bench && !u->quit && !ui_caught) {
 		long t0 = now_ms();
 		int ch = getch();
 		if (ui_caught)
@@ -813,6 +932,8 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	restore_signals(old);
 	if (lost)
 		fputs("tflame: lost the terminal\n", stderr);
+	if (bench)
+		bench_report(bench, stderr);
 
 	layout_free(&u->lay);
 	free(u->zstack);

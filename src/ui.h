@@ -11,6 +11,9 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	const char *bench_keys;     /* benchmarks: play this key script instead of
+	                               reading keys, then report per-key times on
+	                               stderr (see ui_bench_parse); NULL normally */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

@@ -185,4 +185,37 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TM
 "$TFLAME" --collapse "$T_TMP/big.folded" 2> "$T_TMP/err.pipe" | head -1 > /dev/null
 check "closed pipe: nothing on stderr" test ! -s "$T_TMP/err.pipe"
 
+# A real `perf record --call-graph dwarf` recording (minisearch built by gcc
+# without frame pointers, see bench/workload/README): unwound by DWARF, with
+# "(inlined)" frames. The total of the folded counts must equal the sum of
+# the periods on the event lines (counted here with awk, independently), and
+# DWARF unwinding must have recovered the callers of the hot leaf.
+D="$top_srcdir/tests/data/minisearch-dwarf.perf.gz"
+gunzip -c "$D" > "$T_TMP/dwarf.perf"
+want=$(awk '/cpu-clock/ { for (i = 1; i <= NF; i++) if ($i ~ /^cpu-clock/) s += $(i - 1) } END { printf "%d\n", s }' "$T_TMP/dwarf.perf")
+"$TFLAME" --collapse "$T_TMP/dwarf.perf" > "$T_TMP/dwarf.folded" 2> "$T_TMP/dwarf.err"
+got=$(awk '{ s += $NF } END { printf "%d\n", s }' "$T_TMP/dwarf.folded")
+check "dwarf recording: every sample's period is counted ($want)" test "$got" = "$want" -a ! -s "$T_TMP/dwarf.err"
+check "dwarf recording: callers unwound (main;corpus_generate;doc_generate)" \
+	grep -q '^ms_gcc;_start;__libc_start_main_impl;__libc_start_call_main;main;corpus_generate;doc_generate;' "$T_TMP/dwarf.folded"
+
+# Folded files are parsed in chunks on several threads: the result must be
+# the one-thread result, byte for byte. Sorted and shuffled stacks with
+# shared prefixes, so that chunks share nodes; one malformed line near the
+# end must keep its line number (3001) across chunk boundaries.
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "m;f%d;g%d;h%d %d\n", i % 7, i % 13, i % 31, i % 5 + 1;
+             print "no count here" }' > "$T_TMP/par.folded"
+{ head -n 3000 "$T_TMP/par.folded" | sort -r; tail -n 1 "$T_TMP/par.folded"; } > "$T_TMP/par-rev.folded"
+"$TFLAME" --threads=1 --collapse "$T_TMP/par.folded" > "$T_TMP/par1" 2> "$T_TMP/par1.err"
+for f in par par-rev; do
+	for th in 2 3; do
+		"$TFLAME" --threads=$th --collapse "$T_TMP/$f.folded" > "$T_TMP/parn" 2> "$T_TMP/parn.err"
+		same "folded $f, $th threads: same output as one" "$T_TMP/parn" "$T_TMP/par1"
+	done
+done
+"$TFLAME" --threads=3 --collapse "$T_TMP/par.folded" 2>&1 > /dev/null |
+	grep -q 'skipped 1 malformed line (first at line 3001' &&
+	pass "folded, 3 threads: the bad line's number counts every chunk" ||
+	fail "folded, 3 threads: the bad line's number counts every chunk" "$(cat "$T_TMP/parn.err")"
+
 done_testing

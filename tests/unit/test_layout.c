@@ -1,4 +1,5 @@
 #include "config.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,11 +135,61 @@ int main(void)
 	layout_compute(&l, &t, &q);
 	/* hot [0,79); small0000..0998 have no whole column; small0999 ends
 	 * at 1001000 -> column 80, so it gets [79,80) and its 8 descendants
-	 * are drawn too. Visited: all, big, hot, leaf, 1000 smalls, 8. */
+	 * are drawn too. Visited: all, big, hot, leaf; then small0000..0007,
+	 * all within column 79, after which the rest of the run is bisected:
+	 * the last node starting in column 79 is small0999's deepest
+	 * descendant, whose depth-2 ancestor small0999 comes next; then its 8
+	 * descendants: 4 + 8 + 1 + 8 = 21 (stepping through the siblings one
+	 * by one would visit 1012). */
 	is_int((long long)tree_size(&t), 9004, "9004 nodes in the tree");
-	is_int((long long)l.visited, 1012, "only the visible part and the sibling list are visited");
+	is_int((long long)l.visited, 21, "only the visible part and a bisected sibling run are visited");
 	is_int((long long)l.n, 13, "drawn: all, big, hot, leaf, small0999 and its 8 descendants");
 	tree_free(&t);
+
+	/* The bisection skips exactly what stepping would: a naive reference
+	 * (every node whose own and ancestors' columns are whole, on a
+	 * visible level) must give the same spans, on trees with long runs of
+	 * narrow siblings of mixed widths, for several widths and zooms. */
+	{
+		unsigned seed = 12345;
+		for (int round = 0; round < 40; round++) {
+			tree_init(&t);
+			for (int i = 0; i < 400; i++) {
+				seed = seed * 1103515245u + 12345u;
+				unsigned r = seed >> 16;
+				snprintf(name, sizeof name, "r;p%u;c%03u;d%u", r % 3, (r / 3) % 300, (r / 900) % 4);
+				add(&t, name, r % 7 == 0 ? 1 + r % 500 : 1);
+			}
+			tree_finalize(&t, round % 2 ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME);
+			struct layout_params rp = { .zoom = round % 3 == 0 ? 2 : TREE_ROOT,
+			                            .width = 7 + round * 5, .height = 6,
+			                            .orient = LAYOUT_ICICLE, .min_width = 1 + round % 3 };
+			layout_compute(&l, &t, &rp);
+			size_t want = 0, same = 1;
+			for (tree_idx i = rp.zoom; i < tree_end(&t, rp.zoom); i++) {
+				bool drawn = true;
+				for (tree_idx a = i; drawn; a = tree_parent(&t, a)) {
+					int c0, c1;
+					drawn = layout_node_cols(&t, &rp, a, &c0, &c1);
+					if (a == rp.zoom)
+						break;
+				}
+				if (!drawn || layout_row_of_level(&rp, tree_depth(&t, i)) < 0)
+					continue;
+				want++;
+				bool found = false;
+				for (size_t k = 0; k < l.n; k++)
+					found |= l.spans[k].node == i;
+				same &= found;
+			}
+			size_t anc = 0;
+			for (size_t k = 0; k < l.n; k++)
+				anc += l.spans[k].kind == LAYOUT_ANCESTOR;
+			if (!ok(same && want == l.n - anc, "bisection = reference, round %d (%zu spans)", round, want))
+				printf("#   layout %zu spans, reference %zu\n", l.n, want);
+			tree_free(&t);
+		}
+	}
 
 	/* Fractional counts use the same arithmetic. */
 	tree_init(&t);

@@ -205,6 +205,33 @@ int main(void)
 		tree_free(&t);
 	}
 
+	/* A merge creates whole new subtrees without hashing their children;
+	 * stacks added after it (and a second merge) must still find them:
+	 * q has three children from b, then one more and a repeat from c and
+	 * from direct adds. Worked out by hand: q;r 4+1 = 5, q;s 6 + 2 = 8,
+	 * q;t 7, q;u 3, z;x 5. */
+	{
+		struct tree a, b, c;
+		tree_init(&a);
+		tree_init(&b);
+		tree_init(&c);
+		add(&a, "z;x", 5);
+		add(&b, "q;r", 4);
+		add(&b, "q;s", 6);
+		add(&b, "q;t", 7);
+		add(&c, "q;s", 2);
+		add(&c, "q;u", 3);
+		tree_merge(&a, &b);
+		add(&a, "q;r", 1);
+		tree_merge(&a, &c);
+		tree_finalize(&a, TREE_ORDER_NAME);
+		is_int((long long)tree_size(&a), 8, "merge then add: no duplicate nodes (all q r s t u z x)");
+		is_folded(&a, "q;r 5\nq;s 8\nq;t 7\nq;u 3\nz;x 5\n", "merge then add: counts land on the merged nodes");
+		tree_free(&a);
+		tree_free(&b);
+		tree_free(&c);
+	}
+
 	/* A 100,000-frame stack: nothing recurses. */
 	tree_init(&t);
 	{
