@@ -242,9 +242,6 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	return true;
 }
 
-/* --list-options (for the documentation tests): one line per option,
- * "NAME<TAB>ARG<TAB>VALUES<TAB>CONFIG": ARG is "value" or "flag", VALUES the
- * fixed set or "-", CONFIG "config" when a config file may set it, else "-". */
 static bool is_cli_only(const char *name)
 {
 	for (size_t i = 0; i < sizeof cli_only / sizeof cli_only[0]; i++)
@@ -253,6 +250,9 @@ static bool is_cli_only(const char *name)
 	return false;
 }
 
+/* --list-options (for the documentation tests): one line per option,
+ * "NAME<TAB>ARG<TAB>VALUES<TAB>CONFIG": ARG is "value" or "flag", VALUES the
+ * fixed set or "-", CONFIG "config" when a config file may set it, else "-". */
 static void list_options(void)
 {
 	for (const struct option *o = long_options; o->name; o++) {
