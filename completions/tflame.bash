@@ -7,28 +7,34 @@
 # Every option, one word each; a trailing '=' marks one that takes a value.
 _tflame_options='
 	--collapse --print --width= --inverted --sort= --min-width=
+	--colors= --color-rule= --palette-map=
 	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --threads=
 	--config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
 
 # _tflame_values OPTION: the candidates for OPTION's value: a fixed set of
-# words, "@file" for a file name, nothing for a number or a free name.
+# words, "@file" for a file name, nothing for a number, a regex or a name.
 _tflame_values()
 {
 	case $1 in
 	-f | --format) echo 'auto folded perf' ;;
 	--sort) echo 'name weight input' ;;
-	--config) echo '@file' ;;
+	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
+	--palette-map | --config) echo '@file' ;;
 	esac
 }
 
+# _tflame_files PREFIX: file names for $cur; PREFIX ("--config=") is put
+# back in front when the word was not split at '='.
 _tflame_files()
 {
-	if declare -F _filedir > /dev/null; then
+	local IFS=$'\n' f
+	if [[ -n $1 ]]; then
+		for f in $(compgen -f -- "$cur"); do COMPREPLY+=("$1$f"); done
+	elif declare -F _filedir > /dev/null; then
 		_filedir
 	else
 		compopt -o filenames 2> /dev/null
-		local IFS=$'\n'
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
 }
@@ -59,7 +65,7 @@ _tflame()
 		local values v
 		values=$(_tflame_values "$opt")
 		if [[ $values == @file ]]; then
-			[[ -z $prefix ]] && _tflame_files
+			_tflame_files "$prefix"
 			return 0
 		fi
 		for v in $values; do
@@ -84,7 +90,7 @@ _tflame()
 		return 0
 	fi
 
-	_tflame_files
+	_tflame_files ""
 	return 0
 } &&
 	complete -F _tflame tflame

@@ -23,6 +23,8 @@ const struct keymap_entry keymap_table[] = {
 	{ { 'i' }, KEYMAP_ORIENT, "toggle flame (root at the bottom) and icicle (root at the top)" },
 	{ { 'y' }, KEYMAP_COPY_NAME, "copy the selected frame's name to the clipboard" },
 	{ { 'Y' }, KEYMAP_COPY_STACK, "copy the selected frame's stack (caller;...;frame) to the clipboard" },
+	{ { 'c' }, KEYMAP_PALETTE, "next colour palette (the status line names it)" },
+	{ { 'L' }, KEYMAP_LEGEND, "show or hide the colour legend" },
 	{ { KEY_MOUSE }, KEYMAP_MOUSE, "click selects a frame, double-click zooms into it" },
 	{ { CTRL_KEY('l') }, KEYMAP_REDRAW, "redraw the screen" },
 	{ { '?', KEY_F(1) }, KEYMAP_HELP, "show this help" },

@@ -19,6 +19,8 @@ enum keymap_action {
 	KEYMAP_ORIENT,          /* flame <-> icicle */
 	KEYMAP_COPY_NAME,       /* selected frame's name to the clipboard */
 	KEYMAP_COPY_STACK,      /* selected frame's stack, root first, to the clipboard */
+	KEYMAP_PALETTE,         /* the next colour palette */
+	KEYMAP_LEGEND,          /* show or hide the colour legend */
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */
 	KEYMAP_REDRAW,          /* repaint the whole terminal */
 	KEYMAP_HELP,            /* the help screen */

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "keymap.h"
 #include "load.h"
+#include "palette.h"
 #include "printer.h"
 #include "sniff.h"
 #include "text.h"
@@ -29,7 +30,8 @@ enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
-	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS
+	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -45,6 +47,9 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
+	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -75,9 +80,14 @@ static const char *const cli_only[] = {
 /* Options whose value is one of a fixed set: named in error messages and
  * listed by --list-options, which the completion tests compare with the
  * completion scripts. */
-static const struct { const char *option, *values; } option_values[] = {
-	{ "format", "auto folded perf" },
-	{ "sort", "name weight input" },
+static const char *palette_values(void);
+static const struct {
+	const char *option, *values;
+	const char *(*list)(void);  /* when the set is known elsewhere */
+} option_values[] = {
+	{ "format", "auto folded perf", NULL },
+	{ "sort", "name weight input", NULL },
+	{ "colors", NULL, palette_values },
 };
 
 static void usage(FILE *out)
@@ -100,6 +110,16 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"\n"
+"Colours:\n"
+"      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
+"                          perl, python, rust, red, green, blue, aqua, yellow,\n"
+"                          purple or orange (flamegraph.pl's palettes)\n"
+"      --color-rule=REGEX=COLOR  frames whose name matches REGEX get COLOR: a\n"
+"                          hue (red, green, blue, aqua, yellow, purple, orange,\n"
+"                          grey, hot, mem, io) or #rrggbb; repeatable, first wins\n"
+"      --palette-map=FILE  exact colours per name, NAME->rgb(R,G,B) lines as\n"
+"                          flamegraph.pl --cp writes palette.map\n"
 "\n"
 "Input:\n"
 "  -f, --format=FORMAT     auto (default), folded or perf\n"
@@ -149,6 +169,8 @@ struct settings {
 	int width, min_width;
 	bool stats;
 	const char *bench_keys;     /* hidden --bench-keys (bench/run.sh) */
+	const struct palette *pal;  /* NULL: the UI's default */
+	struct palette_rules *rules;        /* --color-rule, --palette-map; NULL when none */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -161,11 +183,27 @@ static bool fail(char *err, size_t size, const char *fmt, ...)
 	return false;
 }
 
+/* The palette names, "hot mem io ...", from palette.c's list. */
+static const char *palette_values(void)
+{
+	static char words[512];
+	if (!words[0]) {
+		char names[512];
+		size_t n = 0;
+		palette_names(names, sizeof names);
+		for (const char *p = names; *p && n + 1 < sizeof words; p++)
+			if (*p != ',')
+				words[n++] = *p;
+		words[n] = '\0';
+	}
+	return words;
+}
+
 static const char *values_of(const char *option)
 {
 	for (size_t i = 0; i < sizeof option_values / sizeof option_values[0]; i++)
 		if (strcmp(option_values[i].option, option) == 0)
-			return option_values[i].values;
+			return option_values[i].list ? option_values[i].list() : option_values[i].values;
 	return NULL;
 }
 
@@ -192,9 +230,11 @@ static bool parse_int(const char *s, int min, int *out)
 
 /* Applies option c (getopt's code) with argument arg (NULL when it takes
  * none) to s; the command line and the config file both come through here.
- * Returns false with a message in err for a bad value. Options that act
- * at once (--help) are handled by the caller. */
-static bool apply_option(struct settings *s, int c, const char *arg, char *err, size_t errsize)
+ * Returns false with a message in err for a bad value; *file_error is then
+ * set when the fault is in a file the option names (no --help hint). Options
+ * that act at once (--help) are handled by the caller. */
+static bool apply_option(struct settings *s, int c, const char *arg, char *err, size_t errsize,
+                         bool *file_error)
 {
 	switch (c) {
 	case 'c': s->mode = MODE_COLLAPSE; break;
@@ -223,6 +263,28 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_MIN_WIDTH:
 		if (!parse_int(arg, 1, &s->min_width))
 			return bad_value(err, errsize, "min-width", arg);
+		break;
+	case OPT_COLORS:
+		if (!(s->pal = palette_find(arg))) {
+			char names[256], safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "invalid --colors '%s' (%s)", safe, palette_names(names, sizeof names));
+		}
+		break;
+	case OPT_COLOR_RULE:
+		/* Repeatable: rules from the config file and the command line add up. */
+		if (!s->rules)
+			s->rules = palette_rules_new();
+		if (palette_rules_add(s->rules, arg, err, errsize) != 0)
+			return false;
+		break;
+	case OPT_PALETTE_MAP:
+		if (!s->rules)
+			s->rules = palette_rules_new();
+		if (palette_rules_load_map(s->rules, arg, err, errsize) != 0) {
+			*file_error = true;     /* about the map's contents, not usage */
+			return false;
+		}
 		break;
 	case OPT_PID: s->lo.perf.pid = true; break;
 	case OPT_TID: s->lo.perf.tid = true; break;
@@ -281,11 +343,13 @@ static bool config_entry(void *ctx, const char *name, const char *value, char *e
 			return fail(err, errsize, "'%s' is yes or no, not '%s'", name, safe);
 		}
 		/* "no" is the default the file started from: nothing to do. */
-		return on ? apply_option(ctx, o->val, NULL, err, errsize) : true;
+		bool file_error = false;
+		return on ? apply_option(ctx, o->val, NULL, err, errsize, &file_error) : true;
 	}
 	if (!value)
 		return fail(err, errsize, "'%s' needs a value: %s = VALUE", name, name);
-	return apply_option(ctx, o->val, value, err, errsize);
+	bool file_error = false;
+	return apply_option(ctx, o->val, value, err, errsize, &file_error);
 }
 
 /* The config file's text: settings may point into it. Static, so that it
@@ -307,7 +371,7 @@ static char *load_config(struct settings *s, const char *path, bool explicit)
 		        errno == EFBIG ? "config file larger than 1 MB" : strerror(errno));
 		exit(2);
 	}
-	char err[256];
+	char err[512];
 	size_t line = conf_parse(text, len, config_entry, s, err, sizeof err);
 	if (line) {
 		fprintf(stderr, "tflame: %s:%zu: %s\n", safe, line, err);
@@ -343,14 +407,17 @@ static bool utf8_locale(void)
 int main(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct settings set = {
+	/* Static: what it holds (rules, config values) stays reachable for
+	 * leak checkers on the early exits of option errors. */
+	static struct settings set;
+	set = (struct settings){
 		.mode = MODE_UI, .order = TREE_ORDER_NAME, .orient = LAYOUT_FLAME,
 		.width = 0, .min_width = 1,
 		.lo = { .format = SNIFF_UNKNOWN, .progress = true,
 		        .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 },
 	};
 	const char *const shortopts = "cpw:if:hV";
-	char err[256];
+	char err[512];
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -397,9 +464,15 @@ int main(int argc, char **argv)
 		case '?':
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 			return 2;
-		default:
-			if (!apply_option(&set, c, optarg, err, sizeof err))
+		default: {
+			bool file_error = false;
+			if (apply_option(&set, c, optarg, err, sizeof err, &file_error))
+				break;
+			if (!file_error)
 				usage_error("%s", err);
+			fprintf(stderr, "tflame: %s\n", err);
+			return 2;
+		}
 		}
 	}
 	enum mode mode = set.mode;
@@ -469,6 +542,7 @@ int main(int argc, char **argv)
 			.orient = orient, .min_width = min_width,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
+			.palette = set.pal, .rules = set.rules,
 			.bench_keys = bench_keys,
 		};
 		rc = ui_run(&t, &uo);
@@ -476,6 +550,7 @@ int main(int argc, char **argv)
 			fputs(msgs.text, stderr);
 	}
 	load_messages_free(&msgs);
+	palette_rules_free(set.rules);
 	tree_free(&t);
 	free(config_text);
 	return rc;

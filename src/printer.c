@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "palette.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -46,7 +47,9 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 				col++;
 			}
 			int w = sp->col1 - sp->col0;
-			int used = text_fit(tree_name(t, sp->node), tree_name_len(t, sp->node), w - 1,
+			/* Labels leave out the annotation ("_[k]"), as the browser's. */
+			const char *name = tree_name(t, sp->node);
+			int used = text_fit(name, palette_base_len(name, tree_name_len(t, sp->node)), w - 1,
 			                    label, TEXT_FIT_BYTES(width));
 			size_t ll = strlen(label);
 			memcpy(line + len, label, ll);

@@ -1,5 +1,6 @@
 /* printer: the flame graph as plain text (--print), one line per level,
- * using the same layout as the UI. Each frame is its label padded with
+ * using the same layout as the UI. Each frame is its label (the name without
+ * its code-type annotation, "_[k]" etc.) padded with
  * spaces and closed by '|' in its last column. */
 #ifndef TFLAME_PRINTER_H
 #define TFLAME_PRINTER_H

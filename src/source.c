@@ -110,8 +110,11 @@ static ssize_t next_mapped(struct source *s, const char **out)
 	return (ssize_t)n;
 }
 
-/* Reads until buf holds at least want bytes (want <= cap) or input ends. */
-static int fill(struct source *s, size_t want)
+/* Reads until buf holds at least want bytes (want <= cap) or input ends;
+ * with `some`, returns after the first read that adds bytes, so that a slow
+ * pipe (perf script still running) is parsed as it arrives rather than
+ * once a whole block has come. */
+static int fill(struct source *s, size_t want, bool some)
 {
 	while (!s->eof && s->len < want) {
 		ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
@@ -123,6 +126,8 @@ static int fill(struct source *s, size_t want)
 		if (r == 0)
 			s->eof = true;
 		s->len += (size_t)r;
+		if (some && r > 0)
+			break;
 	}
 	return 0;
 }
@@ -142,7 +147,9 @@ static ssize_t next_stream(struct source *s, const char **out)
 			s->cap = want;
 			s->buf = xrealloc(s->buf, s->cap);
 		}
-		if (fill(s, want) != 0)
+		/* The first block is filled whole: format detection wants a few
+		 * lines. Later ones take what has come, once a line is whole. */
+		if (fill(s, want, s->offset != 0) != 0)
 			return -1;
 		if (s->len == 0)
 			return 0;
@@ -154,6 +161,10 @@ static ssize_t next_stream(struct source *s, const char **out)
 			}
 		if (n == 0 && (s->eof || s->len >= SOURCE_MAX_LINE))
 			n = s->len;     /* last line without newline, or an endless one */
+		if (n == 0 && s->len < s->cap) {
+			scanned = s->len;   /* no whole line yet: read on */
+			continue;
+		}
 		if (n == 0) {
 			/* One line longer than the buffer: grow and read on. */
 			scanned = s->len;

@@ -40,6 +40,9 @@
 /* First colour pair for frames; pair 1 is the ancestor rows. */
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_FIRST 2
+/* At most this many pairs for frames: plenty for one screen of 24-bit
+ * colours, and a bounded pair table in curses. */
+#define UI_MAX_PAIRS 4096
 
 enum ui_mode {
 	UI_MODE_NORMAL,
@@ -73,9 +76,20 @@ struct ui {
 
 	enum palette_depth depth;
 	const struct palette *pal;
-	short pair_of[256];     /* terminal colour -> pair; 0 = not yet made */
-	short next_pair;
+	const struct palette_rules *rules;
+	/* By name id: 0 until computed, else UI_LOOK_SET | hue << 24 | RGB.
+	 * Rules are regexes: a name is classified once, not every redraw. */
+	uint32_t *looks;
+	size_t nlooks;
+	/* Terminal colour (ANSI, xterm-256 or 0xRRGGBB) -> colour pair, open
+	 * addressing; pairs UI_PAIR_FIRST.. are handed out in order and all
+	 * taken back at once when a redraw could run out (colours_begin). */
+	struct ui_pair { int colour, pair; } *pairs;
+	size_t npairs;          /* slots, a power of two > 2 * pair_limit */
+	int pairs_used, pair_limit;
 	attr_t ancestor_attr;
+	int ancestor_pair;
+	bool legend;            /* the legend line above the status line */
 };
 
 /* ---- terminal state shared with the cleanup hook and signal handlers ---- */
@@ -140,14 +154,17 @@ static long now_ms(void)
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The name as shown: without its code-type annotation ("_[k]"...), which
+ * the colour and the status line's "[kernel]" tell instead. */
 static const char *name_of(const struct ui *u, tree_idx i, size_t *len)
 {
-	*len = tree_name_len(u->t, i);
-	return tree_name(u->t, i);
+	const char *s = tree_name(u->t, i);
+	*len = palette_base_len(s, tree_name_len(u->t, i));
+	return s;
 }
 
-/* Display width of a name, through the strtab's width cache. The cache is
- * the one mutable part of the tree meant for display code, hence the cast. */
+/* Display width of a name as shown, through the strtab's width cache (of
+ * the whole name; an annotation is 4 ASCII columns). */
 static int name_width(const struct ui *u, tree_idx i)
 {
 	const struct strtab *st = &u->t->names;
@@ -157,6 +174,8 @@ static int name_width(const struct ui *u, tree_idx i)
 		w = text_width(strtab_str(st, id), strtab_len(st, id));
 		strtab_set_width(st, id, w);
 	}
+	if (palette_type_of(strtab_str(st, id), strtab_len(st, id)) != PALETTE_TYPE_NONE && w >= 4)
+		w -= 4;
 	return w;
 }
 
@@ -192,22 +211,81 @@ static void group_thousands(const char *in, char *out, size_t size)
 
 /* ---- colours ---- */
 
-static short pair_for(struct ui *u, int colour)
+#define UI_LOOK_SET 0x80000000u
+
+static int init_pair_any(int pair, int fg, int bg)
 {
-	if (u->pair_of[colour])
-		return u->pair_of[colour];
-	if (u->next_pair >= COLOR_PAIRS || u->next_pair >= 256 + UI_PAIR_FIRST)
-		return 0;
-	if (init_pair(u->next_pair, COLOR_BLACK, (short)colour) == ERR)
-		return 0;
-	u->pair_of[colour] = u->next_pair;
-	return u->next_pair++;
+#ifdef HAVE_INIT_EXTENDED_PAIR
+	return init_extended_pair(pair, fg, bg);
+#else
+	return init_pair((short)pair, (short)fg, (short)bg);
+#endif
 }
 
-static void colours_init(struct ui *u)
+/* attrset() with a pair that may be above 255 (COLOR_PAIR() has 8 bits). */
+static void set_look(attr_t a, int pair)
+{
+#ifdef HAVE_INIT_EXTENDED_PAIR
+	attr_set(a & ~A_COLOR, 0, &pair);
+#else
+	attrset((a & ~A_COLOR) | COLOR_PAIR(pair));
+#endif
+}
+
+/* Black text on a background of terminal colour `colour`; 0 (the
+ * terminal's own colours) when no pair is left. */
+static int pair_for(struct ui *u, int colour)
+{
+	if (colour <= 0 || u->npairs == 0)
+		return 0;
+	size_t mask = u->npairs - 1, k = ((uint32_t)colour * 2654435761u) & mask;
+	for (; u->pairs[k].colour; k = (k + 1) & mask)
+		if (u->pairs[k].colour == colour)
+			return u->pairs[k].pair;
+	if (u->pairs_used >= u->pair_limit)
+		return 0;
+	int pair = UI_PAIR_FIRST + u->pairs_used;
+	if (init_pair_any(pair, COLOR_BLACK, colour) == ERR)
+		return 0;
+	u->pairs[k].colour = colour;
+	u->pairs[k].pair = pair;
+	u->pairs_used++;
+	return pair;
+}
+
+/* Before a redraw: when this screen's spans might not all find a pair,
+ * every pair is taken back (curses repaints cells whose pair changes). */
+static void colours_begin(struct ui *u, size_t spans)
+{
+	if (u->npairs == 0 || (size_t)u->pairs_used + spans + 16 <= (size_t)u->pair_limit)
+		return;
+	memset(u->pairs, 0, u->npairs * sizeof *u->pairs);
+	u->pairs_used = 0;
+}
+
+static int term_colour(const struct ui *u, struct palette_look l)
+{
+	switch (u->depth) {
+	case PALETTE_DIRECT: return palette_to_direct(l.rgb);
+	case PALETTE_256: return palette_to_256(l);
+	case PALETTE_8: return palette_to_8(l);
+	case PALETTE_MONO: break;
+	}
+	return 0;
+}
+
+static int rgb_colour(const struct ui *u, int xterm)
+{
+	if (u->depth == PALETTE_DIRECT)
+		return palette_to_direct(palette_xterm_rgb(xterm));
+	return xterm;
+}
+
+static void colours_init(struct ui *u, const struct ui_options *o)
 {
 	const char *no_color = getenv("NO_COLOR");
-	u->pal = palette_list[0];
+	u->pal = o->palette ? o->palette : palette_list[0];
+	u->rules = o->rules;
 	/* terminfo's count decides before start_color(), which NO_COLOR or a
 	 * colourless terminal must never reach. */
 	u->depth = palette_depth_for(has_colors() ? tigetnum("colors") : 0, no_color);
@@ -216,23 +294,81 @@ static void colours_init(struct ui *u)
 		use_default_colors();   /* the gap cells keep the terminal's background */
 		u->depth = palette_depth_for(COLORS, no_color);
 	}
-	u->next_pair = UI_PAIR_FIRST;
 	u->ancestor_attr = A_DIM;
-	if (u->depth == PALETTE_256 && init_pair(UI_PAIR_ANCESTOR, 238, 250) != ERR)
-		u->ancestor_attr |= COLOR_PAIR(UI_PAIR_ANCESTOR);
-	else if (u->depth == PALETTE_8 && init_pair(UI_PAIR_ANCESTOR, COLOR_BLACK, COLOR_WHITE) != ERR)
-		u->ancestor_attr |= COLOR_PAIR(UI_PAIR_ANCESTOR);
+	if (u->depth == PALETTE_MONO)
+		return;
+	int fg = COLOR_BLACK, bg = COLOR_WHITE;
+	if (u->depth != PALETTE_8) {
+		fg = rgb_colour(u, 238);
+		bg = rgb_colour(u, 250);
+	}
+	if (init_pair_any(UI_PAIR_ANCESTOR, fg, bg) != ERR)
+		u->ancestor_pair = UI_PAIR_ANCESTOR;
+	u->pair_limit = COLOR_PAIRS - UI_PAIR_FIRST;
+#ifndef HAVE_INIT_EXTENDED_PAIR
+	if (u->pair_limit > 256 - UI_PAIR_FIRST)
+		u->pair_limit = 256 - UI_PAIR_FIRST;
+#endif
+	if (u->pair_limit > UI_MAX_PAIRS)
+		u->pair_limit = UI_MAX_PAIRS;
+	if (u->pair_limit <= 0)
+		return;
+	for (u->npairs = 16; u->npairs <= 2 * (size_t)u->pair_limit; u->npairs *= 2)
+		;
+	u->pairs = xcalloc(u->npairs, sizeof *u->pairs);
 }
 
-static attr_t frame_attr(struct ui *u, tree_idx i)
+/* The frame's colour, computed once per name and palette. */
+static struct palette_look frame_look(struct ui *u, tree_idx i)
 {
+	const struct strtab *st = &u->t->names;
+	strtab_id id = tree_node(u->t, i)->name;
+	if (!u->looks) {
+		u->nlooks = strtab_count(st);
+		u->looks = xcalloc(u->nlooks ? u->nlooks : 1, sizeof *u->looks);
+	}
+	uint32_t v = u->looks[id];
+	struct palette_look l;
+	if (v & UI_LOOK_SET) {
+		l.hue = (enum palette_hue)(v >> 24 & 0x7f);
+		l.rgb.r = (uint8_t)(v >> 16);
+		l.rgb.g = (uint8_t)(v >> 8);
+		l.rgb.b = (uint8_t)v;
+		return l;
+	}
+	l = palette_look(u->pal, u->rules, strtab_str(st, id), strtab_len(st, id));
+	u->looks[id] = UI_LOOK_SET | (uint32_t)l.hue << 24 | (uint32_t)l.rgb.r << 16 |
+	               (uint32_t)l.rgb.g << 8 | l.rgb.b;
+	return l;
+}
+
+/* Attributes and colour pair (*pair) of a frame. */
+static attr_t frame_attr(struct ui *u, tree_idx i, int *pair)
+{
+	*pair = 0;
 	if (u->depth == PALETTE_MONO)
 		return A_NORMAL;
-	size_t len;
-	const char *s = name_of(u, i, &len);
-	struct palette_rgb c = u->pal->color(s, len, strtab_hash(s, len));
-	int colour = u->depth == PALETTE_256 ? palette_to_256(u->pal, c) : palette_to_8(c);
-	return COLOR_PAIR(pair_for(u, colour));
+	*pair = pair_for(u, term_colour(u, frame_look(u, i)));
+	return A_NORMAL;
+}
+
+/* The swatch colour of a hue in the legend: its middle shade. */
+static int hue_pair(struct ui *u, enum palette_hue h, struct palette_rgb flat)
+{
+	struct palette_look l = { h, flat };
+	if (h != PALETTE_HUE_FLAT)
+		l.rgb = palette_hue_rgb(h, 0x800080008000u);
+	return u->depth == PALETTE_MONO ? 0 : pair_for(u, term_colour(u, l));
+}
+
+/* `c`: the next palette; every name's colour is computed again (the cache
+ * is cleared: O(names) once per key, a memset). */
+static void cycle_palette(struct ui *u)
+{
+	u->pal = palette_next(u->pal);
+	if (u->looks)
+		memset(u->looks, 0, u->nlooks * sizeof *u->looks);
+	snprintf(u->notice, sizeof u->notice, "palette %s: %s", u->pal->name, u->pal->desc);
 }
 
 /* ---- view state ---- */
@@ -379,7 +515,7 @@ static void on_resize(struct ui *u)
 		u->cols = 0;
 	u->too_small = u->cols < UI_MIN_COLS || u->lines < UI_MIN_LINES;
 	u->lp.width = u->cols;
-	u->lp.height = u->lines - 2;
+	u->lp.height = u->lines - 2 - (u->legend ? 1 : 0);
 	u->bufsize = TEXT_FIT_BYTES(u->cols + 1);
 	u->buf = xrealloc(u->buf, u->bufsize);
 	u->ncrumbs = (size_t)u->cols / 3 + 2;
@@ -399,10 +535,11 @@ static void draw_span(struct ui *u, const struct layout_span *s)
 {
 	int y = 1 + s->row, w = s->col1 - s->col0;
 	bool selected = s->node == u->sel;
-	attr_t a = s->kind == LAYOUT_ANCESTOR ? u->ancestor_attr : frame_attr(u, s->node);
+	int pair = u->ancestor_pair;
+	attr_t a = s->kind == LAYOUT_ANCESTOR ? u->ancestor_attr : frame_attr(u, s->node, &pair);
 	if (selected)
 		a = (a & ~A_DIM) | A_REVERSE | A_BOLD;
-	attrset(a);
+	set_look(a, pair);
 	if (w == 1) {
 		/* Too narrow for text; a dot keeps it visible without colour. */
 		bool dot = u->depth == PALETTE_MONO || selected;
@@ -514,7 +651,12 @@ static void draw_status(struct ui *u)
 
 	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
 	const int sepw = 5;
-	int tailw = 0;
+	/* The code type that the hidden annotation gave: " [kernel]". */
+	char tag[16] = "";
+	const char *type = palette_type_name(palette_type_of(tree_name(t, u->sel), tree_name_len(t, u->sel)));
+	if (type)
+		snprintf(tag, sizeof tag, " [%s]", type);
+	int tailw = (int)strlen(tag);
 	for (int k = 0; k < nf; k++)
 		tailw += sepw + (int)strlen(fields[k]);
 	/* The name yields to the numbers, down to a readable minimum; after
@@ -522,6 +664,10 @@ static void draw_status(struct ui *u)
 	int namew = name_width(u, u->sel), minw = namew < 16 ? namew : 16;
 	while (nf > 0 && minw + tailw > avail)
 		tailw -= sepw + (int)strlen(fields[--nf]);
+	if (minw + tailw > avail) {
+		tag[0] = '\0';
+		tailw = 0;
+	}
 	int room = avail - tailw;
 	if (namew > room)
 		namew = room;
@@ -532,6 +678,8 @@ static void draw_status(struct ui *u)
 	attron(A_BOLD);
 	mvaddstr(y, 0, u->buf);
 	attroff(A_BOLD);
+	addstr(tag);
+	x += (int)strlen(tag);
 	for (int k = 0; k < nf; k++) {
 		addstr(sep);
 		addstr(fields[k]);
@@ -554,6 +702,110 @@ static void draw_status(struct ui *u)
 		mvaddstr(y, avail - 6, "? help");
 		attroff(A_DIM);
 	}
+}
+
+/* Writes s at (y, *x) with a and pair, cut before column end; moves *x on.
+ * Returns false when s did not fit whole (nothing more should follow). */
+static bool put_piece(struct ui *u, int y, int *x, int end, const char *s, attr_t a, int pair)
+{
+	int room = end - *x;
+	if (room <= 0)
+		return false;
+	size_t len = strlen(s);
+	int w = text_fit(s, len, room, u->buf, u->bufsize);
+	set_look(a, pair);
+	mvaddstr(y, *x, u->buf);
+	set_look(A_NORMAL, 0);
+	*x += w;
+	return w == text_width(s, len);
+}
+
+/* A hue's sample: two cells of its colour, or its name without colour. */
+static bool put_swatch(struct ui *u, int y, int *x, int end, enum palette_hue h, struct palette_rgb flat)
+{
+	if (u->depth == PALETTE_MONO) {
+		char name[24];
+		snprintf(name, sizeof name, "%s:", h == PALETTE_HUE_FLAT ? "own" : palette_hue_name(h));
+		return put_piece(u, y, x, end, name, A_DIM, 0);
+	}
+	return put_piece(u, y, x, end, "  ", A_NORMAL, hue_pair(u, h, flat));
+}
+
+/* `L`: "java  ▇ Java/JIT  ▇ inlined ...  rules: ▇ REGEX ...  map: N names". */
+static void draw_legend(struct ui *u)
+{
+	int y = u->lines - 2, x = 0, end = u->cols;
+	const struct palette *p = u->pal;
+	struct palette_rgb none = { 0, 0, 0 };
+	bool more = put_piece(u, y, &x, end, p->name, A_BOLD, 0);
+	for (size_t k = 0; more && k < p->nlegend; k++)
+		more = put_piece(u, y, &x, end, "  ", A_NORMAL, 0) &&
+		       put_swatch(u, y, &x, end, p->legend[k].hue, none) &&
+		       put_piece(u, y, &x, end, " ", A_NORMAL, 0) &&
+		       put_piece(u, y, &x, end, p->legend[k].label, A_NORMAL, 0);
+	size_t nr = palette_rules_count(u->rules);
+	if (more && nr)
+		more = put_piece(u, y, &x, end, "  rules:", A_BOLD, 0);
+	for (size_t k = 0; more && k < nr; k++) {
+		char re[64];
+		const char *src = palette_rules_regex(u->rules, k);
+		text_sanitize(src, strlen(src), re, sizeof re);
+		struct palette_spec sp = palette_rules_spec(u->rules, k);
+		more = put_piece(u, y, &x, end, " ", A_NORMAL, 0) &&
+		       put_swatch(u, y, &x, end, sp.hue, sp.rgb) &&
+		       put_piece(u, y, &x, end, " ", A_NORMAL, 0) &&
+		       put_piece(u, y, &x, end, re, A_NORMAL, 0);
+	}
+	size_t nm = palette_rules_map_count(u->rules);
+	if (more && nm) {
+		char m[64];
+		snprintf(m, sizeof m, "  map: %zu name%s", nm, nm == 1 ? "" : "s");
+		put_piece(u, y, &x, end, m, A_NORMAL, 0);
+	}
+}
+
+/* The ? screen's colour section from row y: what each hue of the active
+ * palette means, then the user's rules. Returns the next free row. */
+static int draw_help_colours(struct ui *u, int y, int keyw)
+{
+	const struct palette *p = u->pal;
+	struct palette_rgb none = { 0, 0, 0 };
+	int bottom = u->lines - 1, x;
+	char line[256];
+	if (++y >= bottom)
+		return y;
+	snprintf(line, sizeof line, "colours: %s, %s", p->name, p->desc);
+	x = 0;
+	put_piece(u, y++, &x, u->cols, line, A_BOLD, 0);
+	for (size_t k = 0; k < p->nlegend && y < bottom; k++, y++) {
+		x = 2;
+		put_swatch(u, y, &x, u->cols, p->legend[k].hue, none);
+		x = 2 + keyw;
+		put_piece(u, y, &x, u->cols, p->legend[k].meaning, A_NORMAL, 0);
+	}
+	for (size_t k = 0; k < palette_rules_count(u->rules) && y < bottom; k++, y++) {
+		const char *src = palette_rules_regex(u->rules, k);
+		struct palette_spec sp = palette_rules_spec(u->rules, k);
+		char re[128];
+		text_sanitize(src, strlen(src), re, sizeof re);
+		snprintf(line, sizeof line, "names matching %s (--color-rule)", re);
+		x = 2;
+		put_swatch(u, y, &x, u->cols, sp.hue, sp.rgb);
+		x = 2 + keyw;
+		put_piece(u, y, &x, u->cols, line, A_NORMAL, 0);
+	}
+	size_t nm = palette_rules_map_count(u->rules);
+	if (nm && y < bottom) {
+		snprintf(line, sizeof line, "%zu name%s with a colour of their own (--palette-map)", nm, nm == 1 ? "" : "s");
+		x = 2 + keyw;
+		put_piece(u, y++, &x, u->cols, line, A_NORMAL, 0);
+	}
+	if (y < bottom) {
+		x = 2 + keyw;
+		put_piece(u, y++, &x, u->cols, "the status line names a frame's type: [kernel] [jit] [inlined] [waker]",
+		          A_DIM, 0);
+	}
+	return y;
 }
 
 static void draw_help(struct ui *u)
@@ -579,6 +831,7 @@ static void draw_help(struct ui *u)
 		attroff(A_BOLD);
 		put_text(u, y, 2 + keyw, keymap_table[k].desc);
 	}
+	draw_help_colours(u, y, keyw);
 	put_text(u, u->lines - 1, 0, "press any key to close this help");
 }
 
@@ -591,6 +844,7 @@ static void draw_too_small(struct ui *u)
 static void draw(struct ui *u)
 {
 	erase();
+	colours_begin(u, u->lay.n + (size_t)u->cols);
 	if (u->too_small)
 		draw_too_small(u);
 	else if (u->mode == UI_MODE_HELP)
@@ -598,6 +852,8 @@ static void draw(struct ui *u)
 	else {
 		draw_breadcrumb(u);
 		draw_graph(u);
+		if (u->legend)
+			draw_legend(u);
 		draw_status(u);
 	}
 	refresh();
@@ -665,6 +921,12 @@ static void dispatch(struct ui *u, enum keymap_action act)
 	case KEYMAP_COPY_NAME: copy_selection(u, false); break;
 	case KEYMAP_COPY_STACK: copy_selection(u, true); break;
 	case KEYMAP_MOUSE: on_mouse(u); break;
+	case KEYMAP_PALETTE: cycle_palette(u); break;
+	case KEYMAP_LEGEND:
+		u->legend = !u->legend;
+		u->lp.height = u->lines - 2 - (u->legend ? 1 : 0);
+		fix_selection(u);
+		break;
 	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
 	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
 	case KEYMAP_QUIT: u->quit = true; break;
@@ -703,6 +965,29 @@ static void set_notice(struct ui *u, const char *s)
 		s += 8;
 	size_t len = strcspn(s, "\n");
 	text_sanitize(s, len, u->notice, sizeof u->notice);
+}
+
+/* 24-bit colour through curses needs a terminfo entry that says so (the
+ * RGB capability, colours 0xRRGGBB). When COLORTERM promises it and TERM's
+ * entry is not one, its "-direct" sibling is tried (xterm-256color ->
+ * xterm-direct, tmux-256color -> tmux-direct; ncurses-term has them); a
+ * missing one falls back to TERM and its 256 colours. */
+static bool direct_term_name(const char *term, char *buf, size_t size)
+{
+	const char *nc = getenv("NO_COLOR");
+	if ((nc && *nc) || !palette_colorterm_direct(getenv("COLORTERM")) || strstr(term, "direct"))
+		return false;
+	size_t len = strlen(term);
+	static const char *const sfx[] = { "-256color", "-88color", "-16color", "-color" };
+	for (size_t k = 0; k < sizeof sfx / sizeof sfx[0]; k++) {
+		size_t n = strlen(sfx[k]);
+		if (len > n && strcmp(term + len - n, sfx[k]) == 0) {
+			len -= n;
+			break;
+		}
+	}
+	int w = snprintf(buf, size, "%.*s-direct", (int)len, term);
+	return w > 0 && (size_t)w < size;
 }
 
 /* ---- key benchmark (--bench-keys, for make bench) ----
@@ -833,7 +1118,12 @@ static int open_terminal(void)
 		fclose(ui_tty);
 		return -1;
 	}
-	ui_screen = newterm(NULL, ui_tty, ui_tty);
+	char direct[128];
+	ui_screen = NULL;
+	if (direct_term_name(term, direct, sizeof direct))
+		ui_screen = newterm(direct, ui_tty, ui_tty);
+	if (!ui_screen)
+		ui_screen = newterm(NULL, ui_tty, ui_tty);
 	if (!ui_screen) {
 		char safe[64];
 		text_sanitize(term, strlen(term), safe, sizeof safe);
@@ -883,7 +1173,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->sel = TREE_ROOT;
 	layout_init(&u->lay);
 	set_notice(u, o->notice);
-	colours_init(u);
+	colours_init(u, o);
 
 	on_resize(u);
 	span_middle(u, u->sel);
@@ -939,5 +1229,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	free(u->zstack);
 	free(u->buf);
 	free(u->crumbs);
+	free(u->looks);
+	free(u->pairs);
 	return status;
 }

@@ -4,6 +4,7 @@
 #define TFLAME_UI_H
 
 #include "layout.h"
+#include "palette.h"
 #include "tree.h"
 
 struct ui_options {
@@ -11,6 +12,8 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	const struct palette *palette;      /* NULL: the default (hot) */
+	const struct palette_rules *rules;  /* --color-rule, --palette-map; or NULL */
 	const char *bench_keys;     /* benchmarks: play this key script instead of
 	                               reading keys, then report per-key times on
 	                               stderr (see ui_bench_parse); NULL normally */

@@ -159,26 +159,40 @@ cfg_err "output modes are command line only" 'print\n' "1: 'print' cannot be set
 [ $rc -eq 2 ] && [ "$(cat "$T_TMP/err.c")" = "tflame: $T_TMP/none.cfg: No such file or directory" ] &&
 	pass "--config with a missing file: exit 2" || fail "--config with a missing file: exit 2" "rc=$rc" "$(cat "$T_TMP/err.c")"
 
-# Every option --list-options marks "config" can be set in the file (a new
-# option is, with no code of its own): flags as "NAME = yes", options with
-# fixed values with their first value, the others with a number. The ones
-# marked "-" are refused.
+# Every option --list-options marks "config" goes through the same code in
+# the file as on the command line (a new option does, with no code of its
+# own): "NAME = yes" for a flag behaves as --NAME, "NAME = V" as --NAME=V:
+# the same exit status and, for an error, the same message after FILE:LINE.
+# V is a fixed set's first value, else 2 (a bad value for some options,
+# which is fine: the errors must then agree). The ones marked "-" are refused.
 "$TFLAME" --list-options > "$T_TMP/listopts"
 while IFS='	' read -r name arg values cfg; do
-	if [ "$arg" = flag ]; then line="$name = yes"
-	elif [ "$values" != - ]; then line="$name = ${values%% *}"
-	else line="$name = 2"; fi
+	if [ "$arg" = flag ]; then line="$name = yes" opt="--$name"
+	else
+		v=2; [ "$values" != - ] && v=${values%% *}
+		line="$name = $v" opt="--$name=$v"
+	fi
 	printf '%s\n' "$line" > "$T_TMP/one.cfg"
 	"$TFLAME" --config "$T_TMP/one.cfg" --collapse "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.c"; rc=$?
 	if [ "$cfg" = config ]; then
-		# Not a config error (rc 2); perf-only options are fine on folded input.
-		[ $rc -ne 2 ] && ! grep -q 'config' "$T_TMP/err.c" &&
-			pass "config can set $name ('$line')" || fail "config can set $name ('$line')" "rc=$rc" "$(cat "$T_TMP/err.c")"
+		"$TFLAME" --no-config "$opt" --collapse "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.o"; rc_o=$?
+		e_o=$(sed -n 1p "$T_TMP/err.o"); e_c=$(sed -n 1p "$T_TMP/err.c")
+		if [ $rc -eq $rc_o ] && { [ $rc -ne 2 ] || [ "$e_c" = "tflame: $T_TMP/one.cfg:1: ${e_o#tflame: }" ]; }; then
+			pass "config '$line' acts as $opt (status $rc)"
+		else
+			fail "config '$line' acts as $opt" "config: rc=$rc $e_c" "option: rc=$rc_o $e_o"
+		fi
 	else
 		[ $rc -eq 2 ] && grep -q "'$name' cannot be set in a config file" "$T_TMP/err.c" &&
 			pass "config refuses $name" || fail "config refuses $name" "rc=$rc" "$(cat "$T_TMP/err.c")"
 	fi
 done < "$T_TMP/listopts"
+
+# A value with '=' and '#' in it (only the first '=' splits; a '#' after the
+# name is not a comment): this colour rule is valid, as on the command line.
+printf 'color-rule = ^a$=#ff0000\ncolors = java\n' > "$T_TMP/rule.cfg"
+"$TFLAME" --config "$T_TMP/rule.cfg" --collapse "$T_TMP/p.folded" > "$T_TMP/got.rule" 2> "$T_TMP/err.rule"
+same "config: color-rule = REGEX=#rrggbb is read whole" "$T_TMP/got.rule" "$T_TMP/want.collapse"
 
 # Output to a closed pipe: quiet, no message storm.
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TMP/big.folded"

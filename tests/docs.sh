@@ -192,13 +192,13 @@ fi
 
 # ---- zsh and fish: every option, syntax -------------------------------------
 
-# zsh: an option is an _arguments spec: after ' { , or the ")" closing an
-# exclusion list, and before [ = + } or , (a name inside an exclusion list
-# "(-c --collapse)" does not count).
+# zsh: an option is an _arguments spec: after ' { , * (repeatable) or the
+# ")" closing an exclusion list, and before [ = + } or , (a name inside an
+# exclusion list "(-c --collapse)" does not count).
 while IFS='	' read -r col long short; do
 	ok=1
 	for o in $long $short; do
-		grep -qE -- "['{,)]$o([]=+},[]|\$)" "$ZSHC" || ok=""
+		grep -qE -- "['{,*)]$o([]=+},[]|\$)" "$ZSHC" || ok=""
 	done
 	[ -n "$ok" ] && pass "zsh completion: $col" || fail "zsh completion: $col" "no _arguments spec for $long $short"
 done < "$T_TMP/options"
@@ -240,7 +240,9 @@ while IFS='	' read -r name values; do
 	done
 	"$TFLAME" "--$name=no-such-value" --collapse "$T_TMP/tiny.folded" > /dev/null 2> "$T_TMP/err.v"
 	rc=$?
-	{ [ $rc -eq 2 ] && grep -qF "(one of: $values)" "$T_TMP/err.v"; } &&
+	named=1
+	for v in $values; do grep -qw -- "$v" "$T_TMP/err.v" || named=""; done
+	{ [ $rc -eq 2 ] && [ -n "$named" ]; } &&
 		pass "--$name=no-such-value: exit 2, the values listed" ||
 		fail "--$name=no-such-value: exit 2, the values listed" "rc=$rc" "$(cat "$T_TMP/err.v")"
 
@@ -306,6 +308,10 @@ bcheck "bash completion: tflame --sort=we<TAB> gives weight" 'weight\n' \
 	"$WB" "tflame --sort=we" 3 tflame --sort = we
 bcheck "bash completion: --sort=we<TAB> without '=' in COMP_WORDBREAKS" '--sort=weight\n' \
 	"$WB_NOEQ" "tflame --sort=we" 1 tflame --sort=we
+bcheck "bash completion: tflame --colors=j<TAB> offers java js" 'java\njs\n' \
+	"$WB" "tflame --colors=j" 3 tflame --colors = j
+bcheck "bash completion: tflame --colors p<TAB> offers perl purple python" 'perl\npurple\npython\n' \
+	"$WB" "tflame --colors p" 2 tflame --colors p
 bcheck "bash completion: no candidates for --width's number" '' \
 	"$WB" "tflame --width " 2 tflame --width ""
 

@@ -1,0 +1,345 @@
+#!/bin/sh
+# tests/ui/colour.sh: colour that carries meaning, in a real terminal (tmux,
+# capture-pane -e). The fixture codetypes.folded has frames of every code
+# type; its header gives the layout (100x30 pane, one sample a column, level
+# L on line 28 - L). Expected colours are worked out by hand from palette.h:
+#   java, 256 colours: kernel is orange, r 190..255 g 90..155 b 0, so in
+#     xterm's cube (levels 0 95 135 175 215 255; ties go to the lower level)
+#     r 175/215/255, g 95/135: 130 136 166 172 202 208. JIT is green, g
+#     200..255 -> 215/255, r = b 50..110 -> 95: 77 83. Inlined is aqua,
+#     r 95, g = b 165..220 -> 175/215: 73 80.
+#   java, 8 colours: kernel (orange) magenta 45, JIT green 42, inlined cyan 46.
+#   java, 24-bit: the channels themselves (48;2;R;G;B) in those ranges.
+#   #ff0000 in 256 colours is 196 (cube 5,0,0); rgb(0,0,255) is 21.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/ui/tmux.sh"
+
+case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
+[ -x "$TFLAME" ] || skip_all "$TFLAME is not built"
+
+F="$top_srcdir/tests/ui/codetypes.folded"
+SEP='  ·  '
+ESC=$(printf '\033')
+trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
+
+# ---- without a terminal: options and --print ----
+
+"$TFLAME" --print --width 100 "$F" > "$T_TMP/print" 2>&1
+if grep -q '_\[' "$T_TMP/print"; then
+	fail "--print: labels leave out the annotations" "$(cat "$T_TMP/print")"
+else
+	check "--print: labels leave out the annotations" grep -q '^do_syscall_64  *|Foo::bar  *|Foo::inl *|$' "$T_TMP/print"
+fi
+"$TFLAME" --collapse "$F" > "$T_TMP/collapse"
+check "--collapse keeps the annotations" grep -qF 'Interpreter;do_syscall_64_[k];ksys_write_[k] 40' "$T_TMP/collapse"
+
+"$TFLAME" --colors=nope --print "$F" > /dev/null 2> "$T_TMP/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "^tflame: invalid --colors 'nope' (hot, mem, io, wakeup, chain, java, js, perl, python, rust, red, green, blue, aqua, yellow, purple, orange)$" "$T_TMP/err"; then
+	pass "--colors=nope: exit 2, the palettes listed"
+else
+	fail "--colors=nope: exit 2, the palettes listed" "rc=$rc" "$(cat "$T_TMP/err")"
+fi
+for p in hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange; do
+	"$TFLAME" --colors="$p" --print "$F" > /dev/null 2>&1 || { fail "--colors=$p is accepted"; continue; }
+	pass "--colors=$p is accepted"
+done
+"$TFLAME" --color-rule='(=red' --print "$F" > /dev/null 2> "$T_TMP/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^tflame: invalid --color-rule '(=red': " "$T_TMP/err" &&
+	pass "--color-rule with a bad regex: exit 2 and why" ||
+	fail "--color-rule with a bad regex: exit 2 and why" "rc=$rc" "$(cat "$T_TMP/err")"
+"$TFLAME" --color-rule='main=pink' --print "$F" > /dev/null 2> "$T_TMP/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^tflame: invalid --color-rule 'main=pink': unknown colour" "$T_TMP/err" &&
+	pass "--color-rule with an unknown colour: exit 2" ||
+	fail "--color-rule with an unknown colour: exit 2" "rc=$rc" "$(cat "$T_TMP/err")"
+printf 'main->rgb(1,2,3)\nmain rgb(1,2,3)\n' > "$T_TMP/bad.map"
+"$TFLAME" --palette-map="$T_TMP/bad.map" --print "$F" > /dev/null 2> "$T_TMP/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$T_TMP/err")" = "tflame: $T_TMP/bad.map:2: expected NAME->rgb(R,G,B)" ] &&
+	pass "--palette-map with a bad line: FILE:LINE and exit 2" ||
+	fail "--palette-map with a bad line: FILE:LINE and exit 2" "rc=$rc" "$(cat "$T_TMP/err")"
+
+# ---- the browser ----
+
+command -v tmux >/dev/null 2>&1 || { skip "browser colour tests" "tmux is not installed"; done_testing; exit; }
+command -v bash >/dev/null 2>&1 || { skip "browser colour tests" "bash is not installed"; done_testing; exit; }
+
+# The terminal type tm_start gives the pane (it decides the colours).
+TERM_256=""
+if infocmp tmux-256color >/dev/null 2>&1; then TERM_256=tmux-256color
+elif infocmp screen-256color >/dev/null 2>&1; then TERM_256=screen-256color; fi
+
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+# open ENV... -- ARGS...: tflame on the fixture; the shell then prints rc=N.
+open_tflame() {
+	local envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	tm_run "clear; env$envs $(q "$TFLAME") $* $(q "$F"); echo rc=\$?"
+}
+quit() { tm_keys q; tm_wait_grep '^rc=0$'; }
+status_is() { tm_wait_prefix 29 "$1"; }
+
+# Lines 0..N-1 of the last -e screen and line N up to TEXT: tmux carries
+# attributes over line ends, so what is in force at TEXT may come from above.
+sgr_upto() {
+	local line prefix
+	line=$(sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE")
+	prefix=${line%%"$2"*}
+	[ "$prefix" = "$line" ] && { printf 'absent\n'; return; }
+	[ "$1" -gt 0 ] && sed -n "1,$1p" "$TM_SCREEN_E_FILE"
+	printf '%s\n' "$prefix"
+}
+# The background in force where TEXT starts on line N of the last -e
+# screen: "5;N" (256), "2;R;G;B" (24-bit), "4N" (8), "" (none).
+bg_of() {
+	sgr_upto "$1" "$2" | grep -o "$ESC\[[0-9;]*m" | sed "s/^$ESC\[//; s/m\$//" | awk -F';' '
+		{
+			if (NF == 0) bg = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i == 48 && $(i + 1) == 5) { bg = "5;" $(i + 2); i += 2 }
+				else if ($i == 48 && $(i + 1) == 2) { bg = "2;" $(i + 2) ";" $(i + 3) ";" $(i + 4); i += 4 }
+				else if ($i == 38) i += ($(i + 1) == 5) ? 2 : 4
+				else if ($i ~ /^4[0-7]$/) bg = $i
+				else if ($i == 49 || $i == 0 || $i == "") bg = ""
+			}
+		}
+		END { print bg }'
+}
+# The last background set before TEXT on line N (a legend's swatch ends in
+# a reset before its label).
+swatch_of() {
+	sgr_upto "$1" "$2" | grep -o "$ESC\[[0-9;]*m" | sed "s/^$ESC\[//; s/m\$//" | awk -F';' '
+		{
+			for (i = 1; i <= NF; i++) {
+				if ($i == 48 && $(i + 1) == 5) { bg = "5;" $(i + 2); i += 2 }
+				else if ($i == 48 && $(i + 1) == 2) { bg = "2;" $(i + 2) ";" $(i + 3) ";" $(i + 4); i += 4 }
+				else if ($i == 38) i += ($(i + 1) == 5) ? 2 : 4
+				else if ($i ~ /^4[0-7]$/) bg = $i
+			}
+		}
+		END { print bg }'
+}
+swatch_in() {
+	local n=$1 text=$2 got v
+	shift 2
+	got=$(swatch_of "$n" "$text")
+	for v in "$@"; do [ "$got" = "$v" ] && return 0; done
+	return 1
+}
+# bg_in N TEXT VALUE...: the background at TEXT is one of the VALUEs.
+bg_in() {
+	local n=$1 text=$2 got v
+	shift 2
+	got=$(bg_of "$n" "$text")
+	for v in "$@"; do [ "$got" = "$v" ] && return 0; done
+	return 1
+}
+# bg_rgb N TEXT RMIN RMAX GMIN GMAX BMIN BMAX: a 24-bit background in range.
+bg_rgb() {
+	bg_of "$1" "$2" | awk -F';' -v r0="$3" -v r1="$4" -v g0="$5" -v g1="$6" -v b0="$7" -v b1="$8" '
+		{ exit !($1 == 2 && NF == 4 && $2 >= r0 && $2 <= r1 && $3 >= g0 && $3 <= g1 && $4 >= b0 && $4 <= b1) }'
+}
+no_colour_sgr() {
+	! grep -Eq "$ESC\[([0-9;]*;)?(38;5|48;5|38;2|48;2|3[0-7]|4[0-7]|9[0-7]|10[0-7])[;m]" "$TM_SCREEN_E_FILE"
+}
+differs() { [ "$(bg_of "$1" "$2")" != "$(bg_of "$3" "$4")" ] && [ -n "$(bg_of "$1" "$2")" ]; }
+dump_bg() { echo "kernel: $(bg_of 24 do_syscall_64) jit: $(bg_of 24 Foo::bar) inlined: $(bg_of 24 Foo::inl)"; }
+expect_bg() {
+	local name=$1; shift
+	if tm_wait "$@"; then pass "$name"; else fail "$name" "$(dump_bg)" "screen:" "$(tm_dump)"; fi
+}
+
+tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
+
+ORANGE_256="5;130 5;136 5;166 5;172 5;202 5;208"
+GREEN_256="5;77 5;83"
+AQUA_256="5;73 5;80"
+
+# ---- java in 256 colours ----
+open_tflame -- --colors=java
+expect "java: opens" status_is "all${SEP}100 samples"
+expect "java: labels leave out _[k] and _[j]" tm_wait_line 24 "$(printf '%-40s%-20s%s' do_syscall_64 Foo::bar Foo::inl)"
+if [ -n "$TERM_256" ]; then
+	# shellcheck disable=SC2086
+	{
+		expect_bg "java: the kernel frame is orange" bg_in 24 do_syscall_64 $ORANGE_256
+		expect_bg "java: the other kernel frame too" bg_in 23 ksys_write $ORANGE_256
+		expect_bg "java: the JIT frame is green" bg_in 24 Foo::bar $GREEN_256
+		expect_bg "java: the inlined frame is aqua" bg_in 24 Foo::inl $AQUA_256
+	}
+else
+	skip "java: 256-colour hues" "no 256-colour terminfo for tmux"
+fi
+expect_bg "java: kernel and JIT frames differ in colour" differs 24 do_syscall_64 24 Foo::bar
+
+# Status line: k k k reaches the JIT frame under the middle column (49);
+# h the kernel side, k its kernel callee.
+tm_keys k k k
+expect "java: the status line says [jit]" status_is "java/lang/Thread::run [jit]${SEP}30 samples${SEP}30.00% of all"
+tm_keys h k
+expect "java: the status line says [kernel]" status_is "do_syscall_64 [kernel]${SEP}40 samples${SEP}40.00% of all"
+tm_keys l l
+expect "java: the status line says [inlined]" status_is "Foo::inl [inlined]${SEP}10 samples${SEP}10.00% of all"
+
+# ---- legend ----
+tm_keys L
+expect "L: the legend line names the hues" \
+	tm_wait_line 28 "java     Java/JIT     inlined     C++     kernel     native"
+expect "L: the root moves up a line" tm_wait_line 27 "all"
+if [ -n "$TERM_256" ]; then
+	expect_bg "L: the legend's kernel swatch is orange" swatch_in 28 " kernel" $ORANGE_256
+else
+	skip "L: the legend's kernel swatch is orange" "no 256-colour terminfo"
+fi
+tm_keys L
+expect "L again: the legend is gone" tm_wait_line 28 "all"
+
+# ---- ? lists the hues of the palette ----
+tm_keys '?'
+expect "?: a colour section names the palette" tm_wait_grep '^colours: java, code types of a JVM'
+expect "?: and what green means" tm_wait_grep '^ +Java and JIT code \(_\[j\]; java/ org/ a\.b\.C names\)$'
+tm_keys q
+expect "?: any key closes it" status_is "Foo::inl [inlined]"
+
+# ---- c cycles ----
+tm_keys c
+expect "c: the status line names the next palette" status_is "palette js: code types of node/V8"
+tm_keys c
+expect "c again: perl" status_is "palette perl: "
+if [ -n "$TERM_256" ]; then
+	# shellcheck disable=SC2086
+	expect_bg "c: under perl the kernel frame stays orange" bg_in 24 do_syscall_64 $ORANGE_256
+else
+	skip "c: under perl the kernel frame stays orange" "no 256-colour terminfo"
+fi
+tm_keys l
+expect "c: the notice goes with the next key" status_is "Foo::inl [inlined]${SEP}"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do tm_keys c; done
+expect "c: 15 more wrap around to java (17 palettes)" status_is "palette java: "
+quit
+
+# ---- a real perf profile: --all --colors=java ----
+# tests/data/nodefsync.perf.gz: `perf script` of `perf record -F 999 -g --
+# node --perf-basic-prof work.js` (a loop of fib, JSON.stringify and
+# fs.writeSync + fs.fsyncSync; 817 samples), so JIT frames come from the
+# perf map (_[j]) and the fsync syscall has kernel frames (_[k]). From the
+# root, 22 k go up the middle column to JS:*churn; l l reach
+# JS:^fsyncSync (what the status line checks), Enter zooms into it and k
+# selects its callee, leaving the JIT frame unselected.
+# Hand-made expectations in 256 colours, as above: kernel (do_syscall_64)
+# orange; JIT (JS:^fsyncSync) green; C++ (node::fs::Fsync) yellow, r = g
+# 175..230 -> 175/215, b 50..70 -> 95: 143 185; native C (uv_fs_fsync)
+# red, r 200..255 -> 215/255, g = b 50..130 -> 95/135: 167 174 203 210.
+P="$top_srcdir/tests/data/nodefsync.perf.gz"
+if command -v gzip >/dev/null 2>&1; then
+	tm_run "clear; gzip -dc $(q "$P") | $(q "$TFLAME") --all --colors=java -; echo rc=\$?"
+	expect "perf: opens" status_is "all${SEP}817,817,817 samples"
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22; do tm_keys k; done
+	expect "perf: 22 k reach JS:*churn" status_is "JS:*churn /tmp/colt/perf/work.js:3:15 [jit]${SEP}"
+	tm_keys l l
+	expect "perf: l l reach JS:^fsyncSync" status_is "JS:^fsyncSync node:fs:1322:19 [jit]${SEP}"
+	tm_keys Enter k
+	expect "perf: zoomed, its callee selected" status_is "Builtins_CEntry_Re..nStack_BuiltinExit${SEP}"
+	# The lines of the frames (their rows depend on the zoom, not fixed).
+	row_of() { grep -n -- "$1" "$TM_SCREEN_FILE" | head -1 | cut -d: -f1 | awk '{ print $1 - 1 }'; }
+	bg_row_in() { local t=$1; shift; bg_in "$(row_of "^ *$t")" "$t" "$@"; }
+	if [ -n "$TERM_256" ]; then
+		# shellcheck disable=SC2086
+		{
+			expect_bg "perf: kernel do_syscall_64 is orange" bg_row_in do_syscall_64 $ORANGE_256
+			expect_bg "perf: JIT JS:^fsyncSync is green" bg_row_in 'JS:^fsyncSync' $GREEN_256
+			expect_bg "perf: C++ node::fs::Fsync is yellow" bg_row_in node::fs::Fsync "5;143" "5;185"
+			expect_bg "perf: native uv_fs_fsync is red" bg_row_in uv_fs_fsync "5;167" "5;174" "5;203" "5;210"
+		}
+	else
+		skip "perf: code-type hues" "no 256-colour terminfo"
+	fi
+	expect "perf: no label shows an annotation" eval '! grep -q "_\[[kjiw]\]" "$TM_SCREEN_FILE"'
+	quit
+else
+	skip "perf: a real profile" "gzip is not installed"
+fi
+
+# ---- the user's rules ----
+printf '# our code\nInterpreter->rgb(0,0,255)\n' > "$T_TMP/team.map"
+open_tflame -- --colors=java "--color-rule='^GCTask=#ff0000'" "--palette-map=$(q "$T_TMP/team.map")"
+expect "rules: opens" status_is "all${SEP}"
+if [ -n "$TERM_256" ]; then
+	expect_bg "--color-rule paints GCTaskThread::run #ff0000 (196)" bg_in 25 GCTaskThread::run "5;196"
+	expect_bg "--palette-map paints Interpreter rgb(0,0,255) (21)" bg_in 25 Interpreter "5;21"
+	expect_bg "rules leave the other frames to the palette" bg_in 24 Foo::bar $GREEN_256
+else
+	skip "--color-rule and --palette-map colours" "no 256-colour terminfo"
+fi
+tm_keys L
+expect "rules: the legend lists the rule and the map" \
+	tm_wait_grep '^java .* native  rules:    \^GCTask  map: 1 name$'
+quit
+
+# ---- NO_COLOR ----
+open_tflame NO_COLOR=1 -- --colors=java
+expect "NO_COLOR: opens" status_is "all${SEP}100 samples"
+expect "NO_COLOR: not one colour SGR" tm_wait no_colour_sgr
+tm_keys L
+expect "NO_COLOR: the legend names the hues in words" \
+	tm_wait_line 28 "java  green: Java/JIT  aqua: inlined  yellow: C++  orange: kernel  red: native"
+expect "NO_COLOR: still no colour SGR" tm_wait no_colour_sgr
+quit
+
+# ---- 8 colours ----
+if infocmp screen >/dev/null 2>&1; then
+	open_tflame TERM=screen -- --colors=java
+	expect "8 colours: opens" status_is "all${SEP}100 samples"
+	expect_bg "8 colours: kernel is magenta (45)" bg_in 24 do_syscall_64 45
+	expect_bg "8 colours: JIT is green (42)" bg_in 24 Foo::bar 42
+	expect_bg "8 colours: inlined is cyan (46)" bg_in 24 Foo::inl 46
+	quit
+else
+	skip "8 colours" "no terminfo entry 'screen'"
+fi
+
+# ---- 24-bit colour ----
+# A direct-colour entry "<TERM>-direct" compiled into a private TERMINFO:
+# TERM's own entry plus RGB, 2^24 colours and SGR 38;2 / 48;2.
+if [ -n "$TERM_256" ] && command -v tic >/dev/null 2>&1; then
+	direct=${TERM_256%-256color}-direct
+	mkdir -p "$T_TMP/terminfo"
+	printf '%s\n' "$direct|$TERM_256 with 24-bit colour (tflame tests)," \
+		'	RGB, colors#0x1000000, pairs#0x10000,' \
+		'	setab=\E[%?%p1%{8}%<%t4%p1%d%e48;2;%p1%{65536}%/%d;%p1%{256}%/%{255}%&%d;%p1%{255}%&%d%;m,' \
+		'	setaf=\E[%?%p1%{8}%<%t3%p1%d%e38;2;%p1%{65536}%/%d;%p1%{256}%/%{255}%&%d;%p1%{255}%&%d%;m,' \
+		"	use=$TERM_256," > "$T_TMP/direct.ti"
+	if TERMINFO="$T_TMP/terminfo" tic -x -o "$T_TMP/terminfo" "$T_TMP/direct.ti" 2>"$T_TMP/tic.err"; then
+		open_tflame "TERMINFO=$(q "$T_TMP/terminfo")" COLORTERM=truecolor -- --colors=java
+		expect "24-bit: opens" status_is "all${SEP}100 samples"
+		expect_bg "24-bit: the kernel frame is orange rgb(190..255,90..155,0)" \
+			bg_rgb 24 do_syscall_64 190 255 90 155 0 0
+		expect_bg "24-bit: the JIT frame is green rgb(50..110,200..255,50..110)" \
+			bg_rgb 24 Foo::bar 50 110 200 255 50 110
+		quit
+		open_tflame "TERMINFO=$(q "$T_TMP/terminfo")" -- --colors=java
+		expect_bg "24-bit: not without COLORTERM (256 colours)" bg_in 24 Foo::bar $GREEN_256
+		quit
+		open_tflame "TERMINFO=$(q "$T_TMP/terminfo")" COLORTERM=truecolor NO_COLOR=1 -- --colors=java
+		expect "24-bit: NO_COLOR still wins" tm_wait no_colour_sgr
+		quit
+	else
+		skip "24-bit colour" "tic failed: $(head -1 "$T_TMP/tic.err")"
+	fi
+	if infocmp "$direct" >/dev/null 2>&1; then
+		skip "24-bit: falls back to 256 colours without a direct entry" "$direct is installed"
+	else
+		open_tflame COLORTERM=truecolor -- --colors=java
+		expect_bg "24-bit: falls back to 256 colours without a direct entry" bg_in 24 Foo::bar $GREEN_256
+		quit
+	fi
+else
+	skip "24-bit colour" "no 256-colour terminfo or no tic"
+fi
+
+done_testing
