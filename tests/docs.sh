@@ -87,6 +87,25 @@ tag { tag = 0; print sec "\t" plain($0); next }
 awk -F '\t' '$1 == "OPTIONS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/manopts"
 awk -F '\t' '$1 == "KEYS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/mankeys"
 
+# ---- man page: sections, environment ---------------------------------------
+
+sed -n 's/^\.SH[ \t]*//p' "$MAN" | tr -d '"' > "$T_TMP/mansections"
+for sec in NAME SYNOPSIS DESCRIPTION OPTIONS KEYS "INPUT FORMATS" "CONFIGURATION FILE" \
+	ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+	grep -qxF "$sec" "$T_TMP/mansections" && pass "man page: section $sec" ||
+		fail "man page: section $sec" "sections: $(tr '\n' '|' < "$T_TMP/mansections")"
+done
+awk -F '\t' '$1 == "ENVIRONMENT" { print $2 }' "$T_TMP/mantags" | tr -s ', ' '\n\n' > "$T_TMP/manenv"
+for v in NO_COLOR TERM COLUMNS LANG LC_ALL TFLAME_CONFIG XDG_CONFIG_HOME HOME; do
+	grep -qxF "$v" "$T_TMP/manenv" && pass "man page: ENVIRONMENT has $v" ||
+		fail "man page: ENVIRONMENT has $v" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
+done
+# Every variable the program reads (getenv in src/) has an entry.
+for v in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c | sed 's/getenv("//; s/")//' | sort -u); do
+	grep -qxF "$v" "$T_TMP/manenv" && pass "man page: ENVIRONMENT has $v (read in src/)" ||
+		fail "man page: ENVIRONMENT has $v (read in src/)" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
+done
+
 # ---- man page: OPTIONS, both ways -------------------------------------------
 
 while IFS='	' read -r col long short; do
