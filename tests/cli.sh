@@ -108,6 +108,22 @@ usage_err "bad fixed value names the choices" "invalid value for --format: 'xml'
 usage_err "control bytes in a bad value are escaped" "invalid value for --sort: 'a\^\[b'" \
 	--sort="$(printf 'a\033b')" "$T_TMP/p.folded"
 
+# ---- no file while stdin is a terminal: a hint, not a wait for input ----
+# script(1) runs tflame on a pseudo-terminal; timeout turns a hang into 124.
+if command -v script > /dev/null 2>&1 && command -v timeout > /dev/null 2>&1; then
+	timeout 10 script -qec "'$TFLAME'" /dev/null < /dev/null > "$T_TMP/out.tty" 2>&1; rc=$?
+	tr -d '\r' < "$T_TMP/out.tty" > "$T_TMP/out.tty2"
+	printf '%s\n' "tflame: no input: give a profile file, or pipe one in (perf script | tflame)" \
+		"Try 'tflame --help' for more information." > "$T_TMP/want.tty"
+	if [ $rc -eq 2 ] && cmp -s "$T_TMP/out.tty2" "$T_TMP/want.tty"; then
+		pass "no file, stdin a terminal: the hint, exit 2, no hang"
+	else
+		fail "no file, stdin a terminal: the hint, exit 2, no hang" "rc=$rc (124: it waited)" "$(cat "$T_TMP/out.tty2")"
+	fi
+else
+	skip "no file, stdin a terminal: the hint, exit 2, no hang" "no script(1) or timeout(1)"
+fi
+
 # ---- config file ----
 # The default place is $XDG_CONFIG_HOME/tflame/config (lib.sh isolates HOME
 # and sets XDG_CONFIG_HOME under it).
