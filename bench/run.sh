@@ -107,6 +107,13 @@ gen "$fs" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $size --seed $
 gen "$fu" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $size --seed $seed --shuffled" \
 	"$bin/genfolded" --size "$size" --seed "$seed" --shuffled --stats
 
+# For search: a profile with over a million distinct names (a flat Zipf
+# over a big vocabulary); a quarter of the main size.
+[ $quick = 1 ] && nsize=48M nnames=1000000 || nsize=256M nnames=4000000
+fn=$data/folded-names-$nsize-s$seed.folded
+gen "$fn" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $nsize --names $nnames --zipf 0.5 --seed $seed" \
+	"$bin/genfolded" --size "$nsize" --names "$nnames" --zipf 0.5 --seed "$seed" --stats
+
 # Recordings: $TFLAME_BENCH_PERF, else our own of the minisearch workload.
 rec=${TFLAME_BENCH_PERF:-$data/recordings}
 have_rec() { ls "$rec"/*.perf.txt > /dev/null 2>&1; }
@@ -295,8 +302,11 @@ done
 
 echo
 if [ $has_search = 1 ]; then
-	echo "Search: ms per keystroke (the pattern typed one key at a time, match pass and redraw)"
-	for pat in 'merge' 'parse|lex' '^std::'; do
+	"$TFLAME" --stats --print -w 1 "$fn" > /dev/null 2> "$tmp/err"
+	echo "Search on $(basename "$fn") ($(stat nodes) nodes, $(stat names) distinct names): ms per keystroke,"
+	echo "the pattern typed one key at a time; each key's whole match pass (run to its end) plus the redraw"
+	big=$fn
+	for pat in 'malloc' 'read|write' '^std::'; do
 		script='/'
 		i=1
 		while [ $i -le ${#pat} ]; do
@@ -308,7 +318,7 @@ if [ $has_search = 1 ]; then
 		"$bin/ptyrun" -s 200x50 -e "$tmp/s" -- "$TFLAME" --bench-keys "$script Enter q" "$big" > /dev/null
 		sed -n 's/^bench-key //p' "$tmp/s" | awk -v p="$pat" '
 			$1 != "/" && $1 != "Enter" && $1 != "q" { n += $3; sum += ($5 + $8) * $3; if ($6 + $9 > mx) mx = $6 + $9 }
-			END { if (n) printf "  %-10s mean %.3f ms, max %.3f ms over %d keystrokes (target <= 50 ms: %s)\n", p, sum / n, mx, n, mx <= 50 ? "met" : "NOT met" }'
+			END { if (n) printf "  %-10s mean %.1f ms, max %.1f ms over %d keystrokes (target <= 50 ms: %s)\n", p, sum / n, mx, n, mx <= 50 ? "met" : "NOT met" }'
 	done
 else
 	echo "Search: this tflame has no search yet"

@@ -6,7 +6,7 @@
 
 # Every option, one word each; a trailing '=' marks one that takes a value.
 _tflame_options='
-	--collapse --print --width= --inverted --sort= --min-width=
+	--collapse --print --width= --inverted --sort= --min-width= --search=
 	--colors= --color-rule= --palette-map=
 	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --threads=
 	--config= --no-config --help --version

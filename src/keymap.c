@@ -29,18 +29,46 @@ const struct keymap_entry keymap_table[] = {
 	{ { CTRL_KEY('l') }, KEYMAP_REDRAW, "redraw the screen" },
 	{ { '?', KEY_F(1) }, KEYMAP_HELP, "show this help" },
 	{ { 'q' }, KEYMAP_QUIT, "quit" },
+	{ { '/' }, KEYMAP_SEARCH, "search frame names (extended regex, smart case)" },
+	{ { 'n' }, KEYMAP_SEARCH_NEXT, "select the next match (depth-first, left to right)" },
+	{ { 'N' }, KEYMAP_SEARCH_PREV, "select the previous match" },
+	{ { '*' }, KEYMAP_SEARCH_NAME, "search the exact name of the selected frame" },
+	{ { 27 }, KEYMAP_SEARCH_CLEAR, "clear the search" },
 };
 const size_t keymap_count = sizeof keymap_table / sizeof keymap_table[0];
 
-enum keymap_action keymap_lookup(int key)
+const struct keymap_entry keymap_prompt_table[] = {
+	{ { '\n', '\r', KEY_ENTER }, KEYMAP_PROMPT_ACCEPT, "accept the search, keep the highlight" },
+	{ { 27 }, KEYMAP_PROMPT_CANCEL, "cancel, back to the previous search" },
+	{ { KEY_UP, KEY_DOWN }, KEYMAP_PROMPT_HISTORY, "recall earlier, later searches" },
+	{ { KEY_LEFT, KEY_RIGHT }, KEYMAP_PROMPT_MOVE, "move the cursor" },
+	{ { KEY_HOME, KEY_END }, KEYMAP_PROMPT_ENDS, "cursor to the start, to the end" },
+	{ { KEY_BACKSPACE, 127, CTRL_KEY('h'), KEY_DC }, KEYMAP_PROMPT_DELETE,
+	  "delete before, under the cursor" },
+	{ { CTRL_KEY('u') }, KEYMAP_PROMPT_KILL_LINE, "delete up to the cursor" },
+	{ { CTRL_KEY('w') }, KEYMAP_PROMPT_KILL_WORD, "delete the word before the cursor" },
+};
+const size_t keymap_prompt_count = sizeof keymap_prompt_table / sizeof keymap_prompt_table[0];
+
+static enum keymap_action lookup(const struct keymap_entry *tab, size_t n, int key)
 {
 	if (key == 0)
 		return KEYMAP_NONE;
-	for (size_t i = 0; i < keymap_count; i++)
-		for (int k = 0; k < KEYMAP_MAX_KEYS && keymap_table[i].keys[k]; k++)
-			if (keymap_table[i].keys[k] == key)
-				return keymap_table[i].action;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < KEYMAP_MAX_KEYS && tab[i].keys[k]; k++)
+			if (tab[i].keys[k] == key)
+				return tab[i].action;
 	return KEYMAP_NONE;
+}
+
+enum keymap_action keymap_prompt_lookup(int key)
+{
+	return lookup(keymap_prompt_table, keymap_prompt_count, key);
+}
+
+enum keymap_action keymap_lookup(int key)
+{
+	return lookup(keymap_table, keymap_count, key);
 }
 
 /* Our own names rather than curses' keyname(): they read better in help
@@ -53,7 +81,7 @@ static void display_name(int key, char *buf, size_t size)
 		{ KEY_ENTER, "Enter" }, { '\n', "Enter" }, { '\r', "Enter" },
 		{ KEY_BACKSPACE, "Backspace" }, { 127, "Backspace" },
 		{ CTRL_KEY('h'), "Backspace" }, { KEY_MOUSE, "mouse" },
-		{ KEY_PPAGE, "PageUp" }, { KEY_NPAGE, "PageDown" },
+		{ KEY_PPAGE, "PageUp" }, { KEY_NPAGE, "PageDown" }, { KEY_DC, "Delete" },
 		{ '\t', "Tab" }, { 27, "Esc" }, { ' ', "Space" },
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -99,5 +127,9 @@ void keymap_write_help(FILE *out)
 	for (size_t i = 0; i < keymap_count; i++) {
 		keymap_keys_text(&keymap_table[i], keys, sizeof keys);
 		fprintf(out, "%s\t%s\n", keys, keymap_table[i].desc);
+	}
+	for (size_t i = 0; i < keymap_prompt_count; i++) {
+		keymap_keys_text(&keymap_prompt_table[i], keys, sizeof keys);
+		fprintf(out, "%s\t%s\n", keys, keymap_prompt_table[i].desc);
 	}
 }

@@ -24,7 +24,21 @@ enum keymap_action {
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */
 	KEYMAP_REDRAW,          /* repaint the whole terminal */
 	KEYMAP_HELP,            /* the help screen */
-	KEYMAP_QUIT
+	KEYMAP_QUIT,
+	KEYMAP_SEARCH,          /* open the search prompt */
+	KEYMAP_SEARCH_NEXT,     /* select the next match (preorder) */
+	KEYMAP_SEARCH_PREV,     /* select the previous match */
+	KEYMAP_SEARCH_NAME,     /* search the selected frame's exact name */
+	KEYMAP_SEARCH_CLEAR,    /* drop the search and its highlight */
+	/* the search prompt (keymap_prompt_table) */
+	KEYMAP_PROMPT_ACCEPT,   /* keep the search, back to normal mode */
+	KEYMAP_PROMPT_CANCEL,   /* back to the search before the prompt */
+	KEYMAP_PROMPT_HISTORY,  /* Up: older entry, Down: newer */
+	KEYMAP_PROMPT_MOVE,     /* cursor by a character (Left, Right) */
+	KEYMAP_PROMPT_ENDS,     /* cursor to the start (Home) or end (End) */
+	KEYMAP_PROMPT_DELETE,   /* Backspace: before the cursor; Delete: under it */
+	KEYMAP_PROMPT_KILL_LINE,/* delete from the start to the cursor */
+	KEYMAP_PROMPT_KILL_WORD /* delete the word before the cursor */
 };
 
 #define KEYMAP_MAX_KEYS 4
@@ -37,16 +51,22 @@ struct keymap_entry {
 
 extern const struct keymap_entry keymap_table[];
 extern const size_t keymap_count;
+/* Keys of the search prompt; a key not in it types its character. */
+extern const struct keymap_entry keymap_prompt_table[];
+extern const size_t keymap_prompt_count;
 
 /* Action of key in normal mode, KEYMAP_NONE when unbound. */
 enum keymap_action keymap_lookup(int key);
+/* Action of key in the search prompt, KEYMAP_NONE when it is text. */
+enum keymap_action keymap_prompt_lookup(int key);
 
 /* The entry's keys as text, e.g. "h, Left" (keys that read alike, such as
  * the codes terminals send for Backspace, are named once). Returns the
  * length written (truncated to size, always NUL-terminated). */
 size_t keymap_keys_text(const struct keymap_entry *e, char *buf, size_t size);
 
-/* One line per entry: "KEYS<TAB>DESCRIPTION\n" (for --list-keys). */
+/* One line per entry: "KEYS<TAB>DESCRIPTION\n" (for --list-keys), the
+ * normal table, then the prompt's. */
 void keymap_write_help(FILE *out);
 
 #endif

@@ -19,6 +19,7 @@
 #include "load.h"
 #include "palette.h"
 #include "printer.h"
+#include "search.h"
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
@@ -31,7 +32,7 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
 	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
-	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -50,6 +51,7 @@ static const struct option long_options[] = {
 	{ "colors", required_argument, NULL, OPT_COLORS },
 	{ "color-rule", required_argument, NULL, OPT_COLOR_RULE },
 	{ "palette-map", required_argument, NULL, OPT_PALETTE_MAP },
+	{ "search", required_argument, NULL, OPT_SEARCH },
 	{ "pid", no_argument, NULL, OPT_PID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -110,6 +112,9 @@ static void usage(FILE *out)
 "      --sort=ORDER        sibling order: name (default), weight, or input\n"
 "                          (a flame chart: input order, only adjacent frames merge)\n"
 "      --min-width=N       hide frames narrower than N columns (default 1)\n"
+"      --search=REGEX      start with a search (POSIX extended regex, case-\n"
+"                          insensitive unless REGEX has upper case); --print\n"
+"                          closes matching frames with * and adds a match line\n"
 "\n"
 "Colours:\n"
 "      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
@@ -169,6 +174,7 @@ struct settings {
 	int width, min_width;
 	bool stats;
 	const char *bench_keys;     /* hidden --bench-keys (bench/run.sh) */
+	const char *search_re;      /* --search, checked when given */
 	const struct palette *pal;  /* NULL: the UI's default */
 	struct palette_rules *rules;        /* --color-rule, --palette-map; NULL when none */
 };
@@ -286,6 +292,21 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 			return false;
 		}
 		break;
+	case OPT_SEARCH: {
+		/* Checked at once: a typo should not wait for a big file to load. */
+		char why[256];
+		struct tree empty;
+		tree_init(&empty);
+		tree_finalize(&empty, TREE_ORDER_NAME);
+		struct search *se = search_new(&empty, arg, why, sizeof why);
+		bool valid = se != NULL;
+		search_free(se);
+		tree_free(&empty);
+		if (!valid)
+			return fail(err, errsize, "invalid --search regex: %s", why);
+		s->search_re = arg;
+		break;
+	}
 	case OPT_PID: s->lo.perf.pid = true; break;
 	case OPT_TID: s->lo.perf.tid = true; break;
 	case OPT_KERNEL: s->lo.perf.kernel = true; break;
@@ -482,6 +503,7 @@ int main(int argc, char **argv)
 	int width = set.width, min_width = set.min_width;
 	bool stats = set.stats;
 	const char *bench_keys = set.bench_keys;
+	const char *search_re = set.search_re;
 
 	char *stdin_only[] = { (char *)"-" };
 	char **files = argv + optind;
@@ -528,8 +550,19 @@ int main(int argc, char **argv)
 				width = default_width();
 			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
 			                              .min_width = min_width };
+			struct search *s = search_re ? search_new(&t, search_re, NULL, 0) : NULL;
+			if (s) {
+				double s0 = seconds();
+				search_run(s, 0);
+				if (stats)
+					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
+					        (seconds() - s0) * 1e3, strtab_count(&t.names), tree_size(&t),
+					        search_count(s));
+				po.search = s;
+			}
 			if (printer_print(&t, &po, stdout) != 0)
 				rc = 1;
+			search_free(s);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;
@@ -544,6 +577,7 @@ int main(int argc, char **argv)
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = set.pal, .rules = set.rules,
 			.bench_keys = bench_keys,
+			.search = search_re, .stats = stats,
 		};
 		rc = ui_run(&t, &uo);
 		if (msgs.len)

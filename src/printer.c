@@ -31,6 +31,22 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 	char count[64];
 	tree_format_count(t, t->nodes[o->zoom].total, count, sizeof count);
 	int rc = fprintf(out, "all: %s samples\n", count) < 0 ? -1 : 0;
+	if (o->search && rc == 0) {
+		const char *pat = search_pattern(o->search);
+		size_t n = search_count(o->search), patsize = strlen(pat) * 12 + 16;
+		char *safe = xmalloc(patsize), pct[32] = "-";
+		text_sanitize(pat, strlen(pat), safe, patsize);
+		double all = tree_total_d(t, o->zoom);
+		if (all > 0)
+			snprintf(pct, sizeof pct, "%.2f%%",
+			         100.0 * tree_count_d(t, search_total(o->search, o->zoom)) / all);
+		char matches[48];
+		snprintf(matches, sizeof matches, n ? "%zu match%s" : "no match", n, n == 1 ? "" : "es");
+		if (fprintf(out, "/%s/  %s%s%s of samples\n", safe, matches,
+		            text_is_utf8() ? "  \u00b7  " : "  |  ", pct) < 0)
+			rc = -1;
+		free(safe);
+	}
 
 	/* Per span at most 12 bytes a column of label (text.h) plus padding. */
 	size_t linecap = (size_t)width * 21 + 64;
@@ -56,7 +72,7 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 			len += ll;
 			for (col += used; col < sp->col1 - 1; col++)
 				line[len++] = ' ';
-			line[len++] = '|';
+			line[len++] = o->search && search_matches(o->search, sp->node) ? '*' : '|';
 			col++;
 		}
 		line[len++] = '\n';

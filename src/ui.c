@@ -24,6 +24,7 @@
 #include "clip.h"
 #include "keymap.h"
 #include "palette.h"
+#include "search.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -37,17 +38,44 @@
 #define UI_POLL_MS 500
 /* Early getch() errors in a row taken as a lost terminal (EOF, EIO). */
 #define UI_MAX_ERRORS 100
-/* First colour pair for frames; pair 1 is the ancestor rows. */
+/* A search pass runs in slices of this length between keys, so typing
+ * never waits for a whole pass on a big profile (about one frame). The
+ * slice run by the key itself is shorter: the typed character shows at
+ * once, and a small profile's pass still fits in it. While a pass goes on,
+ * its progress is redrawn this often, not after every slice (a redraw
+ * costs about as much as a slice). */
+#define UI_SEARCH_SLICE_NS (12u * 1000u * 1000u)
+#define UI_SEARCH_FIRST_NS (4u * 1000u * 1000u)
+#define UI_PROGRESS_MS 100
+/* Searches remembered for Up/Down in the prompt. */
+#define UI_HISTORY_MAX 100
+/* Colour pairs: 1 the ancestor rows, 2 search matches, 3.. the frames. */
 #define UI_PAIR_ANCESTOR 1
-#define UI_PAIR_FIRST 2
+#define UI_PAIR_MATCH 2
+#define UI_PAIR_FIRST 3
 /* At most this many pairs for frames: plenty for one screen of 24-bit
  * colours, and a bounded pair table in curses. */
 #define UI_MAX_PAIRS 4096
 
 enum ui_mode {
 	UI_MODE_NORMAL,
-	UI_MODE_HELP            /* any key returns to normal */
-	/* UI_MODE_SEARCH: a later issue (input line in the status row) */
+	UI_MODE_HELP,           /* scrolls with j/k Space/b g/G; other keys return */
+	UI_MODE_SEARCH          /* typing a search in the bottom line */
+};
+
+/* The search prompt's line: bytes as typed (UTF-8 or not), NUL-terminated;
+ * cur is a byte offset at a character boundary. */
+struct prompt {
+	char *text;
+	size_t len, cap, cur;
+	char err[160];          /* regcomp's message for text, sanitized; "" when valid */
+	char **hist;            /* accepted searches, oldest first */
+	int64_t *hist_exact;    /* per entry: the name id of a `*` search, else -1 */
+	size_t nhist;
+	size_t hpos;            /* entry shown; nhist = the line being typed */
+	char *draft;            /* the line being typed, while browsing history */
+	int64_t exact;          /* name id of a `*` search recalled and not
+	                           edited since (it stays exact), else -1 */
 };
 
 struct ui {
@@ -90,6 +118,22 @@ struct ui {
 	attr_t ancestor_attr;
 	int ancestor_pair;
 	bool legend;            /* the legend line above the status line */
+	int help_top, help_rows;    /* help: first row shown, rows in all */
+
+	/* Search: the result drawn (complete), the pass under way, and the
+	 * search to go back to when the prompt is cancelled. One search may be
+	 * held by several of them; search_release frees it with the last. */
+	struct search *shown, *pending, *before;
+	bool jump_when_done;    /* select a match when the pending pass ends */
+	struct prompt pr;
+	attr_t match_attr;
+	int match_pair;
+	bool stats;
+	unsigned long nkeys;    /* prompt keystrokes timed (--stats) */
+	double keys_ms, keys_max_ms;
+	long pass_t0;           /* when the pending pass started (ms) */
+	unsigned long npasses;  /* passes finished, and their wall time */
+	double pass_max_ms, pass_last_ms;
 };
 
 /* ---- terminal state shared with the cleanup hook and signal handlers ---- */
@@ -529,20 +573,427 @@ static void on_resize(struct ui *u)
 	fix_selection(u);
 }
 
+/* ---- search ---- */
+
+/* Search matches: magenta as in flamegraph.pl's search (no hue of the hot
+ * palette), cyan with 8 colours (hot uses red, yellow, magenta); bold and
+ * underline carry it without colour. After colours_init. */
+/* Matches: black on magenta (cyan with 8 colours), a pair of their own so
+ * that colours_begin never takes it back. */
+static void search_colours(struct ui *u)
+{
+	u->match_attr = A_BOLD | A_UNDERLINE;
+	u->match_pair = 0;
+	if (u->depth == PALETTE_MONO)
+		return;
+	int bg = u->depth == PALETTE_8 ? COLOR_CYAN : rgb_colour(u, 201);
+	if (init_pair_any(UI_PAIR_MATCH, COLOR_BLACK, bg) != ERR)
+		u->match_pair = UI_PAIR_MATCH;
+}
+
+static void search_release(struct ui *u, struct search *s)
+{
+	if (s && s != u->shown && s != u->pending && s != u->before)
+		search_free(s);
+}
+
+/* Columns of m when z is the zoom root; false when m is not drawn there. */
+static bool visible_in(const struct ui *u, tree_idx z, tree_idx m)
+{
+	struct layout_params p = u->lp;
+	int c0, c1;
+	p.zoom = z;
+	return tree_contains(u->t, z, m) && layout_node_cols(u->t, &p, m, &c0, &c1);
+}
+
+/* Selects match m and makes sure it is drawn: when it lies outside the
+ * zoomed view, zoom out to the nearest zoom root that contains it; when it
+ * is narrower than a cell (or --min-width) there, zoom into its shallowest
+ * ancestor in which it is wide enough (m itself at worst). O(depth). */
+static void reveal(struct ui *u, tree_idx m)
+{
+	const char *why = NULL;
+	tree_idx z = u->lp.zoom;
+	if (!visible_in(u, z, m)) {
+		while (!tree_contains(u->t, z, m))
+			z = tree_parent(u->t, z);
+		why = z != u->lp.zoom ? "zoomed out to show the match" : NULL;
+		if (!visible_in(u, z, m)) {
+			tree_idx best = m;
+			for (tree_idx a = tree_parent(u->t, m); a != z; a = tree_parent(u->t, a))
+				if (visible_in(u, a, m))
+					best = a;
+			why = "zoomed in: the match is too narrow to show here";
+			if (z != u->lp.zoom)
+				zoom_to(u, z);
+			z = best;
+		}
+		zoom_to(u, z);
+	}
+	u->sel = m;
+	fix_selection(u);
+	if (u->sel != m)    /* not even m alone gets a cell: no samples */
+		why = "the match has no samples to show";
+	span_middle(u, u->sel);
+	if (why && !u->notice[0])
+		snprintf(u->notice, sizeof u->notice, "%s", why);
+}
+
+/* The next (dir > 0) or previous match from the selection, wrapping around
+ * with a message; from_sel also accepts the selection itself. */
+static void goto_match(struct ui *u, int dir, bool from_sel)
+{
+	const struct search *s = u->shown;
+	if (!s) {
+		snprintf(u->notice, sizeof u->notice, "no search: press / to search");
+		return;
+	}
+	char pat[128];
+	text_sanitize(search_pattern(s), strlen(search_pattern(s)), pat, sizeof pat);
+	if (search_count(s) == 0) {
+		snprintf(u->notice, sizeof u->notice, "no match for /%s/", pat);
+		return;
+	}
+	tree_idx m;
+	if (from_sel && search_matches(s, u->sel))
+		m = u->sel;
+	else
+		m = dir > 0 ? search_next(s, u->sel) : search_prev(s, u->sel);
+	if (m == TREE_NONE) {
+		m = dir > 0 ? search_first(s) : search_last(s);
+		snprintf(u->notice, sizeof u->notice, dir > 0 ? "search wrapped around to the first match"
+		                                              : "search wrapped around to the last match");
+	}
+	reveal(u, m);
+}
+
+/* One slice of the pending pass; a finished pass becomes the shown one. */
+static void search_work(struct ui *u, uint64_t budget_ns)
+{
+	if (!u->pending || !search_run(u->pending, budget_ns))
+		return;
+	struct search *old = u->shown;
+	u->shown = u->pending;
+	u->pending = NULL;
+	search_release(u, old);
+	u->pass_last_ms = (double)(now_ms() - u->pass_t0);
+	if (u->pass_last_ms > u->pass_max_ms)
+		u->pass_max_ms = u->pass_last_ms;
+	u->npasses++;
+	if (u->jump_when_done) {
+		u->jump_when_done = false;
+		goto_match(u, +1, true);
+	}
+}
+
+/* s (or NULL: no search) replaces what is pending; a first slice runs now,
+ * so a small profile shows the result with the key that asked for it. */
+static void search_start(struct ui *u, struct search *s)
+{
+	struct search *old = u->pending;
+	u->pending = s;
+	search_release(u, old);
+	if (!s) {
+		old = u->shown;
+		u->shown = NULL;
+		search_release(u, old);
+		u->jump_when_done = false;
+		return;
+	}
+	u->pass_t0 = now_ms();
+	search_work(u, UI_SEARCH_FIRST_NS);
+}
+
+/* exact: the name id of a `*` search (recalled unchanged, it stays an
+ * exact, case-sensitive search), else -1. */
+static void history_add(struct ui *u, const char *text, int64_t exact)
+{
+	struct prompt *p = &u->pr;
+	if (!text[0] || (p->nhist && strcmp(p->hist[p->nhist - 1], text) == 0 &&
+	                 p->hist_exact[p->nhist - 1] == exact))
+		return;
+	if (p->nhist == UI_HISTORY_MAX) {
+		free(p->hist[0]);
+		memmove(p->hist, p->hist + 1, (p->nhist - 1) * sizeof *p->hist);
+		memmove(p->hist_exact, p->hist_exact + 1, (p->nhist - 1) * sizeof *p->hist_exact);
+		p->nhist--;
+	}
+	if (!p->hist) {
+		p->hist = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist);
+		p->hist_exact = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_exact);
+	}
+	p->hist_exact[p->nhist] = exact;
+	p->hist[p->nhist++] = xstrdup(text);
+}
+
+static void prompt_set(struct ui *u, const char *text)
+{
+	struct prompt *p = &u->pr;
+	size_t len = strlen(text);
+	if (len + 1 > p->cap) {
+		p->cap = len + 64;
+		p->text = xrealloc(p->text, p->cap);
+	}
+	memcpy(p->text, text, len + 1);
+	p->len = p->cur = len;
+}
+
+/* The prompt's text changed: search again, incrementally. An invalid
+ * pattern keeps the last valid highlight (and its pass, if unfinished). */
+static void prompt_changed(struct ui *u)
+{
+	struct prompt *p = &u->pr;
+	p->err[0] = '\0';
+	if (p->len == 0) {
+		search_start(u, NULL);
+		return;
+	}
+	struct search *s;
+	if (p->exact >= 0)
+		s = search_new_exact(u->t, (strtab_id)p->exact);
+	else
+		s = search_new(u->t, p->text, p->err, sizeof p->err);
+	if (s)
+		search_start(u, s);
+}
+
+static void open_prompt(struct ui *u)
+{
+	/* A pass still running (an accepted search) is finished first: it is
+	 * what Esc will go back to. */
+	if (u->pending)
+		search_work(u, 0);
+	u->before = u->shown;
+	u->pr.hpos = u->pr.nhist;
+	free(u->pr.draft);
+	u->pr.draft = NULL;
+	prompt_set(u, "");
+	u->pr.err[0] = '\0';
+	u->pr.exact = -1;
+	u->mode = UI_MODE_SEARCH;
+}
+
+static void close_prompt(struct ui *u)
+{
+	struct search *b = u->before;
+	u->before = NULL;
+	search_release(u, b);
+	free(u->pr.draft);
+	u->pr.draft = NULL;
+	u->mode = UI_MODE_NORMAL;
+}
+
+/* Enter: the search stays and the first match from the selection on is
+ * selected (once its pass is done). */
+static void prompt_accept(struct ui *u)
+{
+	struct prompt *p = &u->pr;
+	history_add(u, p->text, p->exact);
+	if (p->err[0])
+		snprintf(u->notice, sizeof u->notice, "invalid regex (%s): the previous search stays", p->err);
+	else if (u->pending)
+		u->jump_when_done = true;
+	else if (u->shown)
+		goto_match(u, +1, true);
+	close_prompt(u);
+}
+
+/* Esc: back to the search (or none) that was there before the prompt. */
+static void prompt_cancel(struct ui *u)
+{
+	struct search *p = u->pending, *s = u->shown;
+	u->pending = NULL;
+	u->shown = u->before;
+	u->jump_when_done = false;
+	search_release(u, p);
+	search_release(u, s);
+	close_prompt(u);
+}
+
+static void prompt_history(struct ui *u, int dir)
+{
+	struct prompt *p = &u->pr;
+	if (dir < 0 && p->hpos > 0) {
+		if (p->hpos == p->nhist) {
+			free(p->draft);
+			p->draft = xstrdup(p->text);
+		}
+		prompt_set(u, p->hist[--p->hpos]);
+	} else if (dir > 0 && p->hpos < p->nhist) {
+		p->hpos++;
+		prompt_set(u, p->hpos < p->nhist ? p->hist[p->hpos] : p->draft ? p->draft : "");
+	} else
+		return;
+	p->exact = p->hpos < p->nhist ? p->hist_exact[p->hpos] : -1;
+	prompt_changed(u);
+}
+
+/* Bytes of the UTF-8 sequence that lead byte c starts (1 for others). */
+static size_t utf8_need(unsigned char c)
+{
+	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+/* Start of the character that ends at byte i (i > 0): its lead byte when
+ * the continuation bytes before i belong to it, else the byte i - 1 alone
+ * (invalid UTF-8 moves byte by byte). */
+static size_t char_before(const char *s, size_t i)
+{
+	size_t k = i - 1, lim = i >= 4 ? i - 4 : 0;
+	while (k > lim && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	unsigned char c = (unsigned char)s[k];
+	if ((c & 0xc0) == 0x80 || i - k > utf8_need(c))
+		return i - 1;
+	return k;
+}
+
+/* End of the character that starts at byte i (i < len). */
+static size_t char_after(const char *s, size_t len, size_t i)
+{
+	size_t need = utf8_need((unsigned char)s[i]), k = i + 1;
+	while (k < len && k - i < need && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k++;
+	return k;
+}
+
+/* Whether the bytes before i end in an unfinished UTF-8 character: the
+ * rest of it is on its way (curses gives a character byte by byte). */
+static bool utf8_unfinished(const char *s, size_t i)
+{
+	size_t k = i, lim = i >= 3 ? i - 3 : 0;
+	while (k > lim && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
+		k--;
+	if (k == 0)
+		return false;
+	unsigned char c = (unsigned char)s[k - 1];
+	return c >= 0xc0 && i - (k - 1) < utf8_need(c);
+}
+
+static void prompt_delete(struct ui *u, size_t from, size_t to)
+{
+	struct prompt *p = &u->pr;
+	memmove(p->text + from, p->text + to, p->len - to + 1);
+	p->len -= to - from;
+	p->cur = from;
+}
+
+static void prompt_key(struct ui *u, int ch)
+{
+	struct prompt *p = &u->pr;
+	bool changed = true;
+	switch (keymap_prompt_lookup(ch)) {
+	case KEYMAP_PROMPT_ACCEPT: prompt_accept(u); return;
+	case KEYMAP_PROMPT_CANCEL: prompt_cancel(u); return;
+	case KEYMAP_PROMPT_HISTORY: prompt_history(u, ch == KEY_UP ? -1 : +1); return;
+	case KEYMAP_PROMPT_MOVE:
+		if (ch == KEY_LEFT && p->cur > 0)
+			p->cur = char_before(p->text, p->cur);
+		else if (ch == KEY_RIGHT && p->cur < p->len)
+			p->cur = char_after(p->text, p->len, p->cur);
+		return;
+	case KEYMAP_PROMPT_ENDS: p->cur = ch == KEY_HOME ? 0 : p->len; return;
+	case KEYMAP_PROMPT_DELETE:
+		if (ch == KEY_DC && p->cur < p->len)
+			prompt_delete(u, p->cur, char_after(p->text, p->len, p->cur));
+		else if (ch != KEY_DC && p->cur > 0)
+			prompt_delete(u, char_before(p->text, p->cur), p->cur);
+		else if (ch != KEY_DC && p->len == 0) {
+			prompt_cancel(u);   /* Backspace on an empty line leaves, as in vim */
+			return;
+		} else
+			changed = false;
+		break;
+	case KEYMAP_PROMPT_KILL_LINE:
+		changed = p->cur > 0;
+		prompt_delete(u, 0, p->cur);
+		break;
+	case KEYMAP_PROMPT_KILL_WORD: {
+		size_t k = p->cur;
+		while (k > 0 && p->text[k - 1] == ' ')
+			k--;
+		while (k > 0 && p->text[k - 1] != ' ')
+			k--;
+		changed = k < p->cur;
+		prompt_delete(u, k, p->cur);
+		break;
+	}
+	default:
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			getmouse(&ev);  /* drain it */
+			return;
+		}
+		/* Text: printable ASCII and the bytes of UTF-8 characters (curses
+		 * hands them over one by one); controls and other keys are not. */
+		if (ch < 0x20 || ch == 0x7f || ch > 0xff)
+			return;
+		if (p->len + 2 > p->cap) {
+			p->cap = 2 * p->cap + 64;
+			p->text = xrealloc(p->text, p->cap);
+		}
+		memmove(p->text + p->cur + 1, p->text + p->cur, p->len - p->cur + 1);
+		p->text[p->cur++] = (char)ch;
+		p->len++;
+		changed = !utf8_unfinished(p->text, p->cur);
+		break;
+	}
+	if (changed) {
+		p->exact = -1;  /* edited: a regex again */
+		prompt_changed(u);
+	}
+}
+
+/* `*`: the selected frame's exact name, bytes and case as they are. */
+static void search_selected_name(struct ui *u)
+{
+	if (u->sel == TREE_ROOT) {
+		snprintf(u->notice, sizeof u->notice, "select a frame first: the root is not searchable");
+		return;
+	}
+	strtab_id id = tree_node(u->t, u->sel)->name;
+	struct search *s = search_new_exact(u->t, id);
+	history_add(u, search_pattern(s), id);
+	search_start(u, s);
+}
+
+static void search_clear(struct ui *u)
+{
+	if (u->shown || u->pending)
+		search_start(u, NULL);
+}
+
 /* ---- drawing ---- */
+
+/* All that a search changes in a frame's look: while a search is shown,
+ * matches get the match colour plus bold and underline (visible without
+ * colour too), every other frame is dimmed. Sets *match. */
+static attr_t search_decorate(const struct ui *u, tree_idx i, attr_t a, int *pair, bool *match)
+{
+	*match = u->shown && search_matches(u->shown, i);
+	if (!u->shown)
+		return a;
+	if (*match) {
+		if (u->match_pair)
+			*pair = u->match_pair;
+		return (a & ~A_DIM) | u->match_attr;
+	}
+	return a | A_DIM;
+}
 
 static void draw_span(struct ui *u, const struct layout_span *s)
 {
 	int y = 1 + s->row, w = s->col1 - s->col0;
-	bool selected = s->node == u->sel;
+	bool selected = s->node == u->sel, match;
 	int pair = u->ancestor_pair;
 	attr_t a = s->kind == LAYOUT_ANCESTOR ? u->ancestor_attr : frame_attr(u, s->node, &pair);
+	a = search_decorate(u, s->node, a, &pair, &match);
 	if (selected)
 		a = (a & ~A_DIM) | A_REVERSE | A_BOLD;
 	set_look(a, pair);
 	if (w == 1) {
 		/* Too narrow for text; a dot keeps it visible without colour. */
-		bool dot = u->depth == PALETTE_MONO || selected;
+		bool dot = u->depth == PALETTE_MONO || selected || match;
 		mvaddstr(y, s->col0, dot ? (text_is_utf8() ? "\u00b7" : ".") : " ");
 		attrset(A_NORMAL);
 		return;
@@ -622,11 +1073,17 @@ static void format_percent(double part, double whole, char *out, size_t size)
 
 /* Selected frame: name, samples, % of all, % of the zoomed view; the input's
  * name and a help hint on the right when there is room. */
+static void draw_search_status(struct ui *u);
+
 static void draw_status(struct ui *u)
 {
 	int y = u->lines - 1, avail = u->cols - 1;
 	if (avail <= 0)
 		return;
+	if (u->shown || u->pending) {
+		draw_search_status(u);
+		return;
+	}
 	if (u->notice[0]) {
 		attron(A_BOLD);
 		put_text(u, y, 0, u->notice);
@@ -766,54 +1223,176 @@ static void draw_legend(struct ui *u)
 
 /* The ? screen's colour section from row y: what each hue of the active
  * palette means, then the user's rules. Returns the next free row. */
+/* Screen row of row vy of the help text, or -1 when it is scrolled out of
+ * the area between the title (row 0) and the footer (the last row). */
+static int help_row(const struct ui *u, int vy)
+{
+	int y = 1 + vy - u->help_top;
+	return y >= 1 && y < u->lines - 1 ? y : -1;
+}
+
+/* The colours part of the help, from help row y on; returns the next row. */
 static int draw_help_colours(struct ui *u, int y, int keyw)
 {
 	const struct palette *p = u->pal;
 	struct palette_rgb none = { 0, 0, 0 };
-	int bottom = u->lines - 1, x;
+	int x;
 	char line[256];
-	if (++y >= bottom)
-		return y;
+	y++;
 	snprintf(line, sizeof line, "colours: %s, %s", p->name, p->desc);
 	x = 0;
-	put_piece(u, y++, &x, u->cols, line, A_BOLD, 0);
-	for (size_t k = 0; k < p->nlegend && y < bottom; k++, y++) {
+	put_piece(u, help_row(u, y++), &x, u->cols, line, A_BOLD, 0);
+	for (size_t k = 0; k < p->nlegend; k++, y++) {
 		x = 2;
-		put_swatch(u, y, &x, u->cols, p->legend[k].hue, none);
+		put_swatch(u, help_row(u, y), &x, u->cols, p->legend[k].hue, none);
 		x = 2 + keyw;
-		put_piece(u, y, &x, u->cols, p->legend[k].meaning, A_NORMAL, 0);
+		put_piece(u, help_row(u, y), &x, u->cols, p->legend[k].meaning, A_NORMAL, 0);
 	}
-	for (size_t k = 0; k < palette_rules_count(u->rules) && y < bottom; k++, y++) {
+	for (size_t k = 0; k < palette_rules_count(u->rules); k++, y++) {
 		const char *src = palette_rules_regex(u->rules, k);
 		struct palette_spec sp = palette_rules_spec(u->rules, k);
 		char re[128];
 		text_sanitize(src, strlen(src), re, sizeof re);
 		snprintf(line, sizeof line, "names matching %s (--color-rule)", re);
 		x = 2;
-		put_swatch(u, y, &x, u->cols, sp.hue, sp.rgb);
+		put_swatch(u, help_row(u, y), &x, u->cols, sp.hue, sp.rgb);
 		x = 2 + keyw;
-		put_piece(u, y, &x, u->cols, line, A_NORMAL, 0);
+		put_piece(u, help_row(u, y), &x, u->cols, line, A_NORMAL, 0);
 	}
 	size_t nm = palette_rules_map_count(u->rules);
-	if (nm && y < bottom) {
+	if (nm) {
 		snprintf(line, sizeof line, "%zu name%s with a colour of their own (--palette-map)", nm, nm == 1 ? "" : "s");
 		x = 2 + keyw;
-		put_piece(u, y++, &x, u->cols, line, A_NORMAL, 0);
+		put_piece(u, help_row(u, y++), &x, u->cols, line, A_NORMAL, 0);
 	}
-	if (y < bottom) {
-		x = 2 + keyw;
-		put_piece(u, y++, &x, u->cols, "the status line names a frame's type: [kernel] [jit] [inlined] [waker]",
-		          A_DIM, 0);
-	}
+	x = 2 + keyw;
+	put_piece(u, help_row(u, y++), &x, u->cols, "the status line names a frame's type: [kernel] [jit] [inlined] [waker]",
+	          A_DIM, 0);
 	return y;
 }
 
+/* "/pattern/" as the user typed it, sanitized and cut to at most cols
+ * columns (keeping both ends), into u->buf. Returns its width. */
+static int fit_pattern(struct ui *u, const char *pat, int cols)
+{
+	char *q = xmalloc(strlen(pat) + 3);
+	sprintf(q, "/%s/", pat);
+	int w = text_fit_middle(q, strlen(q), cols, u->buf, u->bufsize);
+	free(q);
+	return w;
+}
+
+/* With a search: "/pattern/  match 3 of 17  ·  12.34% of samples (25.00%
+ * of view)"; "17 matches" when the selection is not one; "(... of view)"
+ * only when zoomed. A message follows; the selected frame's name and
+ * samples go on the right when there is room. */
+static void draw_search_status(struct ui *u)
+{
+	int y = u->lines - 1, avail = u->cols - 1;
+	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
+	const struct search *s = u->pending ? u->pending : u->shown;
+	char info[192];
+	if (u->pending)
+		snprintf(info, sizeof info, "  searching %d%%", (int)(100 * search_progress(s)));
+	else {
+		char all[32], view[32], count[64];
+		size_t n = search_count(s), k = search_ordinal(s, u->sel);
+		if (n == 0)
+			snprintf(count, sizeof count, "no match");
+		else if (k)
+			snprintf(count, sizeof count, "match %zu of %zu", k, n);
+		else
+			snprintf(count, sizeof count, "%zu match%s", n, n == 1 ? "" : "es");
+		format_percent(tree_count_d(u->t, search_total(s, TREE_ROOT)), tree_total_d(u->t, TREE_ROOT),
+		               all, sizeof all);
+		int len = snprintf(info, sizeof info, "  %s%s%s of samples", count, sep, all);
+		if (u->lp.zoom != TREE_ROOT) {
+			format_percent(tree_count_d(u->t, search_total(s, u->lp.zoom)),
+			               tree_total_d(u->t, u->lp.zoom), view, sizeof view);
+			snprintf(info + len, sizeof info - (size_t)len, " (%s of view)", view);
+		}
+	}
+	int infow = text_width(info, strlen(info));
+	/* The pattern yields to the numbers down to a third of the line. */
+	int patw = avail - infow < avail / 3 ? avail / 3 : avail - infow;
+	int x = fit_pattern(u, search_pattern(s), patw);
+	attron(A_BOLD);
+	mvaddstr(y, 0, u->buf);
+	attroff(A_BOLD);
+	put_text(u, y, x, info);
+	x += infow;
+	if (u->notice[0] && x < avail) {
+		attron(A_BOLD);
+		put_text(u, y, x, sep);
+		put_text(u, y, x + 5, u->notice);
+		attroff(A_BOLD);
+		return;
+	}
+	/* Right: "name  ·  N samples" of the selection, when it fits. */
+	char cnt[64], grouped[96], right[128];
+	tree_format_count(u->t, tree_node(u->t, u->sel)->total, cnt, sizeof cnt);
+	group_thousands(cnt, grouped, sizeof grouped);
+	snprintf(right, sizeof right, "%s%s sample%s", sep, grouped, strcmp(cnt, "1") ? "s" : "");
+	int rw = text_width(right, strlen(right));
+	int namew = name_width(u, u->sel), room = avail - x - 2 - rw;
+	if (room < 4 || (namew > room && room < 16))
+		return;
+	size_t len;
+	const char *name = name_of(u, u->sel, &len);
+	int nw = text_fit_middle(name, len, namew < room ? namew : room, u->buf, u->bufsize);
+	attron(A_DIM);
+	mvaddstr(y, avail - rw - nw, u->buf);
+	addstr(right);
+	attroff(A_DIM);
+}
+
+/* The prompt: "/" and the text, scrolled so the cursor shows; then the
+ * regex error, or the progress of a pass. Returns the cursor column. */
+static int draw_prompt(struct ui *u)
+{
+	const struct prompt *p = &u->pr;
+	int y = u->lines - 1, avail = u->cols - 1, room = avail - 2;
+	if (room < 1)
+		return 0;
+	/* Start the text late enough that the cursor fits in room. */
+	size_t start = 0;
+	while (start < p->cur && text_width(p->text + start, p->cur - start) >= room)
+		start = char_after(p->text, p->len, start);
+	int cx = 1 + text_width(p->text + start, p->cur - start);
+	mvaddstr(y, 0, "/");
+	int w = text_fit(p->text + start, p->len - start, room, u->buf, u->bufsize);
+	addstr(u->buf);
+	int x = 1 + w + 2;
+	if (p->err[0]) {
+		attron(A_BOLD);
+		put_text(u, y, x, p->err);
+		attroff(A_BOLD);
+	} else if (u->pending) {
+		char info[32];
+		snprintf(info, sizeof info, "searching %d%%", (int)(100 * search_progress(u->pending)));
+		attron(A_DIM);
+		put_text(u, y, x, info);
+		attroff(A_DIM);
+	} else if (u->shown && p->len) {
+		char info[64];
+		size_t n = search_count(u->shown);
+		snprintf(info, sizeof info, n ? "%zu match%s" : "no match", n, n == 1 ? "" : "es");
+		attron(A_DIM);
+		put_text(u, y, x, info);
+		attroff(A_DIM);
+	}
+	return cx < avail ? cx : avail - 1;
+}
+
+/* The help: every key of the key tables, then the colours, as rows that
+ * scroll (help_key) when they do not fit between the title and the footer. */
 static void draw_help(struct ui *u)
 {
 	char keys[96];
 	int keyw = 0;
-	for (size_t k = 0; k < keymap_count; k++) {
-		int w = (int)keymap_keys_text(&keymap_table[k], keys, sizeof keys);
+	for (size_t k = 0; k < keymap_count + keymap_prompt_count; k++) {
+		const struct keymap_entry *e = k < keymap_count ? &keymap_table[k] : &keymap_prompt_table[k - keymap_count];
+		int w = (int)keymap_keys_text(e, keys, sizeof keys);
 		if (w > keyw)
 			keyw = w;
 	}
@@ -823,16 +1402,55 @@ static void draw_help(struct ui *u)
 	attron(A_BOLD);
 	put_text(u, 0, 0, "tflame keys");
 	attroff(A_BOLD);
-	int y = 2;
-	for (size_t k = 0; k < keymap_count && y < u->lines - 1; k++, y++) {
-		keymap_keys_text(&keymap_table[k], keys, sizeof keys);
+	int y = 1;
+	for (size_t k = 0; k < keymap_count + keymap_prompt_count; k++, y++) {
+		const struct keymap_entry *e = k < keymap_count ? &keymap_table[k] : &keymap_prompt_table[k - keymap_count];
+		if (k == keymap_count) {
+			y++;
+			put_text(u, help_row(u, y++), 0, "In the search prompt (/):");
+		}
+		keymap_keys_text(e, keys, sizeof keys);
 		attron(A_BOLD);
-		put_text(u, y, 2, keys);
+		put_text(u, help_row(u, y), 2, keys);
 		attroff(A_BOLD);
-		put_text(u, y, 2 + keyw, keymap_table[k].desc);
+		put_text(u, help_row(u, y), 2 + keyw, e->desc);
 	}
-	draw_help_colours(u, y, keyw);
-	put_text(u, u->lines - 1, 0, "press any key to close this help");
+	u->help_rows = draw_help_colours(u, y, keyw);
+	int body = u->lines - 2;
+	char foot[128];
+	if (u->help_rows > body) {
+		int last = u->help_top + body < u->help_rows ? u->help_top + body : u->help_rows;
+		snprintf(foot, sizeof foot, "lines %d-%d of %d%s  j/k Space/b g/G scroll, other keys close",
+		         u->help_top + 1, last, u->help_rows, last == u->help_rows ? " (end)" : "");
+	} else {
+		snprintf(foot, sizeof foot, "press any key to close this help");
+	}
+	attron(A_DIM);
+	put_text(u, u->lines - 1, 0, foot);
+	attroff(A_DIM);
+}
+
+/* A key in the help: the scrolling keys move the text, any other closes. */
+static void help_key(struct ui *u, int ch)
+{
+	int body = u->lines - 2, last = u->help_rows > body ? u->help_rows - body : 0;
+	int top = u->help_top;
+	switch (ch) {
+	case 'j': case KEY_DOWN: top++; break;
+	case 'k': case KEY_UP: top--; break;
+	case ' ': case 'f': case KEY_NPAGE: top += body > 1 ? body - 1 : 1; break;
+	case 'b': case KEY_PPAGE: top -= body > 1 ? body - 1 : 1; break;
+	case 'g': case KEY_HOME: top = 0; break;
+	case 'G': case KEY_END: top = last; break;
+	default:
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			getmouse(&ev);  /* drain it */
+		}
+		u->mode = UI_MODE_NORMAL;
+		return;
+	}
+	u->help_top = top < 0 ? 0 : top > last ? last : top;
 }
 
 static void draw_too_small(struct ui *u)
@@ -854,8 +1472,14 @@ static void draw(struct ui *u)
 		draw_graph(u);
 		if (u->legend)
 			draw_legend(u);
-		draw_status(u);
+		if (u->mode == UI_MODE_SEARCH) {
+			int cx = draw_prompt(u);
+			move(u->lines - 1, cx);
+		} else
+			draw_status(u);
 	}
+	/* The cursor shows where the prompt's typing goes, and only there. */
+	curs_set(u->mode == UI_MODE_SEARCH && !u->too_small ? 1 : 0);
 	refresh();
 }
 
@@ -928,8 +1552,30 @@ static void dispatch(struct ui *u, enum keymap_action act)
 		fix_selection(u);
 		break;
 	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
-	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
+	case KEYMAP_HELP:
+		u->mode = UI_MODE_HELP;
+		u->help_top = 0;
+		break;
 	case KEYMAP_QUIT: u->quit = true; break;
+	case KEYMAP_SEARCH: open_prompt(u); break;
+	case KEYMAP_SEARCH_NEXT:
+	case KEYMAP_SEARCH_PREV:
+	{
+		/* An explicit request: finish the pass now. If that makes the
+		 * jump an accepted search was waiting for, this key was it. */
+		bool waiting = u->pending && u->jump_when_done;
+		if (u->pending)
+			search_work(u, 0);
+		if (!waiting)
+			goto_match(u, act == KEYMAP_SEARCH_NEXT ? +1 : -1, false);
+		break;
+	}
+	case KEYMAP_SEARCH_NAME: search_selected_name(u); break;
+	case KEYMAP_SEARCH_CLEAR: search_clear(u); break;
+	case KEYMAP_PROMPT_ACCEPT: case KEYMAP_PROMPT_CANCEL: case KEYMAP_PROMPT_HISTORY:
+	case KEYMAP_PROMPT_MOVE: case KEYMAP_PROMPT_ENDS: case KEYMAP_PROMPT_DELETE:
+	case KEYMAP_PROMPT_KILL_LINE: case KEYMAP_PROMPT_KILL_WORD:
+		break;          /* the prompt's own (prompt_key) */
 	}
 }
 
@@ -943,14 +1589,13 @@ static void handle_key(struct ui *u, int ch)
 	u->notice[0] = '\0';    /* one-shot: gone with the next key */
 	switch (u->mode) {
 	case UI_MODE_HELP:
-		if (ch == KEY_MOUSE) {
-			MEVENT ev;
-			getmouse(&ev);  /* drain it */
-		}
-		u->mode = UI_MODE_NORMAL;
+		help_key(u, ch);
 		break;
 	case UI_MODE_NORMAL:
 		dispatch(u, keymap_lookup(ch));
+		break;
+	case UI_MODE_SEARCH:
+		prompt_key(u, ch);
 		break;
 	}
 	relayout(u);
@@ -992,8 +1637,9 @@ static bool direct_term_name(const char *term, char *buf, size_t size)
 
 /* ---- key benchmark (--bench-keys, for make bench) ----
  * Plays a script of keys through the same handle_key() and draw() as the
- * event loop and times both: handle_key() is the layout, draw() the render
- * (curses output included). Tokens are separated by blanks: one character
+ * event loop and times both: handle_key() (with any search pass it starts,
+ * run to its end) is the layout, draw() the render (curses output
+ * included). Tokens are separated by blanks: one character
  * stands for itself, a name for a special key (Enter BS Esc Tab Space Left
  * Right Up Down Home End), "resize" shrinks or restores the width by 10
  * columns; TOKEN*N repeats a token N times. */
@@ -1051,6 +1697,11 @@ static void bench_one(struct ui *u, struct ui_bench *b, const char *tok, int key
 	}
 	double t0 = now_s();
 	handle_key(u, key);
+	/* A search pass normally goes on in slices between keys; here it is
+	 * finished, so a search key's time is the time to its full result. */
+	while (u->pending)
+		search_work(u, UI_SEARCH_SLICE_NS);
+	relayout(u);
 	double t1 = now_s();
 	if (!u->quit)
 		draw(u);
@@ -1174,9 +1825,21 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	layout_init(&u->lay);
 	set_notice(u, o->notice);
 	colours_init(u, o);
+	search_colours(u);
 
 	on_resize(u);
 	span_middle(u, u->sel);
+	u->stats = o->stats;
+	if (o->search && o->search[0]) {
+		/* As if typed and accepted: in the history, first match selected. */
+		struct search *s = search_new(t, o->search, u->pr.err, sizeof u->pr.err);
+		if (s) {
+			history_add(u, o->search, -1);
+			u->jump_when_done = true;
+			search_start(u, s);
+		} else
+			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr.err);
+	}
 	relayout(u);
 	draw(u);
 
@@ -1185,12 +1848,25 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		bench = bench_play(u, o->bench_keys);
 
 	int errors = 0;
-	timeout(UI_POLL_MS);
+	long last_draw = now_ms();
 	while (!bench && !u->quit && !ui_caught) {
+		/* While a pass is pending, getch only looks for a key and the
+		 * pass goes on in slices between keys. */
+		bool busy = u->pending != NULL;
+		timeout(busy ? 0 : UI_POLL_MS);
 		long t0 = now_ms();
 		int ch = getch();
 		if (ui_caught)
 			break;
+		if (ch == ERR && busy) {
+			search_work(u, UI_SEARCH_SLICE_NS);
+			if (!u->pending || now_ms() - last_draw >= UI_PROGRESS_MS) {
+				relayout(u);
+				draw(u);
+				last_draw = now_ms();
+			}
+			continue;
+		}
 		if (ch == ERR) {
 			/* A timeout is normal. An early error is EINTR (stop and
 			 * continue) or a terminal that went away: EOF forever, which
@@ -1204,9 +1880,23 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 			continue;
 		}
 		errors = 0;
+		bool timed = u->stats && u->mode == UI_MODE_SEARCH;
+		struct timespec k0, k1;
+		if (timed)
+			clock_gettime(CLOCK_MONOTONIC, &k0);
 		handle_key(u, ch);
 		if (!u->quit)
 			draw(u);
+		last_draw = now_ms();
+		if (timed) {
+			/* A keystroke of the prompt: key to screen, slice included. */
+			clock_gettime(CLOCK_MONOTONIC, &k1);
+			double ms = (double)(k1.tv_sec - k0.tv_sec) * 1e3 + (double)(k1.tv_nsec - k0.tv_nsec) / 1e6;
+			u->nkeys++;
+			u->keys_ms += ms;
+			if (ms > u->keys_max_ms)
+				u->keys_max_ms = ms;
+		}
 	}
 	if (ui_caught)
 		status = 128 + ui_caught;
@@ -1224,8 +1914,23 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		fputs("tflame: lost the terminal\n", stderr);
 	if (bench)
 		bench_report(bench, stderr);
+	if (u->stats && u->nkeys)
+		fprintf(stderr, "search_keys %lu mean_ms %.2f max_ms %.2f passes %lu pass_max_ms %.0f "
+		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
+		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
 	layout_free(&u->lay);
+	struct search *held[] = { u->shown, u->pending, u->before };
+	u->shown = u->pending = u->before = NULL;
+	for (size_t k = 0; k < 3; k++)
+		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
+			search_free(held[k]);
+	for (size_t k = 0; k < u->pr.nhist; k++)
+		free(u->pr.hist[k]);
+	free(u->pr.hist);
+	free(u->pr.hist_exact);
+	free(u->pr.text);
+	free(u->pr.draft);
 	free(u->zstack);
 	free(u->buf);
 	free(u->crumbs);

@@ -3,6 +3,7 @@
 #ifndef TFLAME_UI_H
 #define TFLAME_UI_H
 
+#include <stdbool.h>
 #include "layout.h"
 #include "palette.h"
 #include "tree.h"
@@ -17,6 +18,8 @@ struct ui_options {
 	const char *bench_keys;     /* benchmarks: play this key script instead of
 	                               reading keys, then report per-key times on
 	                               stderr (see ui_bench_parse); NULL normally */
+	const char *search;         /* a search to start with (--search), or NULL */
+	bool stats;                 /* at exit, time of search keystrokes on stderr */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

@@ -193,8 +193,9 @@ while IFS='	' read -r col long short; do
 		fail "README names $long" "add it to README's Options"
 done < "$T_TMP/options"
 # The Keys section: lines "    KEYS   description" between "Keys" and the
-# next underlined heading.
-awk '/^Keys$/ { on = 1; next } on && /^[A-Z]/ { on = 0 } on && /^    [^ ]/ {
+# next underlined heading (unindented lines in between are sub-headings).
+awk '/^Keys$/ { on = 1; ul = 1; next } on && ul && /^-+$/ { ul = 0; next }
+     on && /^-+$/ { on = 0 } on && /^    [^ ]/ {
 	sub(/^    /, ""); split($0, a, /  +/); print a[1] }' "$README" > "$T_TMP/readmekeys"
 if [ -s "$T_TMP/keynames" ]; then
 	while IFS= read -r k; do

@@ -200,7 +200,7 @@ tm_keys L
 expect "L again: the legend is gone" tm_wait_line 28 "all"
 
 # ---- ? lists the hues of the palette ----
-tm_keys '?'
+tm_keys '?' G
 expect "?: a colour section names the palette" tm_wait_grep '^colours: java, code types of a JVM'
 expect "?: and what green means" tm_wait_grep '^ +Java and JIT code \(_\[j\]; java/ org/ a\.b\.C names\)$'
 tm_keys q

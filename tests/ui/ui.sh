@@ -191,14 +191,38 @@ expect "?: help screen" tm_wait_line 0 "tflame keys"
 expect "help: q quits" tm_wait_grep '^  q +quit$'
 expect "help: Enter zooms" tm_wait_grep '^  Enter +zoom into the selected frame'
 "$TFLAME" --list-keys >"$T_TMP/keys" 2>/dev/null
+# The help scrolls when it does not fit: page through it with Space, up to
+# the footer's "(end)", gathering every page.
+help_pages() {
+	: >"$T_TMP/help"
+	local n=0
+	while [ $n -lt 20 ]; do
+		tm_wait_grep '^(lines [0-9]+-[0-9]+ of [0-9]+|press any key)' || return 1
+		cat "$TM_SCREEN_FILE" >>"$T_TMP/help"
+		grep -Eq '^lines .*\(end\)|^press any key' "$TM_SCREEN_FILE" && return 0
+		local foot
+		foot=$(grep -E '^lines ' "$TM_SCREEN_FILE")
+		tm_keys Space
+		tm_wait eval "! grep -qxF '$foot' \"\$TM_SCREEN_FILE\"" || return 1
+		n=$((n + 1))
+	done
+	return 1
+}
 help_lists_all() {
 	local keys desc
 	[ -s "$T_TMP/keys" ] || return 1
 	while IFS='	' read -r keys desc; do
-		grep -Eq "^  $(printf '%s' "$keys" | sed 's/[][\.*^$?+(){}|]/\\&/g') +$(printf '%s' "$desc" | sed 's/[][\.*^$?+(){}|]/\\&/g')\$" "$TM_SCREEN_FILE" || return 1
+		grep -Eq "^  $(printf '%s' "$keys" | sed 's/[][\.*^$?+(){}|]/\\&/g') +$(printf '%s' "$desc" | sed 's/[][\.*^$?+(){}|]/\\&/g')\$" "$T_TMP/help" || return 1
 	done <"$T_TMP/keys"
 }
-expect "help: every --list-keys line is on the help screen" tm_wait help_lists_all
+check "help: Space pages down to the end" help_pages
+check "help: every --list-keys line is on the help screen" help_lists_all
+tm_keys g
+expect "help: g goes back to the top" tm_wait_grep '^lines 1-'
+tm_keys j
+expect "help: j scrolls one line" tm_wait_grep '^lines 2-'
+tm_keys k
+expect "help: k scrolls back" tm_wait_grep '^lines 1-'
 check "--list-keys: KEYS<TAB>DESCRIPTION lines" grep -qx "$(printf 'h, Left\tselect the frame to the left')" "$T_TMP/keys"
 check "--list-keys: q quits" grep -qx "$(printf 'q\tquit')" "$T_TMP/keys"
 tm_keys x

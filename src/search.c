@@ -1,0 +1,459 @@
+/* search: see search.h. A pass has two phases, both resumable:
+ *   1. names: regexec once per strtab id into hit[id] (the cost scales with
+ *      the distinct names, which is what makes typing affordable);
+ *   2. nodes: one preorder scan that lists the matching frames (match[],
+ *      sorted since preorder is index order) and sums the samples of the
+ *      outermost matches of the whole tree.
+ * Everything afterwards works on match[] with binary searches. */
+#include "config.h"
+#include "search.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wchar.h>
+#include <wctype.h>
+#include "text.h"
+#include "xalloc.h"
+
+/* Clock reads are not free: look at it every this many names / nodes. */
+#define NAMES_PER_CHECK 256u
+#define NODES_PER_CHECK 16384u
+
+struct search {
+	const struct tree *t;
+	char *pattern;
+	bool icase;
+	bool has_re;            /* false: exact name search (exact_id) */
+	/* The pattern as plain ASCII alternatives, each maybe anchored
+	 * ("read|write", "^std::", "_[k]$"): tested without regexec. */
+	struct search_lit {
+		char *text;         /* lower case when icase */
+		size_t len;
+		bool head, tail;    /* anchored at the start, at the end */
+	} *lits;
+	size_t nlits;           /* 0: regexec */
+	regex_t re;
+	strtab_id exact_id;
+
+	uint8_t *hit;           /* by name id: 1 when the name matches */
+	size_t names_done;      /* ids [0, names_done) are decided */
+	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
+	bool done;
+
+	tree_idx *match;        /* matching frames, preorder */
+	size_t nmatch, capmatch;
+	tree_idx cover_end;     /* end of the last outermost match seen */
+	tree_count root_total;  /* search_total(s, root) */
+
+	tree_idx cache_z;       /* search_total's last answer */
+	tree_count cache_total;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Smart case: an upper-case character makes the search case-sensitive.
+ * The character after a backslash is an escape (\W, \B, \S are classes
+ * and anchors, not letters), so it does not count. */
+static bool has_upper(const char *p)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t len = strlen(p);
+	bool escaped = false;
+	while (len > 0) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, p, len, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			/* Invalid or truncated: one byte, fresh state. */
+			memset(&st, 0, sizeof st);
+			n = 1;
+			wc = (unsigned char)*p;
+			if (wc >= 0x80)
+				wc = 0;
+		}
+		if (escaped)
+			escaped = false;
+		else if (wc == L'\\')
+			escaped = true;
+		else if (iswupper((wint_t)wc))
+			return true;
+		p += n;
+		len -= n;
+	}
+	return false;
+}
+
+static struct search *alloc_search(const struct tree *t)
+{
+	struct search *s = xcalloc(1, sizeof *s);
+	s->t = t;
+	s->hit = xcalloc(strtab_count(&t->names) ? strtab_count(&t->names) : 1, 1);
+	s->cache_z = TREE_NONE;
+	return s;
+}
+
+/* Plain ASCII text, the common case when typing a function name, and
+ * alternatives of it, maybe anchored ("read|write", "^std::"): a substring,
+ * prefix or suffix test is ~20 times faster than glibc's regexec with
+ * REG_ICASE in a UTF-8 locale, and means the same. A backslash before
+ * punctuation is that character. Anything else (classes, groups,
+ * repetition, an empty alternative) leaves s->nlits 0: regexec. */
+static void split_literals(struct search *s, const char *pattern)
+{
+	size_t n = 1;
+	for (const char *p = pattern; *p; p++)
+		n += *p == '|';
+	s->lits = xcalloc(n, sizeof *s->lits);
+	char *buf = xmalloc(strlen(pattern) + 1);
+	const char *p = pattern;
+	for (;;) {
+		struct search_lit *l = &s->lits[s->nlits];
+		size_t len = 0;
+		if (*p == '^') {
+			l->head = true;
+			p++;
+		}
+		for (; *p && *p != '|'; p++) {
+			char c = *p;
+			if (c == '$' && (p[1] == '\0' || p[1] == '|')) {
+				l->tail = true;
+				continue;
+			}
+			if (c == '\\' && p[1] && strchr(".[]()*+?{}|^$\\", p[1]))
+				c = *++p;
+			else if (c < 0x20 || c >= 0x7f || strchr(".[]()*+?{}^$\\", c))
+				goto regex;
+			if (s->icase && c >= 'A' && c <= 'Z')
+				c = (char)(c - 'A' + 'a');
+			buf[len++] = c;
+		}
+		if (len == 0)
+			goto regex;     /* "a|", "^": matches every name */
+		l->text = xmalloc(len + 1);
+		memcpy(l->text, buf, len);
+		l->text[len] = '\0';
+		l->len = len;
+		s->nlits++;
+		if (*p != '|')
+			break;
+		p++;
+	}
+	free(buf);
+	return;
+regex:
+	free(buf);
+	for (size_t k = 0; k < s->nlits; k++)
+		free(s->lits[k].text);
+	free(s->lits);
+	s->lits = NULL;
+	s->nlits = 0;
+}
+
+struct search *search_new(const struct tree *t, const char *pattern, char *err, size_t errsize)
+{
+	if (!pattern[0]) {
+		if (errsize)
+			text_sanitize("empty pattern", 13, err, errsize);
+		return NULL;
+	}
+	bool icase = !has_upper(pattern);
+	regex_t re;
+	int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
+	if (rc != 0) {
+		char msg[256];
+		regerror(rc, &re, msg, sizeof msg);
+		if (errsize)
+			text_sanitize(msg, strlen(msg), err, errsize);
+		return NULL;        /* regfree is not needed after a failed regcomp */
+	}
+	struct search *s = alloc_search(t);
+	s->pattern = xstrdup(pattern);
+	s->icase = icase;
+	s->has_re = true;
+	s->re = re;
+	split_literals(s, pattern);
+	return s;
+}
+
+struct search *search_new_exact(const struct tree *t, strtab_id name)
+{
+	struct search *s = alloc_search(t);
+	s->pattern = search_quote(strtab_str(&t->names, name), strtab_len(&t->names, name));
+	s->exact_id = name;
+	/* One name: phase 1 is a single store. */
+	s->hit[name] = 1;
+	s->names_done = strtab_count(&t->names);
+	return s;
+}
+
+void search_free(struct search *s)
+{
+	if (!s)
+		return;
+	if (s->has_re)
+		regfree(&s->re);
+	free(s->pattern);
+	for (size_t k = 0; k < s->nlits; k++)
+		free(s->lits[k].text);
+	free(s->lits);
+	free(s->hit);
+	free(s->match);
+	free(s);
+}
+
+const char *search_pattern(const struct search *s) { return s->pattern; }
+bool search_icase(const struct search *s) { return s->icase; }
+bool search_done(const struct search *s) { return s->done; }
+
+double search_progress(const struct search *s)
+{
+	/* Phase 1 usually dominates (a regexec against a few loads per node). */
+	double names = (double)strtab_count(&s->t->names), nodes = (double)tree_size(s->t);
+	double a = names > 0 ? (double)s->names_done / names : 1.0;
+	double b = nodes > 0 ? (double)s->nodes_done / nodes : 1.0;
+	return s->done ? 1.0 : 0.9 * a + 0.1 * b;
+}
+
+/* Whether the ASCII text p[0..m) occurs in s[0..n), ASCII letters folded.
+ * (What REG_ICASE does for an ASCII pattern, but for the rare non-ASCII
+ * letters that fold to ASCII ones, such as the Kelvin sign.) */
+static bool find_ascii_icase(const char *s, size_t n, const char *p, size_t m)
+{
+	if (m > n)
+		return false;
+	unsigned char a = (unsigned char)p[0], b = a;
+	if (a >= 'a' && a <= 'z')
+		b = (unsigned char)(a - 'a' + 'A');
+	for (size_t i = 0; i + m <= n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c != a && c != b)
+			continue;
+		size_t k = 1;
+		while (k < m) {
+			unsigned char x = (unsigned char)s[i + k];
+			if (x >= 'A' && x <= 'Z')
+				x = (unsigned char)(x - 'A' + 'a');
+			if (x != (unsigned char)p[k])
+				break;
+			k++;
+		}
+		if (k == m)
+			return true;
+	}
+	return false;
+}
+
+/* Whether s[0..m) equals p[0..m), ASCII letters of s folded when icase
+ * (p is lower case then). */
+static bool same_text(const char *s, const char *p, size_t m, bool icase)
+{
+	if (!icase)
+		return memcmp(s, p, m) == 0;
+	for (size_t k = 0; k < m; k++) {
+		unsigned char x = (unsigned char)s[k];
+		if (x >= 'A' && x <= 'Z')
+			x = (unsigned char)(x - 'A' + 'a');
+		if (x != (unsigned char)p[k])
+			return false;
+	}
+	return true;
+}
+
+static bool lit_matches(const struct search *s, const struct search_lit *l, const char *name, size_t n)
+{
+	if (l->len > n)
+		return false;
+	if (l->head && l->tail)
+		return l->len == n && same_text(name, l->text, n, s->icase);
+	if (l->head)
+		return same_text(name, l->text, l->len, s->icase);
+	if (l->tail)
+		return same_text(name + n - l->len, l->text, l->len, s->icase);
+	if (s->icase)
+		return find_ascii_icase(name, n, l->text, l->len);
+	return memmem(name, n, l->text, l->len) != NULL;
+}
+
+static bool name_matches(const struct search *s, strtab_id id)
+{
+	const struct strtab *st = &s->t->names;
+	if (s->nlits) {
+		size_t n = strtab_len(st, id);
+#ifndef REG_STARTEND
+		n = strnlen(strtab_str(st, id), n);    /* as regexec sees it */
+#endif
+		for (size_t k = 0; k < s->nlits; k++)
+			if (lit_matches(s, &s->lits[k], strtab_str(st, id), n))
+				return true;
+		return false;
+	}
+#ifdef REG_STARTEND
+	regmatch_t m[1];
+	m[0].rm_so = 0;
+	m[0].rm_eo = (regoff_t)strtab_len(st, id);
+	return regexec(&s->re, strtab_str(st, id), 1, m, REG_STARTEND) == 0;
+#else
+	return regexec(&s->re, strtab_str(st, id), 0, NULL, 0) == 0;
+#endif
+}
+
+static void count_add(const struct tree *t, tree_count *sum, tree_count c)
+{
+	if (t->frac)
+		sum->f += c.f;
+	else
+		sum->u += c.u;     /* outermost matches are disjoint: <= root total */
+}
+
+bool search_run(struct search *s, uint64_t budget_ns)
+{
+	if (s->done)
+		return true;
+	const struct tree *t = s->t;
+	uint64_t deadline = budget_ns ? now_ns() + budget_ns : 0;
+	size_t names = strtab_count(&t->names);
+	while (s->names_done < names) {
+		size_t stop = s->names_done + NAMES_PER_CHECK;
+		if (stop > names)
+			stop = names;
+		for (size_t id = s->names_done; id < stop; id++)
+			s->hit[id] = name_matches(s, (strtab_id)id);
+		s->names_done = stop;
+		if (deadline && now_ns() >= deadline && s->names_done < names)
+			return false;
+	}
+	size_t n = tree_size(t);
+	if (s->nodes_done == 0)
+		s->nodes_done = 1;  /* the root is never a match */
+	while (s->nodes_done < n) {
+		size_t stop = s->nodes_done + NODES_PER_CHECK;
+		if (stop > n)
+			stop = n;
+		for (size_t i = s->nodes_done; i < stop; i++) {
+			const struct tree_node *nd = tree_node(t, (tree_idx)i);
+			if (!s->hit[nd->name])
+				continue;
+			if (s->nmatch == s->capmatch) {
+				s->capmatch = s->capmatch ? 2 * s->capmatch : 256;
+				s->match = xreallocarray(s->match, s->capmatch, sizeof *s->match);
+			}
+			s->match[s->nmatch++] = (tree_idx)i;
+			if (i >= s->cover_end) {
+				count_add(t, &s->root_total, nd->total);
+				s->cover_end = nd->end;
+			}
+		}
+		s->nodes_done = stop;
+		if (deadline && now_ns() >= deadline && s->nodes_done < n)
+			return false;
+	}
+	s->done = true;
+	return true;
+}
+
+bool search_matches(const struct search *s, tree_idx i)
+{
+	return s->done && i != TREE_ROOT && i < tree_size(s->t) && s->hit[tree_node(s->t, i)->name];
+}
+
+size_t search_count(const struct search *s)
+{
+	return s->done ? s->nmatch : 0;
+}
+
+/* First k with match[k] >= i. */
+static size_t lower_bound(const struct search *s, tree_idx i)
+{
+	size_t lo = 0, hi = s->nmatch;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->match[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+tree_count search_total(const struct search *s, tree_idx z)
+{
+	tree_count sum = { 0 };
+	if (s->t->frac)
+		sum.f = 0.0;
+	if (!s->done || z >= tree_size(s->t))
+		return sum;
+	if (z == TREE_ROOT)
+		return s->root_total;
+	if (z == s->cache_z)
+		return s->cache_total;
+	/* Outermost matches of [z, end(z)): take one, then jump past its
+	 * subtree with a binary search instead of walking nested matches. */
+	tree_idx end = tree_end(s->t, z);
+	for (size_t k = lower_bound(s, z); k < s->nmatch && s->match[k] < end;) {
+		const struct tree_node *nd = tree_node(s->t, s->match[k]);
+		count_add(s->t, &sum, nd->total);
+		k = lower_bound(s, nd->end);
+	}
+	/* A cache, not state: the answer does not change for this z. */
+	struct search *mut = (struct search *)s;
+	mut->cache_z = z;
+	mut->cache_total = sum;
+	return sum;
+}
+
+size_t search_ordinal(const struct search *s, tree_idx i)
+{
+	if (!s->done)
+		return 0;
+	size_t k = lower_bound(s, i);
+	return k < s->nmatch && s->match[k] == i ? k + 1 : 0;
+}
+
+tree_idx search_next(const struct search *s, tree_idx i)
+{
+	if (!s->done || i == TREE_NONE)
+		return TREE_NONE;
+	size_t k = lower_bound(s, i + 1);
+	return k < s->nmatch ? s->match[k] : TREE_NONE;
+}
+
+tree_idx search_prev(const struct search *s, tree_idx i)
+{
+	if (!s->done)
+		return TREE_NONE;
+	size_t k = lower_bound(s, i);
+	return k > 0 ? s->match[k - 1] : TREE_NONE;
+}
+
+tree_idx search_first(const struct search *s)
+{
+	return s->done && s->nmatch ? s->match[0] : TREE_NONE;
+}
+
+tree_idx search_last(const struct search *s)
+{
+	return s->done && s->nmatch ? s->match[s->nmatch - 1] : TREE_NONE;
+}
+
+char *search_quote(const char *s, size_t len)
+{
+	size_t cut = strnlen(s, len);
+	char *out = xmalloc(2 * cut + 3), *o = out;
+	*o++ = '^';
+	for (size_t k = 0; k < cut; k++) {
+		if (strchr(".[]()*+?{}|^$\\", s[k]))
+			*o++ = '\\';
+		*o++ = s[k];
+	}
+	if (cut == len)
+		*o++ = '$';
+	*o = '\0';
+	return out;
+}

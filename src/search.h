@@ -1,0 +1,75 @@
+/* search: regex search over the frames of a finalized tree.
+ *
+ * A search is one pattern and its results. Matching runs once per unique
+ * name (strtab id), never per frame; a frame matches when its name does.
+ * The root ("all") is not a frame of the profile and never matches.
+ *
+ * Work is done in passes that can be sliced: search_run() advances until
+ * a time budget is spent, so a caller can keep a terminal responsive on a
+ * profile with millions of names. Results (search_matches, search_count,
+ * totals, next/prev) are valid only once search_done() is true.
+ *
+ * Pattern: POSIX extended regex, smart case (case-insensitive unless the
+ * pattern has an upper-case letter outside a backslash escape). Names are
+ * matched whole: with REG_STARTEND (glibc, BSDs) by their length, so a NUL
+ * byte inside a name does not end it ("y$" matches "x<NUL>y": "$" is the
+ * real end; "." does not match NUL, as POSIX says); without it, only up
+ * to the first NUL. Invalid UTF-8 in a name never fails a search (glibc
+ * takes each invalid byte as a character of its own). */
+#ifndef TFLAME_SEARCH_H
+#define TFLAME_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tree.h"
+
+struct search;
+
+/* Compiles pattern (NUL-terminated; "" is refused) for tree t. Returns a
+ * new search with its pass not yet run, or NULL with the regex library's
+ * message, sanitized for display, in err (errsize > 0). */
+struct search *search_new(const struct tree *t, const char *pattern, char *err, size_t errsize);
+/* A search for the frames named exactly as name id `name` (bytes, case and
+ * NULs included). Its pattern text is the anchored, escaped regex. */
+struct search *search_new_exact(const struct tree *t, strtab_id name);
+void search_free(struct search *s);
+
+/* The pattern as given (for search_new_exact: "^escaped$"). */
+const char *search_pattern(const struct search *s);
+/* Whether the pattern was compiled case-insensitively. */
+bool search_icase(const struct search *s);
+
+/* Advances the pass for up to budget_ns nanoseconds (0: to the end).
+ * Returns search_done(s). */
+bool search_run(struct search *s, uint64_t budget_ns);
+bool search_done(const struct search *s);
+/* Progress of an unfinished pass in [0, 1]. */
+double search_progress(const struct search *s);
+
+/* After the pass: whether frame i matches. O(1). */
+bool search_matches(const struct search *s, tree_idx i);
+/* Matching frames in the whole tree. */
+size_t search_count(const struct search *s);
+/* Samples of the matching frames inside the subtree of z, each sample
+ * counted once: a match inside a matching frame adds nothing (as
+ * flamegraph.pl's "Matched:"). O(outermost matches in z * log matches). */
+tree_count search_total(const struct search *s, tree_idx z);
+/* 1-based position of frame i among the matches in preorder, 0 if i does
+ * not match. O(log matches). */
+size_t search_ordinal(const struct search *s, tree_idx i);
+/* The next matching frame after i in depth-first preorder, left to right
+ * (tree index order), or TREE_NONE when there is none after i. */
+tree_idx search_next(const struct search *s, tree_idx i);
+/* The previous matching frame before i, or TREE_NONE. */
+tree_idx search_prev(const struct search *s, tree_idx i);
+/* First / last match in preorder, TREE_NONE when nothing matches. */
+tree_idx search_first(const struct search *s);
+tree_idx search_last(const struct search *s);
+
+/* ERE text matching exactly the bytes s[0..len) at a whole name:
+ * "^" + s with . [ ] ( ) * + ? { } | ^ $ \ escaped + "$". A new string
+ * (xmalloc); NUL bytes are kept as is and end it for regcomp. */
+char *search_quote(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,303 @@
+#include "config.h"
+#include <locale.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "search.h"
+#include "tree.h"
+#include "tap.h"
+
+static void add(struct tree *t, const char *stack, uint64_t c)
+{
+	struct tree_frame f[64];
+	size_t n = 0;
+	const char *p = stack;
+	while (*p) {
+		const char *e = strchr(p, ';');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		f[n++] = (struct tree_frame){ p, len };
+		p += len + (e ? 1 : 0);
+	}
+	tree_add_stack(t, f, n, c);
+}
+
+/* Finished search for pattern (NULL when it does not compile). */
+static struct search *run(const struct tree *t, const char *pattern)
+{
+	char err[128];
+	struct search *s = search_new(t, pattern, err, sizeof err);
+	if (s)
+		search_run(s, 0);
+	return s;
+}
+
+/* "i i i" of the matches in preorder, through search_next. */
+static const char *matches(const struct search *s)
+{
+	static char buf[512];
+	buf[0] = 0;
+	for (tree_idx i = search_first(s); i != TREE_NONE; i = search_next(s, i))
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%u", buf[0] ? " " : "", i);
+	return buf;
+}
+
+static void test_totals(void)
+{
+	struct tree t;
+	tree_init(&t);
+	add(&t, "a;b;c", 3);
+	add(&t, "a;b", 2);
+	add(&t, "a;c;b", 4);
+	add(&t, "a;d", 1);
+	add(&t, "e;b", 5);
+	add(&t, "c", 6);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	/* By hand, name order, preorder numbering (total in parentheses):
+	 *   0 all (21)
+	 *   1 a (10) = 2 a;b (5: self 2 + c 3) > 3 a;b;c (3)
+	 *              4 a;c (4) > 5 a;c;b (4)
+	 *              6 a;d (1)
+	 *   7 c (6)
+	 *   8 e (5) > 9 e;b (5) */
+	is_str(tree_name(&t, 5), "b", "fixture: node 5 is a;c;b");
+	is_int((long long)t.nodes[1].total.u, 10, "fixture: a has 10 samples");
+
+	struct search *s = run(&t, "b");
+	ok(s != NULL, "'b' compiles");
+	is_str(matches(s), "2 5 9", "'b': frames 2, 5 and 9, in preorder");
+	is_int((long long)search_count(s), 3, "'b': 3 matches");
+	/* Sibling and cousin matches, none nested: 5 + 4 + 5. */
+	is_int((long long)search_total(s, TREE_ROOT).u, 14, "'b': siblings add up, 14 samples");
+	/* Zoomed into a (node 1): 2 (5) + 5 (4). */
+	is_int((long long)search_total(s, 1).u, 9, "'b' zoomed into a: 9 of its 10");
+	/* Zoomed into c (node 7): nothing. */
+	is_int((long long)search_total(s, 7).u, 0, "'b' zoomed into top-level c: 0");
+	is_int((long long)search_total(s, 9).u, 5, "'b' zoomed into a match: all of it");
+	search_free(s);
+
+	/* Nested: 3 is inside 2, 5 inside 4. Outermost: 2 (5), 4 (4), 7 (6),
+	 * 9 (5) = 20; the plain sum over all matches would be 27. */
+	s = run(&t, "b|c");
+	is_str(matches(s), "2 3 4 5 7 9", "'b|c': nested matches listed in preorder");
+	is_int((long long)search_total(s, TREE_ROOT).u, 20, "'b|c': nested matches counted once (20, not 27)");
+	is_int((long long)search_total(s, 1).u, 9, "'b|c' zoomed into a: 2 (5) + 4 (4)");
+	is_int((long long)search_total(s, 4).u, 4, "'b|c' zoomed into a;c, itself a match: 4");
+	is_int((long long)search_total(s, 1).u, 9, "'b|c' zoomed into a again (cached): 9");
+	is_int((long long)search_total(s, 8).u, 5, "'b|c' zoomed into e: its child b, 5");
+	/* n/N order and ordinals. */
+	is_int((long long)search_next(s, 0), 2, "next after the root: 2");
+	is_int((long long)search_next(s, 3), 4, "next after 3: 4");
+	is_int((long long)search_next(s, 6), 7, "next after a non-match (6): 7");
+	ok(search_next(s, 9) == TREE_NONE, "next after the last: none");
+	ok(search_prev(s, 2) == TREE_NONE, "prev before the first: none");
+	is_int((long long)search_prev(s, 7), 5, "prev before 7: 5");
+	is_int((long long)search_prev(s, 8), 7, "prev before a non-match (8): 7");
+	is_int((long long)search_first(s), 2, "first: 2");
+	is_int((long long)search_last(s), 9, "last: 9");
+	is_int((long long)search_ordinal(s, 5), 4, "5 is the 4th match");
+	is_int((long long)search_ordinal(s, 1), 0, "a is not a match: ordinal 0");
+	ok(search_matches(s, 3) && !search_matches(s, 1) && !search_matches(s, 8), "search_matches by name");
+	search_free(s);
+
+	s = run(&t, "zzz");
+	is_str(matches(s), "", "no match: nothing listed");
+	is_int((long long)search_count(s), 0, "no match: count 0");
+	is_int((long long)search_total(s, TREE_ROOT).u, 0, "no match: 0 samples");
+	is_int((long long)search_total(s, 1).u, 0, "no match zoomed: 0 samples");
+	ok(search_first(s) == TREE_NONE && search_last(s) == TREE_NONE, "no match: no first or last");
+	search_free(s);
+
+	/* The root is not a frame: "." matches the 9 others; the top-level
+	 * frames a, c, e cover everything: 10 + 6 + 5. */
+	s = run(&t, ".");
+	is_int((long long)search_count(s), 9, "'.': every frame but the root");
+	ok(!search_matches(s, TREE_ROOT), "'.': the root never matches");
+	is_int((long long)search_total(s, TREE_ROOT).u, 21, "'.': 21 samples, all of them");
+	search_free(s);
+	s = run(&t, "all");
+	is_int((long long)search_count(s), 0, "'all' does not match the root");
+	search_free(s);
+
+	/* Exact search for the name "c": frames 3, 4 and 7, as '^c$'. */
+	int64_t cid = strtab_find(&t.names, "c", 1);
+	s = search_new_exact(&t, (strtab_id)cid);
+	search_run(s, 0);
+	is_str(search_pattern(s), "^c$", "exact: pattern text ^c$");
+	is_str(matches(s), "3 4 7", "exact 'c': frames 3, 4, 7");
+	is_int((long long)search_total(s, TREE_ROOT).u, 13, "exact 'c': 3 + 4 + 6");
+	search_free(s);
+
+	/* Not finished yet: no results. */
+	s = search_new(&t, "b", NULL, 0);
+	ok(!search_done(s) && search_count(s) == 0 && !search_matches(s, 2), "before the pass: no results");
+	search_free(s);
+	tree_free(&t);
+}
+
+static void test_case_and_bytes(void)
+{
+	struct tree t;
+	tree_init(&t);
+	add(&t, "Foo", 1);
+	add(&t, "foo", 2);
+	add(&t, "FOO_bar", 4);
+	struct tree_frame nul[] = { { "x\0y", 3 } };
+	tree_add_stack(&t, nul, 1, 8);
+	struct tree_frame bad[] = { { "\xff\xfe" "z", 3 } };
+	tree_add_stack(&t, bad, 1, 16);
+	add(&t, "a.b[c]{d}|e(f)*+?^$\\g", 32);
+	add(&t, "aXb[c]{d}|e(f)*+?^$\\g", 64);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	/* Totals are powers of two, so a total names its frames. */
+	struct search *s = run(&t, "foo");
+	is_int((long long)search_total(s, TREE_ROOT).u, 7, "smart case: 'foo' is case-insensitive (1 + 2 + 4)");
+	ok(search_icase(s), "'foo' compiled with REG_ICASE");
+	search_free(s);
+	s = run(&t, "Foo");
+	is_int((long long)search_total(s, TREE_ROOT).u, 1, "smart case: 'Foo' is case-sensitive");
+	search_free(s);
+	s = run(&t, "\\Bo");
+	ok(s && search_icase(s), "an escape (\\B) is not an upper-case letter");
+	is_int((long long)search_total(s, TREE_ROOT).u, 7, "'\\Bo' matches the three foos");
+	search_free(s);
+	/* "x\0y": with REG_STARTEND the whole name is matched ("y$" at its
+	 * real end); without it, the name ends at the NUL. */
+	s = run(&t, "y$");
+#ifdef REG_STARTEND
+	is_int((long long)search_total(s, TREE_ROOT).u, 8, "a NUL inside a name does not end it");
+#else
+	is_int((long long)search_total(s, TREE_ROOT).u, 0, "a name is matched up to its NUL");
+#endif
+	search_free(s);
+	s = run(&t, "z$");
+	is_int((long long)search_total(s, TREE_ROOT).u, 16, "invalid UTF-8 in a name: matched, no failure");
+	search_free(s);
+
+	/* Plain text takes a substring test instead of regexec: both ways
+	 * must agree ("fo[o]" forces the regex path). */
+	struct search *lit = run(&t, "foo"), *re = run(&t, "fo[o]");
+	is_int((long long)search_total(lit, TREE_ROOT).u, (long long)search_total(re, TREE_ROOT).u,
+	       "plain text and regex agree, case-insensitive (7)");
+	search_free(lit);
+	search_free(re);
+	lit = run(&t, "FOO");
+	re = run(&t, "F[O]O");
+	is_int((long long)search_total(lit, TREE_ROOT).u, 4, "plain text FOO: case-sensitive, FOO_bar only");
+	is_int((long long)search_total(re, TREE_ROOT).u, 4, "regex F[O]O: the same");
+	search_free(lit);
+	search_free(re);
+	s = run(&t, "y");
+#ifdef REG_STARTEND
+	is_int((long long)search_total(s, TREE_ROOT).u, 8, "plain text looks past a NUL in a name, as regexec");
+#else
+	is_int((long long)search_total(s, TREE_ROOT).u, 0, "plain text stops at a NUL in a name, as regexec");
+#endif
+	search_free(s);
+	s = run(&t, "o_b");
+	is_int((long long)search_total(s, TREE_ROOT).u, 4, "plain text in the middle of a name");
+	search_free(s);
+
+	/* Alternatives of plain text, anchored or not, also skip regexec.
+	 * Each is worked out by hand from the powers of two above (Foo 1,
+	 * foo 2, FOO_bar 4, x\0y 8, \xff\xfez 16, a.b... 32, aXb... 64), and
+	 * checked against the same pattern inside a group, which regexec
+	 * takes. */
+	static const struct { const char *lit, *re; long long want; } alts[] = {
+		{ "^foo$|z", "(^foo$|z)", 2 + 1 + 16 },     /* icase: Foo, foo; z */
+		{ "^FOO", "(^FOO)", 4 },
+		{ "bar$|^x", "(bar$|^x)", 4 + 8 },
+		{ "^a\\.b", "(^a\\.b)", 32 },             /* \. is a dot */
+		{ "^a.b", "(^a.b)", 32 + 64 },              /* . is any: regexec */
+		{ "Foo|FOO", "(Foo|FOO)", 1 + 4 },
+		{ "\\\\g$", "(\\\\g$)", 32 + 64 },        /* \\ is a backslash */
+	};
+	for (size_t k = 0; k < sizeof alts / sizeof alts[0]; k++) {
+		lit = run(&t, alts[k].lit);
+		re = run(&t, alts[k].re);
+		ok(lit && re && search_total(lit, TREE_ROOT).u == (uint64_t)alts[k].want &&
+		   search_total(re, TREE_ROOT).u == (uint64_t)alts[k].want,
+		   "'%s' and '%s' both match %lld", alts[k].lit, alts[k].re, alts[k].want);
+		search_free(lit);
+		search_free(re);
+	}
+
+	char *q = search_quote("a.b[c]{d}|e(f)*+?^$\\g", 21);
+	is_str(q, "^a\\.b\\[c\\]\\{d\\}\\|e\\(f\\)\\*\\+\\?\\^\\$\\\\g$", "quote escapes every ERE metacharacter");
+	s = run(&t, q);
+	is_int((long long)search_total(s, TREE_ROOT).u, 32, "the quoted name matches itself only");
+	search_free(s);
+	free(q);
+	q = search_quote("x\0y", 3);
+	is_str(q, "^x", "quote stops at a NUL, without the $");
+	free(q);
+
+	char err[128] = "";
+	s = search_new(&t, "a[", err, sizeof err);
+	ok(s == NULL && err[0] != '\0', "invalid regex: NULL and a message (%s)", err);
+	err[0] = 0;
+	s = search_new(&t, "(b", err, sizeof err);
+	ok(s == NULL && err[0] != '\0', "unbalanced parenthesis: NULL and a message (%s)", err);
+	s = search_new(&t, "", err, sizeof err);
+	ok(s == NULL, "the empty pattern is refused");
+	tree_free(&t);
+}
+
+static void test_frac(void)
+{
+	struct tree t;
+	tree_init(&t);
+	struct tree_frame ab[] = { { "a", 1 }, { "b", 1 } };
+	tree_add_stack_frac(&t, ab, 2, 0.5);
+	tree_add_stack_frac(&t, ab, 1, 0.25);
+	tree_add_stack_frac(&t, ab + 1, 1, 2.0);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	/* a 0.75 > a;b 0.5; b 2. 'a|b': a (0.75) + b (2), a;b nested. */
+	struct search *s = run(&t, "a|b");
+	ok(search_total(s, TREE_ROOT).f == 2.75, "fractional counts: 0.75 + 2, nested 0.5 once");
+	ok(search_total(s, 1).f == 0.75, "fractional, zoomed into a: 0.75");
+	search_free(s);
+	tree_free(&t);
+}
+
+/* A pass cut into slices gives what one pass gives. 70,000 names: the
+ * names phase checks the clock every 256 names, so a 1 ns budget must
+ * stop it many times. */
+static void test_slices(void)
+{
+	struct tree t;
+	tree_init(&t);
+	char name[32];
+	for (int k = 0; k < 70000; k++) {
+		snprintf(name, sizeof name, "f%d", k);
+		struct tree_frame f[] = { { "r", 1 }, { name, strlen(name) } };
+		tree_add_stack(&t, f, 2, (uint64_t)(k % 7 + 1));
+	}
+	tree_finalize(&t, TREE_ORDER_NAME);
+	struct search *whole = run(&t, "7$");
+	struct search *sliced = search_new(&t, "7$", NULL, 0);
+	int calls = 1;
+	while (!search_run(sliced, 1))
+		calls++;
+	ok(calls > 100, "1 ns slices: the pass resumed %d times", calls);
+	is_int((long long)search_count(sliced), (long long)search_count(whole), "sliced: same count");
+	/* Names f...7: 7000 of them (k = 7, 17, ..., 69997). */
+	is_int((long long)search_count(sliced), 7000, "7000 names end in 7");
+	is_int((long long)search_total(sliced, TREE_ROOT).u, (long long)search_total(whole, TREE_ROOT).u,
+	       "sliced: same total");
+	ok(search_first(sliced) == search_first(whole) && search_last(sliced) == search_last(whole),
+	   "sliced: same first and last");
+	search_free(sliced);
+	search_free(whole);
+	tree_free(&t);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	test_totals();
+	test_case_and_bytes();
+	test_frac();
+	test_slices();
+	return done_testing();
+}
