@@ -30,6 +30,7 @@ awk '/^ +-/ {
 	short = ""; if (col ~ /^-[A-Za-z],/) short = substr(col, 1, 2)
 	printf "%s\t%s\t%s\n", col, long, short
 }' "$T_TMP/help" > "$T_TMP/options"
+cut -f2 "$T_TMP/options" > "$T_TMP/helplongs0"
 n=$(($(wc -l < "$T_TMP/options")))
 check "--help lists options ($n)" test "$n" -ge 10
 
@@ -105,6 +106,22 @@ for v in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c | sed 's/getenv("/
 	grep -qxF "$v" "$T_TMP/manenv" && pass "man page: ENVIRONMENT has $v (read in src/)" ||
 		fail "man page: ENVIRONMENT has $v (read in src/)" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
 done
+
+# The options a config file may not set (--list-options' last column "-",
+# hidden ones aside) are named where the config file is described.
+awk '/^\.SH/ { on = ($0 ~ /CONFIGURATION FILE/) } on && /^\.BR? / { print $2 }' "$MAN" |
+	sed 's/\\-/-/g' > "$T_TMP/mancfgwords"
+awk '/^Config file$/ { on = 1; ul = 1; next } on && ul && /^-+$/ { ul = 0; next } on && /^-+$/ { on = 0 } on' \
+	"$top_srcdir/README" > "$T_TMP/readmecfg"
+"$TFLAME" --list-options 2> /dev/null | awk -F '\t' '$4 == "-" { print $1 }' > "$T_TMP/clionly"
+while IFS= read -r name; do
+	grep -qxF -- "--$name" "$T_TMP/helplongs0" || continue      # hidden
+	grep -qxF -- "$name" "$T_TMP/mancfgwords" && pass "man page: CONFIGURATION FILE says $name is not for the file" ||
+		fail "man page: CONFIGURATION FILE says $name is not for the file"
+	grep -qE -- "(^|[^-[:alnum:]])--$name([^-[:alnum:]]|\$)" "$T_TMP/readmecfg" &&
+		pass "README: Config file says --$name is not for the file" ||
+		fail "README: Config file says --$name is not for the file"
+done < "$T_TMP/clionly"
 
 # ---- man page: OPTIONS, both ways -------------------------------------------
 
