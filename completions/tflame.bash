@@ -8,6 +8,8 @@
 _tflame_options='
 	--collapse --print --width= --inverted --sort= --min-width= --search=
 	--colors= --color-rule= --palette-map=
+	--reverse --focus= --hide= --merge-recursion --view= --top= --table-sort=
+	--diff --negate --normalize
 	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --threads=
 	--config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
@@ -19,6 +21,8 @@ _tflame_values()
 	case $1 in
 	-f | --format) echo 'auto folded perf' ;;
 	--sort) echo 'name weight input' ;;
+	--view) echo 'flame table sandwich' ;;
+	--table-sort) echo 'self total name' ;;
 	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
 	--palette-map | --config) echo '@file' ;;
 	esac

@@ -9,6 +9,7 @@
 
 struct folded_reader {
 	struct tree *t;
+	struct tree *before;    /* differential lines' first count, or NULL */
 	struct reader_diag d;
 	struct tree_frame *frames;
 	size_t cap;
@@ -33,6 +34,11 @@ struct folded_reader *folded_reader_new(struct tree *t)
 	r->capends = 256;
 	r->ends = xmalloc(r->capends * sizeof *r->ends);
 	return r;
+}
+
+void folded_reader_set_before(struct folded_reader *r, struct tree *before)
+{
+	r->before = before;
 }
 
 void folded_reader_free(struct folded_reader *r)
@@ -148,7 +154,7 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	while (len > 0 && is_blank(s[len - 1]))
 		len--;
 	size_t start2;
-	struct count before;
+	struct count before = { 0 };
 	if (count_at_end(s, len, &start2, &before)) {
 		len = start2;
 		while (len > 0 && is_blank(s[len - 1]))
@@ -184,6 +190,14 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 		tree_add_stack_tail_frac(r->t, keep, r->frames, n, c.f);
 	else
 		tree_add_stack_tail(r->t, keep, r->frames, n, c.u);
+	/* Every line goes to both trees (0 when it has one count), so their
+	 * previous stacks stay equal and `keep` holds for both. */
+	if (r->before) {
+		if (before.frac)
+			tree_add_stack_tail_frac(r->before, keep, r->frames, n, before.f);
+		else
+			tree_add_stack_tail(r->before, keep, r->frames, n, before.u);
+	}
 	r->d.stacks++;
 }
 

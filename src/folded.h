@@ -16,6 +16,10 @@ struct folded_reader;
 struct folded_reader *folded_reader_new(struct tree *t);
 /* buf holds whole lines; an unterminated last line is a line too. */
 void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len);
+/* Differential lines (BEFORE AFTER) also add their BEFORE count to before
+ * (lines with one count add 0), in the same order: a difffolded file gives
+ * two trees of the same shape. NULL (the default): BEFORE is ignored. */
+void folded_reader_set_before(struct folded_reader *r, struct tree *before);
 const struct reader_diag *folded_reader_diag(const struct folded_reader *r);
 void folded_reader_free(struct folded_reader *r);
 

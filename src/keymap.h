@@ -22,6 +22,16 @@ enum keymap_action {
 	KEYMAP_PALETTE,         /* the next colour palette */
 	KEYMAP_LEGEND,          /* show or hide the colour legend */
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */
+	KEYMAP_TABLE,           /* flame graph <-> top table */
+	KEYMAP_REVERSE,         /* push the reverse transform (leaf -> root) */
+	KEYMAP_SANDWICH,        /* callers and callees of the selected function */
+	KEYMAP_FOCUS,           /* push: focus on the selected function */
+	KEYMAP_DROP,            /* push: drop the selected subtree */
+	KEYMAP_HIDE,            /* prompt for a regex, push: hide matching frames */
+	KEYMAP_MERGE_RECURSION, /* push: merge direct recursion */
+	KEYMAP_SORT_SELF,       /* table: sort by self */
+	KEYMAP_SORT_TOTAL,      /* table: sort by total */
+	KEYMAP_SORT_NAME,       /* table: sort by name */
 	KEYMAP_REDRAW,          /* repaint the whole terminal */
 	KEYMAP_HELP,            /* the help screen */
 	KEYMAP_QUIT,

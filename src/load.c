@@ -307,7 +307,9 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 	const char *d;
 	size_t len;
 	int n = o->threads > PAR_MAX_THREADS ? PAR_MAX_THREADS : o->threads;
-	if (n < 2 || t->chart || !source_mapping(s, &d, &len) || (!o->threads_forced && len < PAR_MIN_BYTES))
+	/* A difffolded file's BEFORE tree follows the reader's stacks one by
+	 * one: read it in one pass. */
+	if (n < 2 || t->chart || o->before || !source_mapping(s, &d, &len) || (!o->threads_forced && len < PAR_MIN_BYTES))
 		return false;
 	struct perf_options later = o->perf;
 	char *filter = NULL;
@@ -431,6 +433,8 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		return 0;
 	}
 	struct any_reader r = any_new(fmt, t, &o->perf);
+	if (r.f && o->before)
+		folded_reader_set_before(r.f, o->before);
 	int rc = 0;
 	while (n > 0) {
 		any_feed(&r, buf, (size_t)n);

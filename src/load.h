@@ -17,6 +17,8 @@ struct load_options {
 	int threads;                /* perf script files: parse in this many chunks
 	                               at once (<= 1: one thread) */
 	bool threads_forced;        /* also for small files (tests) */
+	struct tree *before;        /* folded inputs: the BEFORE counts of
+	                               differential lines go here (NULL: ignored) */
 };
 
 struct load_messages {

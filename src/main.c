@@ -23,15 +23,22 @@
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
+#include "diff.h"
+#include "toptable.h"
+#include "transform.h"
 #include "ui.h"
+#include "views.h"
 #include "xalloc.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
+enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
 	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
 	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
+	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
+	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
 	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
 };
 
@@ -60,6 +67,16 @@ static const struct option long_options[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "merge-recursion", no_argument, NULL, OPT_MERGE_RECURSION },
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "table-sort", required_argument, NULL, OPT_TABLE_SORT },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
@@ -77,6 +94,9 @@ static const struct option long_options[] = {
 static const char *const cli_only[] = {
 	"collapse", "print", "config", "no-config", "help", "version",
 	"stats", "list-keys", "list-options", "bench-keys",
+	/* --diff reads its files as BEFORE AFTER: a mode, as --print is;
+	 * --negate and --normalize are refused without it. */
+	"diff", "negate", "normalize",
 };
 
 /* Options whose value is one of a fixed set: named in error messages and
@@ -90,6 +110,7 @@ static const struct {
 	{ "format", "auto folded perf", NULL },
 	{ "sort", "name weight input", NULL },
 	{ "colors", NULL, palette_values },
+	{ "table-sort", "self total name", NULL },
 };
 
 static void usage(FILE *out)
@@ -115,6 +136,24 @@ static void usage(FILE *out)
 "      --search=REGEX      start with a search (POSIX extended regex, case-\n"
 "                          insensitive unless REGEX has upper case); --print\n"
 "                          closes matching frames with * and adds a match line\n"
+"      --view=VIEW         flame (default); table: one row per function; or\n"
+"                          sandwich[=NAME]: callers and callees of NAME\n"
+"                          (default: the function with most self samples)\n"
+"      --table-sort=KEY    table rows by self (default), total or name\n"
+"      --top=N             table: only the first N rows (--print)\n"
+"\n"
+"Transforms (applied in the order given; undo with Backspace in the browser):\n"
+"      --reverse           stacks read leaf to root (hottest leaves at the root)\n"
+"      --focus=NAME        merge every call of NAME into one root frame\n"
+"      --hide=REGEX        hide frames matching REGEX; their children move up\n"
+"      --merge-recursion   merge direct recursion (f;f;g becomes f;g)\n"
+"\n"
+"Differential:\n"
+"      --diff              compare: FILE... is BEFORE AFTER, or one difffolded\n"
+"                          file (\"stack BEFORE AFTER\" lines); widths from AFTER,\n"
+"                          red grew, blue shrank\n"
+"      --negate            swap the red and blue of --diff\n"
+"      --normalize         scale BEFORE to AFTER's total sample count\n"
 "\n"
 "Colours:\n"
 "      --colors=PALETTE    hot (default), mem, io, wakeup, chain, java, js,\n"
@@ -150,7 +189,9 @@ static void usage(FILE *out)
 "Examples:\n"
 "  tflame profile.folded\n"
 "  perf record -g ./prog && perf script | tflame\n"
-"  tflame --collapse perf.txt > profile.folded\n", out);
+"  tflame --collapse perf.txt > profile.folded\n"
+"  tflame --print --view=table --top=10 profile.folded\n"
+"  tflame --diff before.folded after.folded\n", out);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -177,6 +218,16 @@ struct settings {
 	const char *search_re;      /* --search, checked when given */
 	const struct palette *pal;  /* NULL: the UI's default */
 	struct palette_rules *rules;        /* --color-rule, --palette-map; NULL when none */
+	bool diff, negate, normalize;
+	enum print_view view;
+	const char *sandwich;       /* --view=sandwich=NAME, else NULL */
+	enum toptable_key table_sort;
+	int top;
+	/* Transforms in order (config file first), applied after loading. Kept
+	 * as pointers into argv or the config text, so that no exit path has
+	 * anything to free. */
+	struct { enum transform_kind kind; const char *arg; } trs[64];
+	size_t ntrs;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -319,6 +370,51 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 			return bad_value(err, errsize, "threads", arg);
 		s->lo.threads_forced = true;
 		break;
+	case OPT_REVERSE:
+	case OPT_FOCUS:
+	case OPT_HIDE:
+	case OPT_MERGE_RECURSION: {
+		enum transform_kind k = c == OPT_REVERSE ? TRANSFORM_REVERSE
+		                      : c == OPT_FOCUS ? TRANSFORM_FOCUS
+		                      : c == OPT_HIDE ? TRANSFORM_HIDE : TRANSFORM_MERGE_RECURSION;
+		if (s->ntrs == sizeof s->trs / sizeof s->trs[0])
+			return fail(err, errsize, "more than %zu transforms", sizeof s->trs / sizeof s->trs[0]);
+		s->trs[s->ntrs].kind = k;
+		s->trs[s->ntrs++].arg = c == OPT_FOCUS || c == OPT_HIDE ? arg : NULL;
+		break;
+	}
+	case OPT_VIEW:
+		if (strcmp(arg, "flame") == 0)
+			s->view = VIEW_FLAME;
+		else if (strcmp(arg, "table") == 0)
+			s->view = VIEW_TABLE;
+		else if (strcmp(arg, "sandwich") == 0)
+			s->view = VIEW_SANDWICH, s->sandwich = NULL;
+		else if (strncmp(arg, "sandwich=", 9) == 0)
+			s->view = VIEW_SANDWICH, s->sandwich = arg + 9;
+		else {
+			char safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "invalid --view '%s' (flame, table, sandwich[=NAME])", safe);
+		}
+		break;
+	case OPT_TABLE_SORT:
+		if (strcmp(arg, "self") == 0)
+			s->table_sort = TOPTABLE_SELF;
+		else if (strcmp(arg, "total") == 0)
+			s->table_sort = TOPTABLE_TOTAL;
+		else if (strcmp(arg, "name") == 0)
+			s->table_sort = TOPTABLE_NAME;
+		else
+			return bad_value(err, errsize, "table-sort", arg);
+		break;
+	case OPT_TOP:
+		if (!parse_int(arg, 1, &s->top))
+			return bad_value(err, errsize, "top", arg);
+		break;
+	case OPT_DIFF: s->diff = true; break;
+	case OPT_NEGATE: s->negate = true; break;
+	case OPT_NORMALIZE: s->normalize = true; break;
 	case OPT_STATS: s->stats = true; break;
 	case OPT_BENCH_KEYS: s->bench_keys = arg; break;
 	}
@@ -425,6 +521,54 @@ static bool utf8_locale(void)
 	return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 }
 
+/* --print: the current tree in the chosen view. Returns the exit status. */
+static int print_view(const struct transform_stack *views, enum print_view view, const char *sandwich,
+                      enum toptable_key table_sort, size_t top, bool diff, bool normalize,
+                      int width, enum layout_orient orient, int min_width,
+                      enum tree_order order, const struct search *search,
+                      struct load_messages *msgs)
+{
+	const struct tree *t = transform_stack_tree(views);
+	struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
+	                              .min_width = min_width, .search = search };
+	if (view == VIEW_TABLE) {
+		struct toptable tt;
+		toptable_compute(&tt, t, TREE_ROOT, table_sort);
+		int rc = toptable_write(&tt, top, stdout);
+		toptable_free(&tt);
+		return rc ? 1 : 0;
+	}
+	if (view == VIEW_SANDWICH) {
+		char err[256];
+		size_t len;
+		if (!sandwich) {
+			tree_idx h = views_hottest(t);
+			if (h == TREE_NONE) {
+				load_messages_add(msgs, "tflame: no samples: no function for --view=sandwich");
+				return 1;
+			}
+			sandwich = tree_name(t, h);
+			len = tree_name_len(t, h);
+		} else {
+			len = strlen(sandwich);
+		}
+		int rc = views_print_sandwich(t, sandwich, len, order, &po, stdout, err, sizeof err);
+		if (rc == 1)
+			load_messages_add(msgs, "tflame: %s", err);
+		return rc ? 1 : 0;
+	}
+	if (diff) {
+		struct diff d;
+		char line[256];
+		diff_compute(&d, t, transform_stack_tree2(views), normalize, false);
+		diff_describe(&d, t, TREE_ROOT, line, sizeof line);
+		diff_free(&d);
+		if (printf("diff: %s\n", line) < 0)
+			return 1;
+	}
+	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -433,7 +577,7 @@ int main(int argc, char **argv)
 	static struct settings set;
 	set = (struct settings){
 		.mode = MODE_UI, .order = TREE_ORDER_NAME, .orient = LAYOUT_FLAME,
-		.width = 0, .min_width = 1,
+		.width = 0, .min_width = 1, .view = VIEW_FLAME, .table_sort = TOPTABLE_SELF,
 		.lo = { .format = SNIFF_UNKNOWN, .progress = true,
 		        .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 },
 	};
@@ -504,6 +648,14 @@ int main(int argc, char **argv)
 	bool stats = set.stats;
 	const char *bench_keys = set.bench_keys;
 	const char *search_re = set.search_re;
+	const struct palette *pal = set.pal;
+	struct palette_rules *rules = set.rules;
+	bool diff = set.diff, negate = set.negate, normalize = set.normalize;
+	enum print_view view = set.view;
+	const char *sandwich = set.sandwich;
+	enum toptable_key table_sort = set.table_sort;
+	int top = set.top;
+	size_t ntrs = set.ntrs;
 
 	char *stdin_only[] = { (char *)"-" };
 	char **files = argv + optind;
@@ -518,20 +670,51 @@ int main(int argc, char **argv)
 		nfiles = 1;
 	}
 
-	struct tree t;
+	if (diff && nfiles > 2)
+		usage_error("--diff takes BEFORE AFTER, or one difffolded file");
+	if ((negate || normalize) && !diff)
+		usage_error("--%s needs --diff", negate ? "negate" : "normalize");
+
+	/* --diff: t is AFTER (the widths), before is BEFORE. */
+	struct tree t, before;
 	struct load_messages msgs = { 0 };
 	tree_init(&t);
+	tree_init(&before);
 	if (order == TREE_ORDER_INPUT && mode != MODE_COLLAPSE) {
 		/* A flame chart keeps time order: only adjacent frames merge, so
 		 * the input is read in one pass. --collapse merges by stack. */
-		t.chart = true;
+		t.chart = before.chart = true;
 		lo.threads = 1;
 	}
 	double t0 = seconds();
-	int rc = load_files(&t, files, nfiles, &lo, &msgs);
+	int rc;
+	if (diff && nfiles == 2) {
+		rc = load_files(&before, files, 1, &lo, &msgs);
+		rc |= load_files(&t, files + 1, 1, &lo, &msgs);
+	} else {
+		if (diff)
+			lo.before = &before;    /* one difffolded file */
+		rc = load_files(&t, files, nfiles, &lo, &msgs);
+	}
 	double t1 = seconds();
 	tree_finalize(&t, order);
+	tree_finalize(&before, order);
 	double t2 = seconds();
+
+	struct transform_stack views;
+	transform_stack_init(&views, &t, diff ? &before : NULL, order);
+	for (size_t k = 0; k < ntrs && rc == 0; k++) {
+		char why[256];
+		const char *arg = set.trs[k].arg;
+		struct transform tr = transform_make(set.trs[k].kind, arg, arg ? strlen(arg) : 0);
+		if (!transform_stack_push(&views, &tr, why, sizeof why)) {
+			char safe[300];
+			text_sanitize(why, strlen(why), safe, sizeof safe);
+			load_messages_add(&msgs, "tflame: %s", safe);
+			rc = 1;
+		}
+	}
+	const struct tree *shown = transform_stack_tree(&views);
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (stats)
@@ -543,25 +726,21 @@ int main(int argc, char **argv)
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(&t, stdout) != 0)
+		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(shown, stdout) != 0)
 			rc = 1;
 		if (rc == 0 && mode == MODE_PRINT) {
-			if (width == 0)
-				width = default_width();
-			struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
-			                              .min_width = min_width };
-			struct search *s = search_re ? search_new(&t, search_re, NULL, 0) : NULL;
+			/* The search runs on the tree shown (after the transforms). */
+			struct search *s = search_re ? search_new(shown, search_re, NULL, 0) : NULL;
 			if (s) {
 				double s0 = seconds();
 				search_run(s, 0);
 				if (stats)
 					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
-					        (seconds() - s0) * 1e3, strtab_count(&t.names), tree_size(&t),
-					        search_count(s));
-				po.search = s;
+					        (seconds() - s0) * 1e3, strtab_count(&shown->names),
+					        tree_size(shown), search_count(s));
 			}
-			if (printer_print(&t, &po, stdout) != 0)
-				rc = 1;
+			rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
+			                width ? width : default_width(), orient, min_width, order, s, &msgs);
 			search_free(s);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
@@ -573,18 +752,21 @@ int main(int argc, char **argv)
 	} else {
 		struct ui_options uo = {
 			.orient = orient, .min_width = min_width,
+			.views = &views, .diff = diff, .negate = negate, .normalize = normalize,
+			.table = view == VIEW_TABLE, .table_sort = table_sort,
+			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
 			.title = nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
-			.palette = set.pal, .rules = set.rules,
+			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
 			.search = search_re, .stats = stats,
 		};
-		rc = ui_run(&t, &uo);
+		rc = ui_run(shown, &uo);
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	}
 	load_messages_free(&msgs);
-	palette_rules_free(set.rules);
+	palette_rules_free(rules);
 	tree_free(&t);
 	free(config_text);
 	return rc;

@@ -18,7 +18,7 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 	struct layout_params p = {
 		.zoom = o->zoom, .width = width,
 		.height = maxdepth >= (uint32_t)INT32_MAX - 1 ? INT32_MAX : (int)maxdepth + 1,
-		.orient = LAYOUT_ICICLE, .scroll = 0, .min_width = o->min_width < 1 ? 1 : o->min_width,
+		.orient = LAYOUT_ICICLE, .scroll = o->no_ancestors ? tree_depth(t, o->zoom) : 0, .min_width = o->min_width < 1 ? 1 : o->min_width,
 	};
 	struct layout l;
 	layout_init(&l);
@@ -30,7 +30,8 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 
 	char count[64];
 	tree_format_count(t, t->nodes[o->zoom].total, count, sizeof count);
-	int rc = fprintf(out, "all: %s samples\n", count) < 0 ? -1 : 0;
+	int rc = (o->header ? fprintf(out, "%s\n", o->header)
+	                    : fprintf(out, "all: %s samples\n", count)) < 0 ? -1 : 0;
 	if (o->search && rc == 0) {
 		const char *pat = search_pattern(o->search);
 		size_t n = search_count(o->search), patsize = strlen(pat) * 12 + 16;

@@ -6,6 +6,7 @@
 #ifndef TFLAME_PRINTER_H
 #define TFLAME_PRINTER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "layout.h"
 #include "search.h"
@@ -16,6 +17,8 @@ struct printer_options {
 	enum layout_orient orient;
 	tree_idx zoom;              /* usually TREE_ROOT */
 	int min_width;              /* hide frames narrower than this (>= 1) */
+	bool no_ancestors;          /* leave out the zoom root's ancestor rows */
+	const char *header;         /* first line; NULL: "all: N samples" */
 	const struct search *search; /* finished search, or NULL */
 };
 

@@ -22,10 +22,16 @@
 #endif
 
 #include "clip.h"
+#include "diff.h"
 #include "keymap.h"
 #include "palette.h"
+#include "lineinput.h"
+#include "sandwichview.h"
+#include "tableview.h"
 #include "search.h"
 #include "text.h"
+#include "transform.h"
+#include "views.h"
 #include "xalloc.h"
 
 /* Below this the graph is replaced by "terminal too small". */
@@ -57,10 +63,16 @@
  * colours, and a bounded pair table in curses. */
 #define UI_MAX_PAIRS 4096
 
+/* What the input line (H, the table filter) is for. */
+enum { UI_INPUT_HIDE, UI_INPUT_FILTER };
+
 enum ui_mode {
 	UI_MODE_NORMAL,
 	UI_MODE_HELP,           /* scrolls with j/k Space/b g/G; other keys return */
-	UI_MODE_SEARCH          /* typing a search in the bottom line */
+	UI_MODE_SEARCH,         /* typing a search in the bottom line */
+	UI_MODE_TABLE,          /* the top table (tableview.c) */
+	UI_MODE_SANDWICH,       /* callers and callees (sandwichview.c) */
+	UI_MODE_INPUT           /* H or the table filter (lineinput.c) */
 };
 
 /* The search prompt's line: bytes as typed (UTF-8 or not), NUL-terminated;
@@ -101,6 +113,15 @@ struct ui {
 	size_t bufsize;
 	tree_idx *crumbs;       /* breadcrumb scratch, cols / 3 + 2 entries */
 	size_t ncrumbs;
+
+	/* Views: the tree shown is the transform stack's current one. */
+	struct transform_stack *views;
+	bool diffmode, negate, normalize;
+	struct diff diff;       /* valid when diffmode */
+	struct tableview *tv;
+	struct sandwichview *sw;
+	struct lineinput input;     /* H and the table filter (not the search) */
+	enum ui_mode input_back;    /* the mode the input line returns to */
 
 	enum palette_depth depth;
 	const struct palette *pal;
@@ -392,6 +413,14 @@ static attr_t frame_attr(struct ui *u, tree_idx i, int *pair)
 	*pair = 0;
 	if (u->depth == PALETTE_MONO)
 		return A_NORMAL;
+	if (u->diffmode) {
+		struct palette_look l = { PALETTE_HUE_FLAT, diff_color(&u->diff, u->t, i) };
+		/* 8 colours: red, blue or white only, so the sign still shows. */
+		int colour = u->depth != PALETTE_8 ? term_colour(u, l)
+		             : l.rgb.r > l.rgb.b ? COLOR_RED : l.rgb.b > l.rgb.r ? COLOR_BLUE : COLOR_WHITE;
+		*pair = pair_for(u, colour);
+		return A_NORMAL;
+	}
 	*pair = pair_for(u, term_colour(u, frame_look(u, i)));
 	return A_NORMAL;
 }
@@ -484,10 +513,15 @@ static void zoom_to(struct ui *u, tree_idx z)
 	set_zoom(u, z);
 }
 
+static void undo_transform(struct ui *u);
+
 static void unzoom(struct ui *u, bool all)
 {
 	if (u->lp.zoom == TREE_ROOT) {
-		snprintf(u->notice, sizeof u->notice, "already showing all samples");
+		if (!all && u->views->n > 0)
+			undo_transform(u);
+		else
+			snprintf(u->notice, sizeof u->notice, "already showing all samples");
 		return;
 	}
 	tree_idx z = TREE_ROOT;
@@ -571,6 +605,7 @@ static void on_resize(struct ui *u)
 		u->want_col = u->cols > 0 ? u->cols - 1 : 0;
 	reset_scroll(u);
 	fix_selection(u);
+	sandwichview_resize(u->sw, u->cols, u->lines - 2, u->lp.min_width);
 }
 
 /* ---- search ---- */
@@ -1016,6 +1051,32 @@ static void draw_graph(struct ui *u)
 		put_text(u, 1 + u->lp.height / 2, u->cols > 10 ? (u->cols - 10) / 2 : 0, "no samples");
 }
 
+/* The transform stack, oldest first, as "[reverse] [focus f] " from the
+ * left of line 0, each label cut to a third of the line; returns the
+ * columns used. */
+static int draw_transforms(struct ui *u)
+{
+	int x = 0;
+	char label[256];
+	for (size_t k = 0; k < u->views->n && x < u->cols / 2; k++) {
+		transform_label(&u->views->items[k], label, sizeof label);
+		int room = u->cols / 3;
+		if (x + room + 3 > u->cols / 2 + u->cols / 3)
+			room = u->cols / 2 + u->cols / 3 - x - 3;
+		if (room < 3)
+			break;
+		attron(A_REVERSE);
+		mvaddstr(0, x, "[");
+		int w = text_fit(label, strlen(label), room, u->buf, u->bufsize);
+		addstr(u->buf);
+		addstr("]");
+		attroff(A_REVERSE);
+		addstr(" ");
+		x += w + 3;
+	}
+	return x;
+}
+
 /* "all › main › parse", cut from the left ("..") to the screen width. The
  * walk up from the zoom root stops as soon as the line is full. */
 static void draw_breadcrumb(struct ui *u)
@@ -1025,6 +1086,8 @@ static void draw_breadcrumb(struct ui *u)
 	int avail = u->cols, total = 0;
 	size_t n = 0;
 	bool cut = false;
+	int x = draw_transforms(u);
+	avail -= x;
 	for (tree_idx i = u->lp.zoom; i != TREE_NONE; i = tree_parent(u->t, i)) {
 		int add = name_width(u, i) + (n ? sepw : 0);
 		if (n == u->ncrumbs || (n > 0 && total + add > avail)) {
@@ -1039,12 +1102,13 @@ static void draw_breadcrumb(struct ui *u)
 			total -= name_width(u, u->crumbs[n - 1]) + sepw;
 			n--;
 		}
-	int x = 0;
-	move(0, 0);
-	if (cut && avail >= dotsw + sepw + 1) {
+	int x0 = x;
+	avail += x0;
+	move(0, x);
+	if (cut && avail - x0 >= dotsw + sepw + 1) {
 		addstr("..");
 		addstr(sep);
-		x = dotsw + sepw;
+		x += dotsw + sepw;
 	}
 	for (size_t k = n; k-- > 0 && x < avail;) {
 		size_t len;
@@ -1093,7 +1157,7 @@ static void draw_status(struct ui *u)
 	const struct tree *t = u->t;
 	const struct tree_node *n = tree_node(t, u->sel);
 	char count[64], grouped[96], pct_all[32], pct_view[32];
-	char fields[3][128];
+	char fields[4][128];
 	int nf = 0;
 
 	tree_format_count(t, n->total, count, sizeof count);
@@ -1105,6 +1169,8 @@ static void draw_status(struct ui *u)
 		format_percent(tree_total_d(t, u->sel), tree_total_d(t, u->lp.zoom), pct_view, sizeof pct_view);
 		snprintf(fields[nf++], sizeof fields[0], "%s of view", pct_view);
 	}
+	if (u->diffmode)
+		diff_describe(&u->diff, t, u->sel, fields[nf++], sizeof fields[0]);
 
 	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
 	const int sepw = 5;
@@ -1453,6 +1519,93 @@ static void help_key(struct ui *u, int ch)
 	u->help_top = top < 0 ? 0 : top > last ? last : top;
 }
 
+static void draw_table_status(struct ui *u)
+{
+	char line[512];
+	if (u->notice[0]) {
+		attron(A_BOLD);
+		put_text(u, u->lines - 1, 0, u->notice);
+		attroff(A_BOLD);
+		return;
+	}
+	tableview_status(u->tv, line, sizeof line);
+	put_text(u, u->lines - 1, 0, line);
+}
+
+/* The input line over the status row, with a cursor block after the text. */
+static void draw_input(struct ui *u)
+{
+	int y = u->lines - 1;
+	char safe[LINEINPUT_MAX * 4 + 64];
+	move(y, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	put_text(u, y, 0, u->input.label);
+	attroff(A_BOLD);
+	int x = (int)strlen(u->input.label);
+	int room = u->cols - x - 2;
+	if (room <= 0)
+		return;
+	/* Show the end of the text when it is longer than the line. */
+	text_sanitize(u->input.text, u->input.len, safe, sizeof safe);
+	const char *p = safe;
+	while (*p && text_width(p, strlen(p)) > room) {
+		p++;    /* one character: skip its UTF-8 continuation bytes too */
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+	}
+	put_text(u, y, x, p);
+	attron(A_REVERSE);
+	mvaddch(y, x + text_width(p, strlen(p)), ' ');
+	attroff(A_REVERSE);
+}
+
+/* A sandwich frame's look: the palette's colour of its name (the
+ * sandwich's trees have their own names, so no cache), reverse and bold
+ * when selected. */
+static void sandwich_style(void *ctx, const struct tree *t, tree_idx i, bool selected)
+{
+	struct ui *u = ctx;
+	int pair = 0;
+	if (u->depth != PALETTE_MONO)
+		pair = pair_for(u, term_colour(u, palette_look(u->pal, u->rules, tree_name(t, i),
+		                                               tree_name_len(t, i))));
+	set_look(selected ? A_REVERSE | A_BOLD : A_NORMAL, pair);
+}
+
+/* Breadcrumb "sandwich: NAME", both panes, and a status line for the
+ * selected frame: samples, % of the function's own total, % of all. */
+static void draw_sandwich(struct ui *u)
+{
+	size_t len;
+	const char *name = sandwichview_name(u->sw, &len);
+	int x = draw_transforms(u);
+	attron(A_BOLD);
+	put_text(u, 0, x, "sandwich: ");
+	attroff(A_BOLD);
+	x += 10;
+	if (x < u->cols) {
+		text_fit_middle(name, len, u->cols - x, u->buf, u->bufsize);
+		mvaddstr(0, x, u->buf);
+	}
+	sandwichview_draw(u->sw, 1, u->buf, u->bufsize, sandwich_style, u);
+
+	tree_idx i;
+	const struct tree *st = sandwichview_selected(u->sw, &i);
+	char count[64], grouped[96], pa[32], pf[32], line[600];
+	tree_format_count(st, tree_node(st, i)->total, count, sizeof count);
+	group_thousands(count, grouped, sizeof grouped);
+	tree_idx f = tree_first_child(st, TREE_ROOT);
+	format_percent(tree_total_d(st, i), f == TREE_NONE ? 0 : tree_total_d(st, f), pf, sizeof pf);
+	format_percent(tree_total_d(st, i), tree_total_d(u->t, TREE_ROOT), pa, sizeof pa);
+	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
+	char nm[256];
+	text_sanitize(tree_name(st, i), tree_name_len(st, i), nm, sizeof nm);
+	snprintf(line, sizeof line, "%s%s%s sample%s%s%s of the function%s%s of all", nm, sep, grouped,
+	         strcmp(count, "1") ? "s" : "", sep, pf, sep, pa);
+	put_text(u, u->lines - 1, 0, line);
+}
+
 static void draw_too_small(struct ui *u)
 {
 	const char *msg = u->cols >= 18 ? "terminal too small" : "too small";
@@ -1467,7 +1620,13 @@ static void draw(struct ui *u)
 		draw_too_small(u);
 	else if (u->mode == UI_MODE_HELP)
 		draw_help(u);
-	else {
+	else if (u->mode == UI_MODE_TABLE || (u->mode == UI_MODE_INPUT && u->input_back == UI_MODE_TABLE)) {
+		draw_breadcrumb(u);
+		tableview_draw(u->tv, 1, u->lines - 2, u->cols, u->buf, u->bufsize);
+		draw_table_status(u);
+	} else if (u->mode == UI_MODE_SANDWICH) {
+		draw_sandwich(u);
+	} else {
 		draw_breadcrumb(u);
 		draw_graph(u);
 		if (u->legend)
@@ -1478,6 +1637,8 @@ static void draw(struct ui *u)
 		} else
 			draw_status(u);
 	}
+	if (u->mode == UI_MODE_INPUT)
+		draw_input(u);
 	/* The cursor shows where the prompt's typing goes, and only there. */
 	curs_set(u->mode == UI_MODE_SEARCH && !u->too_small ? 1 : 0);
 	refresh();
@@ -1526,6 +1687,269 @@ static void copy_selection(struct ui *u, bool stack)
 	free(s);
 }
 
+/* ---- views ---- */
+
+/* The tree changed (a transform pushed or undone): everything indexed by
+ * its nodes or its name ids restarts: the zoom stack, the colour cache,
+ * the search (run again, same pattern, on the new tree), the diff colours
+ * (O(tree)). */
+static void views_changed(struct ui *u)
+{
+	const struct search *was = u->pending ? u->pending : u->shown;
+	char *pattern = was ? xstrdup(search_pattern(was)) : NULL;
+	search_start(u, NULL);
+	/* `*` searches in the history hold name ids of the old tree: recalled,
+	 * their text (the quoted name) is searched as a regex instead. */
+	for (size_t k = 0; k < u->pr.nhist; k++)
+		u->pr.hist_exact[k] = -1;
+	u->pr.exact = -1;
+	u->t = transform_stack_tree(u->views);
+	free(u->looks);     /* by name id, and ids are the tree's own */
+	u->looks = NULL;
+	u->nlooks = 0;
+	if (pattern) {
+		char err[160];
+		struct search *s = search_new(u->t, pattern, err, sizeof err);
+		if (s)
+			search_start(u, s);
+		free(pattern);
+	}
+	if (u->diffmode) {
+		diff_free(&u->diff);
+		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
+	}
+	u->zn = 0;
+	u->lp.zoom = TREE_ROOT;
+	tree_idx c = tree_first_child(u->t, TREE_ROOT);
+	u->sel = c != TREE_NONE && tree_next_sibling(u->t, c) == TREE_NONE ? c : TREE_ROOT;
+	reset_scroll(u);
+	u->want_col = u->cols / 2;
+	fix_selection(u);
+}
+
+/* Says on the status line that a key will take a while: the views' keys
+ * are O(tree), about a second per million nodes. */
+static void busy(struct ui *u, const char *what)
+{
+	if (tree_size(u->t) < 200000 || u->too_small)
+		return;
+	move(u->lines - 1, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	put_text(u, u->lines - 1, 0, what);
+	attroff(A_BOLD);
+	refresh();
+}
+
+/* Applies a transform: O(tree), the one kind of key that is. */
+static void push_transform(struct ui *u, struct transform tr)
+{
+	char err[256];
+	busy(u, "computing the transformed tree...");
+	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
+		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
+		return;
+	}
+	views_changed(u);
+}
+
+static void undo_transform(struct ui *u)
+{
+	char label[256], msg[300];
+	if (u->views->n > 1)
+		busy(u, "recomputing from the loaded profile...");
+	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
+	snprintf(msg, sizeof msg, "undone: %s", label);
+	transform_stack_pop(u->views);
+	views_changed(u);
+	text_sanitize(msg, strlen(msg), u->notice, sizeof u->notice);
+}
+
+static void open_table(struct ui *u)
+{
+	busy(u, "counting functions...");
+	tableview_load(u->tv, u->t, u->lp.zoom);
+	u->mode = UI_MODE_TABLE;
+}
+
+/* Back from the table with function `name` shown: the heaviest frame of
+ * that name in the zoomed view is selected (one scan of the view) and the
+ * name is searched for exactly (as `*` does), so n/N step through its
+ * other frames. */
+static void show_function(struct ui *u, strtab_id name)
+{
+	tree_idx best = TREE_NONE;
+	size_t count = 0;
+	for (tree_idx i = u->lp.zoom; i < tree_end(u->t, u->lp.zoom); i++) {
+		if (tree_node(u->t, i)->name != name)
+			continue;
+		count++;
+		if (best == TREE_NONE || tree_total_d(u->t, i) > tree_total_d(u->t, best))
+			best = i;
+	}
+	u->mode = UI_MODE_NORMAL;
+	if (best == TREE_NONE)
+		return;
+	u->sel = best;
+	span_middle(u, best);
+	fix_selection(u);
+	if (u->sel == best)
+		search_selected_name(u);
+	if (count > 1)
+		snprintf(u->notice, sizeof u->notice, "the heaviest of %zu frames of this function", count);
+}
+
+/* The sandwich of the function named like node i of tree t (the browsed
+ * tree or a pane of the sandwich): O(tree) to build its two trees. */
+static void open_sandwich(struct ui *u, const struct tree *t, tree_idx i)
+{
+	int64_t id = strtab_find(&u->t->names, tree_name(t, i), tree_name_len(t, i));
+	if (id <= 0)
+		return;     /* "all" */
+	sandwichview_load(u->sw, u->t, (strtab_id)id, u->views->order);
+	u->mode = UI_MODE_SANDWICH;
+}
+
+/* --view=sandwich[=NAME] in the browser. */
+static void start_sandwich(struct ui *u, const char *name)
+{
+	tree_idx i = TREE_NONE;
+	if (name) {
+		int64_t id = strtab_find(&u->t->names, name, strlen(name));
+		for (tree_idx k = 1; id > 0 && k < tree_size(u->t) && i == TREE_NONE; k++)
+			if (tree_node(u->t, k)->name == (strtab_id)id)
+				i = k;
+	} else {
+		i = views_hottest(u->t);
+	}
+	if (i == TREE_NONE) {
+		snprintf(u->notice, sizeof u->notice, "no such function for the sandwich");
+		return;
+	}
+	open_sandwich(u, u->t, i);
+}
+
+static void sandwich_key(struct ui *u, int ch)
+{
+	tree_idx i;
+	const struct tree *st;
+	if (ch == 27) {
+		u->mode = UI_MODE_NORMAL;
+		return;
+	}
+	switch (keymap_lookup(ch)) {
+	case KEYMAP_LEFT: sandwichview_sideways(u->sw, -1); break;
+	case KEYMAP_RIGHT: sandwichview_sideways(u->sw, 1); break;
+	case KEYMAP_UP: sandwichview_vertical(u->sw, true); break;
+	case KEYMAP_DOWN: sandwichview_vertical(u->sw, false); break;
+	case KEYMAP_ZOOM:   /* the sandwich of the selected function */
+		st = sandwichview_selected(u->sw, &i);
+		if (i != TREE_ROOT)
+			open_sandwich(u, st, i);
+		break;
+	case KEYMAP_SANDWICH:
+	case KEYMAP_UNZOOM:
+	case KEYMAP_TABLE:
+		u->mode = UI_MODE_NORMAL;
+		break;
+	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
+	case KEYMAP_QUIT: u->quit = true; break;
+	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
+	case KEYMAP_MOUSE: {
+		/* Click selects, double-click re-centres on the function. */
+		MEVENT ev;
+		if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+			break;
+		if (sandwichview_click(u->sw, ev.y - 1, ev.x) && (ev.bstate & BUTTON1_DOUBLE_CLICKED)) {
+			st = sandwichview_selected(u->sw, &i);
+			open_sandwich(u, st, i);
+		}
+		break;
+	}
+	default: break;
+	}
+}
+
+static void table_key(struct ui *u, int ch)
+{
+	enum keymap_action act = keymap_lookup(ch);
+	switch (ch) {
+	case '/':
+		lineinput_start(&u->input, "filter: ", UI_INPUT_FILTER);
+		u->input_back = UI_MODE_TABLE;
+		u->mode = UI_MODE_INPUT;
+		return;
+	case 27: {          /* Esc: the filter goes */
+		char err[8];
+		tableview_filter(u->tv, "", err, sizeof err);
+		return;
+	}
+	case KEY_NPAGE: case ' ': tableview_page(u->tv, 1); return;
+	case KEY_PPAGE: tableview_page(u->tv, -1); return;
+	case KEY_END: case 'G': tableview_move(u->tv, (long)1 << 40); return;
+	case KEY_HOME: case 'g': tableview_move(u->tv, -((long)1 << 40)); return;
+	}
+	strtab_id name;
+	switch (act) {
+	case KEYMAP_DOWN: tableview_move(u->tv, 1); break;
+	case KEYMAP_UP: tableview_move(u->tv, -1); break;
+	case KEYMAP_SORT_SELF: tableview_sort(u->tv, TOPTABLE_SELF); break;
+	case KEYMAP_SORT_TOTAL: tableview_sort(u->tv, TOPTABLE_TOTAL); break;
+	case KEYMAP_SORT_NAME: tableview_sort(u->tv, TOPTABLE_NAME); break;
+	case KEYMAP_ZOOM:
+		if (tableview_selected(u->tv, &name))
+			show_function(u, name);
+		break;
+	case KEYMAP_SANDWICH:   /* of the selected row's function */
+		if (tableview_selected(u->tv, &name)) {
+			sandwichview_load(u->sw, u->t, name, u->views->order);
+			u->mode = UI_MODE_SANDWICH;
+		}
+		break;
+	case KEYMAP_FOCUS:
+		if (tableview_selected(u->tv, &name)) {
+			u->mode = UI_MODE_NORMAL;
+			push_transform(u, transform_make(TRANSFORM_FOCUS, strtab_str(&u->t->names, name),
+			                                 strtab_len(&u->t->names, name)));
+		}
+		break;
+	case KEYMAP_TABLE: u->mode = UI_MODE_NORMAL; break;
+	case KEYMAP_HELP: u->mode = UI_MODE_HELP; break;
+	case KEYMAP_QUIT: u->quit = true; break;
+	case KEYMAP_REDRAW: clearok(curscr, TRUE); break;
+	case KEYMAP_MOUSE: {
+		/* Click selects a row, double-click shows it, the wheel scrolls. */
+		MEVENT ev;
+		if (getmouse(&ev) != OK)
+			break;
+		if (ev.bstate & BUTTON4_PRESSED)
+			tableview_move(u->tv, -3);
+#ifdef BUTTON5_PRESSED
+		else if (ev.bstate & BUTTON5_PRESSED)
+			tableview_move(u->tv, 3);
+#endif
+		else if ((ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)) &&
+		         tableview_click(u->tv, ev.y - 2) && (ev.bstate & BUTTON1_DOUBLE_CLICKED) &&
+		         tableview_selected(u->tv, &name))
+			show_function(u, name);
+		break;
+	}
+	default: break;
+	}
+}
+
+static void input_done(struct ui *u)
+{
+	char err[256];
+	u->mode = u->input_back;
+	if (u->input.purpose == UI_INPUT_FILTER) {
+		if (!tableview_filter(u->tv, u->input.text, err, sizeof err))
+			text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
+	} else if (u->input.len > 0) {
+		push_transform(u, transform_make(TRANSFORM_HIDE, u->input.text, u->input.len));
+	}
+}
+
 static void dispatch(struct ui *u, enum keymap_action act)
 {
 	if (u->too_small && act != KEYMAP_QUIT && act != KEYMAP_REDRAW && act != KEYMAP_HELP)
@@ -1545,6 +1969,35 @@ static void dispatch(struct ui *u, enum keymap_action act)
 	case KEYMAP_COPY_NAME: copy_selection(u, false); break;
 	case KEYMAP_COPY_STACK: copy_selection(u, true); break;
 	case KEYMAP_MOUSE: on_mouse(u); break;
+	case KEYMAP_TABLE: open_table(u); break;
+	case KEYMAP_REVERSE: push_transform(u, transform_make(TRANSFORM_REVERSE, NULL, 0)); break;
+	case KEYMAP_MERGE_RECURSION:
+		push_transform(u, transform_make(TRANSFORM_MERGE_RECURSION, NULL, 0));
+		break;
+	case KEYMAP_FOCUS:
+	case KEYMAP_SANDWICH:
+	case KEYMAP_DROP:
+		if (u->sel == TREE_ROOT || is_ancestor_row(u, u->sel)) {
+			snprintf(u->notice, sizeof u->notice, "select a frame first (not all or a dimmed one)");
+			break;
+		}
+		if (act == KEYMAP_DROP)
+			push_transform(u, transform_make_drop(u->t, u->sel));
+		else if (act == KEYMAP_FOCUS)
+			push_transform(u, transform_make(TRANSFORM_FOCUS, tree_name(u->t, u->sel),
+			                                 tree_name_len(u->t, u->sel)));
+		else
+			open_sandwich(u, u->t, u->sel);
+		break;
+	case KEYMAP_HIDE:
+		lineinput_start(&u->input, "hide frames matching: ", UI_INPUT_HIDE);
+		u->input_back = UI_MODE_NORMAL;
+		u->mode = UI_MODE_INPUT;
+		break;
+	case KEYMAP_SORT_SELF:
+	case KEYMAP_SORT_TOTAL:
+	case KEYMAP_SORT_NAME:
+		break;      /* table keys */
 	case KEYMAP_PALETTE: cycle_palette(u); break;
 	case KEYMAP_LEGEND:
 		u->legend = !u->legend;
@@ -1593,6 +2046,21 @@ static void handle_key(struct ui *u, int ch)
 		break;
 	case UI_MODE_NORMAL:
 		dispatch(u, keymap_lookup(ch));
+		break;
+	case UI_MODE_TABLE:
+		if (!u->too_small || ch == 'q')
+			table_key(u, ch);
+		break;
+	case UI_MODE_SANDWICH:
+		if (!u->too_small || ch == 'q')
+			sandwich_key(u, ch);
+		break;
+	case UI_MODE_INPUT:
+		switch (lineinput_key(&u->input, ch)) {
+		case LINEINPUT_EDITING: break;
+		case LINEINPUT_DONE: input_done(u); break;
+		case LINEINPUT_CANCEL: u->mode = u->input_back; break;
+		}
 		break;
 	case UI_MODE_SEARCH:
 		prompt_key(u, ch);
@@ -1822,6 +2290,19 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->lp.orient = o->orient;
 	u->lp.min_width = o->min_width < 1 ? 1 : o->min_width;
 	u->sel = TREE_ROOT;
+	struct transform_stack own;
+	u->views = o->views;
+	if (!u->views) {
+		transform_stack_init(&own, t, NULL, TREE_ORDER_NAME);
+		u->views = &own;
+	}
+	u->diffmode = o->diff && transform_stack_tree2(u->views) != NULL;
+	u->negate = o->negate;
+	u->normalize = o->normalize;
+	if (u->diffmode)
+		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
+	u->tv = tableview_new(o->table_sort);
+	u->sw = sandwichview_new();
 	layout_init(&u->lay);
 	set_notice(u, o->notice);
 	colours_init(u, o);
@@ -1840,6 +2321,10 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		} else
 			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr.err);
 	}
+	if (o->table)
+		open_table(u);
+	if (o->sandwich)
+		start_sandwich(u, o->sandwich_name);
 	relayout(u);
 	draw(u);
 
@@ -1920,6 +2405,12 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
 	layout_free(&u->lay);
+	tableview_free(u->tv);
+	sandwichview_free(u->sw);
+	if (u->diffmode)
+		diff_free(&u->diff);
+	if (u->views == &own)
+		transform_stack_free(&own);
 	struct search *held[] = { u->shown, u->pending, u->before };
 	u->shown = u->pending = u->before = NULL;
 	for (size_t k = 0; k < 3; k++)

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 #include "layout.h"
+#include "toptable.h"
+#include "transform.h"
 #include "palette.h"
 #include "tree.h"
 
@@ -13,6 +15,16 @@ struct ui_options {
 	int min_width;              /* columns, >= 1 */
 	const char *title;          /* input name(s), shown in the status line */
 	const char *notice;         /* one line shown at start (e.g. skipped lines), or NULL */
+	/* Views: the transform stack whose current tree is the t of ui_run
+	 * (NULL: no transforms, t is browsed as it is). With diff, its second
+	 * tree is BEFORE and frames are coloured by their change. */
+	struct transform_stack *views;
+	bool diff, negate, normalize;
+	bool table;                 /* start in the top table */
+	bool sandwich;              /* start in the sandwich of sandwich_name
+	                               (NULL: the function with most self) */
+	const char *sandwich_name;
+	enum toptable_key table_sort;
 	const struct palette *palette;      /* NULL: the default (hot) */
 	const struct palette_rules *rules;  /* --color-rule, --palette-map; or NULL */
 	const char *bench_keys;     /* benchmarks: play this key script instead of

@@ -1,0 +1,249 @@
+#include "config.h"
+#include "tableview.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(HAVE_NCURSESW_CURSES_H)
+#include <ncursesw/curses.h>
+#else
+#include <curses.h>
+#endif
+#include "text.h"
+#include "xalloc.h"
+
+struct tableview {
+	struct toptable tt;
+	bool loaded;
+	enum toptable_key key;
+	char filter[256];           /* "" when none */
+	size_t *shown;              /* indices into tt.rows passing the filter */
+	size_t nshown;
+	size_t sel, top;            /* positions in shown[] */
+	int height;                 /* rows area of the last draw */
+};
+
+struct tableview *tableview_new(enum toptable_key key)
+{
+	struct tableview *tv = xcalloc(1, sizeof *tv);
+	tv->key = key;
+	tv->height = 10;
+	return tv;
+}
+
+void tableview_free(struct tableview *tv)
+{
+	if (!tv)
+		return;
+	if (tv->loaded)
+		toptable_free(&tv->tt);
+	free(tv->shown);
+	free(tv);
+}
+
+static bool smart_icase(const char *pat)
+{
+	for (const char *p = pat; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p >= 'A' && *p <= 'Z')
+			return false;
+	}
+	return true;
+}
+
+/* Rebuilds shown[] from the filter; the selection follows its function
+ * (`follow`, or the one selected now when follow is NULL). */
+static bool refilter_keep(struct tableview *tv, const char *pattern, const strtab_id *follow,
+                          char *err, size_t errsize);
+
+static bool refilter(struct tableview *tv, const char *pattern, char *err, size_t errsize)
+{
+	return refilter_keep(tv, pattern, NULL, err, errsize);
+}
+
+static bool refilter_keep(struct tableview *tv, const char *pattern, const strtab_id *follow,
+                          char *err, size_t errsize)
+{
+	regex_t re;
+	bool use = pattern[0] != '\0';
+	if (use) {
+		int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | (smart_icase(pattern) ? REG_ICASE : 0));
+		if (rc != 0) {
+			char msg[128];
+			regerror(rc, &re, msg, sizeof msg);
+			snprintf(err, errsize, "bad regex: %s", msg);
+			return false;
+		}
+	}
+	strtab_id was = 0;
+	bool had = follow ? true : tableview_selected(tv, &was);
+	if (follow)
+		was = *follow;
+	tv->shown = xreallocarray(tv->shown, tv->tt.n ? tv->tt.n : 1, sizeof *tv->shown);
+	tv->nshown = 0;
+	tv->sel = tv->top = 0;
+	const struct strtab *st = &tv->tt.t->names;
+	for (size_t k = 0; k < tv->tt.n; k++) {
+		strtab_id id = tv->tt.rows[k].name;
+		if (use && regexec(&re, strtab_str(st, id), 0, NULL, 0) != 0)
+			continue;
+		if (had && id == was)
+			tv->sel = tv->nshown;
+		tv->shown[tv->nshown++] = k;
+	}
+	if (use)
+		regfree(&re);
+	snprintf(tv->filter, sizeof tv->filter, "%s", pattern);
+	return true;
+}
+
+void tableview_load(struct tableview *tv, const struct tree *t, tree_idx zoom)
+{
+	if (tv->loaded)
+		toptable_free(&tv->tt);
+	toptable_compute(&tv->tt, t, zoom, tv->key);
+	tv->loaded = true;
+	tv->nshown = 0;     /* no selection to follow */
+	char err[8], pat[256];
+	snprintf(pat, sizeof pat, "%s", tv->filter);
+	if (!refilter(tv, pat, err, sizeof err))
+		refilter(tv, "", err, sizeof err);
+	tv->sel = tv->top = 0;
+}
+
+void tableview_sort(struct tableview *tv, enum toptable_key key)
+{
+	strtab_id was;
+	bool had = tableview_selected(tv, &was);    /* before the rows move */
+	tv->key = key;
+	toptable_sort(&tv->tt, key);
+	char err[8];
+	char pat[256];
+	snprintf(pat, sizeof pat, "%s", tv->filter);
+	refilter_keep(tv, pat, had ? &was : NULL, err, sizeof err);  /* compiled before */
+	if (tv->sel >= tv->top + (size_t)tv->height)
+		tv->top = tv->sel - (size_t)tv->height / 2;
+}
+
+enum toptable_key tableview_sort_key(const struct tableview *tv)
+{
+	return tv->key;
+}
+
+bool tableview_filter(struct tableview *tv, const char *pattern, char *err, size_t errsize)
+{
+	return refilter(tv, pattern, err, errsize);
+}
+
+void tableview_move(struct tableview *tv, long delta)
+{
+	if (tv->nshown == 0)
+		return;
+	long s = (long)tv->sel + delta;
+	if (s < 0)
+		s = 0;
+	if (s >= (long)tv->nshown)
+		s = (long)tv->nshown - 1;
+	tv->sel = (size_t)s;
+}
+
+void tableview_page(struct tableview *tv, int dir)
+{
+	long h = tv->height > 1 ? tv->height - 1 : 1;
+	tableview_move(tv, dir * h);
+}
+
+bool tableview_click(struct tableview *tv, int row)
+{
+	if (row < 0 || row >= tv->height || tv->top + (size_t)row >= tv->nshown)
+		return false;
+	tv->sel = tv->top + (size_t)row;
+	return true;
+}
+
+bool tableview_selected(const struct tableview *tv, strtab_id *name)
+{
+	if (tv->nshown == 0)
+		return false;
+	*name = tv->tt.rows[tv->shown[tv->sel]].name;
+	return true;
+}
+
+static const char *sort_name(enum toptable_key k)
+{
+	return k == TOPTABLE_SELF ? "self" : k == TOPTABLE_TOTAL ? "total" : "name";
+}
+
+void tableview_status(const struct tableview *tv, char *buf, size_t size)
+{
+	const char *sep = text_is_utf8() ? "  \u00b7  " : "  |  ";
+	char filt[300] = "";
+	if (tv->filter[0]) {
+		char safe[260];
+		text_sanitize(tv->filter, strlen(tv->filter), safe, sizeof safe);
+		snprintf(filt, sizeof filt, "%s/%s", sep, safe);
+	}
+	snprintf(buf, size, "%zu of %zu functions%ssort: %s%s", tv->nshown, tv->tt.n, sep,
+	         sort_name(tv->key), filt);
+}
+
+void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_t bufsize)
+{
+	if (h < 2 || w < 1)
+		return;
+	tv->height = h - 1;
+	/* Keep the selection in view. */
+	if (tv->sel < tv->top)
+		tv->top = tv->sel;
+	if (tv->sel >= tv->top + (size_t)tv->height)
+		tv->top = tv->sel - (size_t)tv->height + 1;
+
+	const struct tree *t = tv->tt.t;
+	char cnt[64];
+	/* Count columns as wide as the zoom root's total (the largest). */
+	int cw = tree_format_count(t, tv->tt.all, cnt, sizeof cnt);
+	if (cw < 5)
+		cw = 5;
+	char line[512];
+	snprintf(line, sizeof line, "%*s %7s %*s %7s %7s  %s", cw, "SELF", "SELF%", cw, "TOTAL",
+	         "TOTAL%", "CALLERS", "FUNCTION");
+	attron(A_BOLD);
+	text_fit(line, strlen(line), w, buf, bufsize);
+	mvaddstr(y0, 0, buf);
+	attroff(A_BOLD);
+	int namex = 2 * cw + 7 + 7 + 7 + 4 + 2;
+	for (int r = 0; r < tv->height; r++) {
+		size_t k = tv->top + (size_t)r;
+		if (k >= tv->nshown)
+			break;
+		const struct toptable_row *row = &tv->tt.rows[tv->shown[k]];
+		char self[64], total[64];
+		tree_format_count(t, row->self, self, sizeof self);
+		tree_format_count(t, row->total, total, sizeof total);
+		snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %7u  ", cw, self,
+		         toptable_percent(&tv->tt, row->self), cw, total,
+		         toptable_percent(&tv->tt, row->total), (unsigned)row->sites);
+		int y = y0 + 1 + r;
+		bool selected = k == tv->sel;
+		if (selected)
+			attron(A_REVERSE | A_BOLD);
+		text_fit(line, strlen(line), w, buf, bufsize);
+		mvaddstr(y, 0, buf);
+		if (namex < w) {
+			const struct strtab *st = &t->names;
+			text_fit(strtab_str(st, row->name), strtab_len(st, row->name), w - namex, buf, bufsize);
+			mvaddstr(y, namex, buf);
+			if (selected)   /* the bar spans the whole line */
+				for (int x = namex + text_width(buf, strlen(buf)); x < w; x++)
+					addch(' ');
+		}
+		if (selected)
+			attroff(A_REVERSE | A_BOLD);
+	}
+	if (tv->nshown == 0)
+		mvaddstr(y0 + 1, 0, tv->filter[0] ? "no function matches the filter" : "no samples");
+}

@@ -1,0 +1,44 @@
+/* tableview: the top table as a screen (Tab in the browser): its rows,
+ * sort key, regex filter, selection and scrolling, and its drawing. The
+ * browser (ui.c) owns the terminal, the breadcrumb and status lines; this
+ * draws only the rows area it is given. */
+#ifndef TFLAME_TABLEVIEW_H
+#define TFLAME_TABLEVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "toptable.h"
+#include "tree.h"
+
+struct tableview;
+
+struct tableview *tableview_new(enum toptable_key key);
+void tableview_free(struct tableview *tv);
+
+/* Computes the rows of t's subtree at zoom (O(subtree + names), once per
+ * Tab, not per key); keeps the sort key and filter, selects the first row. */
+void tableview_load(struct tableview *tv, const struct tree *t, tree_idx zoom);
+/* Re-sorts (O(rows log rows)); the selected function stays selected. */
+void tableview_sort(struct tableview *tv, enum toptable_key key);
+enum toptable_key tableview_sort_key(const struct tableview *tv);
+/* Shows only rows whose name matches the ERE pattern (smart case: case-
+ * insensitive unless it has an upper-case letter); "" shows all. False
+ * with regerror's message in err when it does not compile (filter kept). */
+bool tableview_filter(struct tableview *tv, const char *pattern, char *err, size_t errsize);
+/* Moves the selection by delta rows (clamped); page moves use the height
+ * of the last draw. */
+void tableview_move(struct tableview *tv, long delta);
+void tableview_page(struct tableview *tv, int dir);
+/* Selects the row drawn on line `row` of the rows area (0 = the first row
+ * under the header) at the last draw; false when no row is there. */
+bool tableview_click(struct tableview *tv, int row);
+/* The selected row's name, false when no row is shown. */
+bool tableview_selected(const struct tableview *tv, strtab_id *name);
+
+/* Draws the header and rows in lines [y0, y0 + h) of width w; buf is
+ * scratch of bufsize >= TEXT_FIT_BYTES(w + 1). Work is O(h). */
+void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_t bufsize);
+/* One line for the status row: "12 of 40 functions  ·  sort: self  ·  /re". */
+void tableview_status(const struct tableview *tv, char *buf, size_t size);
+
+#endif
