@@ -766,6 +766,8 @@ int main(int argc, char **argv)
 			fputs(msgs.text, stderr);
 	}
 	load_messages_free(&msgs);
+	transform_stack_free(&views);
+	tree_free(&before);
 	palette_rules_free(rules);
 	tree_free(&t);
 	free(config_text);
