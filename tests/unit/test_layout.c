@@ -6,20 +6,7 @@
 #include "layout.h"
 #include "tree.h"
 #include "tap.h"
-
-static void add(struct tree *t, const char *stack, uint64_t c)
-{
-	struct tree_frame f[64];
-	size_t n = 0;
-	const char *p = stack;
-	while (*p) {
-		const char *e = strchr(p, ';');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		f[n++] = (struct tree_frame){ p, len };
-		p += len + (e ? 1 : 0);
-	}
-	tree_add_stack(t, f, n, c);
-}
+#include "treeutil.h"
 
 /* "name@row:c0-c1" for every span, in layout order. */
 static char *spans(const struct tree *t, const struct layout *l)
@@ -169,8 +156,8 @@ int main(void)
 			for (tree_idx i = rp.zoom; i < tree_end(&t, rp.zoom); i++) {
 				bool drawn = true;
 				for (tree_idx a = i; drawn; a = tree_parent(&t, a)) {
-					int c0, c1;
-					drawn = layout_node_cols(&t, &rp, a, &c0, &c1);
+					int a0, a1;
+					drawn = layout_node_cols(&t, &rp, a, &a0, &a1);
 					if (a == rp.zoom)
 						break;
 				}

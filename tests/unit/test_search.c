@@ -7,20 +7,7 @@
 #include "search.h"
 #include "tree.h"
 #include "tap.h"
-
-static void add(struct tree *t, const char *stack, uint64_t c)
-{
-	struct tree_frame f[64];
-	size_t n = 0;
-	const char *p = stack;
-	while (*p) {
-		const char *e = strchr(p, ';');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		f[n++] = (struct tree_frame){ p, len };
-		p += len + (e ? 1 : 0);
-	}
-	tree_add_stack(t, f, n, c);
-}
+#include "treeutil.h"
 
 /* Finished search for pattern (NULL when it does not compile). */
 static struct search *run(const struct tree *t, const char *pattern)

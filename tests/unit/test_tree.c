@@ -5,38 +5,7 @@
 #include <string.h>
 #include "tree.h"
 #include "tap.h"
-
-/* Adds "a;b;c" style stacks (';'-separated, no count) with count c. */
-static void add(struct tree *t, const char *stack, uint64_t c)
-{
-	struct tree_frame f[64];
-	size_t n = 0;
-	const char *p = stack;
-	while (*p) {
-		const char *e = strchr(p, ';');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		f[n++] = (struct tree_frame){ p, len };
-		p += len + (e ? 1 : 0);
-	}
-	tree_add_stack(t, f, n, c);
-}
-
-static char *folded(const struct tree *t)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	tree_write_folded(t, f);
-	fclose(f);
-	return buf;
-}
-
-static void is_folded(const struct tree *t, const char *want, const char *name)
-{
-	char *got = folded(t);
-	is_str(got, want, name);
-	free(got);
-}
+#include "treeutil.h"
 
 /* Node names in preorder, space separated. */
 static char *preorder(const struct tree *t)

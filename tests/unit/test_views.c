@@ -16,6 +16,7 @@
 #include "transform.h"
 #include "tree.h"
 #include "tap.h"
+#include "treeutil.h"
 
 /* The fixture, 16 samples:
  *   idle 5
@@ -38,23 +39,6 @@ static void load(struct tree *t, const char *text, struct tree *before)
 	tree_finalize(t, TREE_ORDER_NAME);
 	if (before)
 		tree_finalize(before, TREE_ORDER_NAME);
-}
-
-static char *folded(const struct tree *t)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	tree_write_folded(t, f);
-	fclose(f);
-	return buf;
-}
-
-static void is_folded(const struct tree *t, const char *want, const char *name)
-{
-	char *got = folded(t);
-	is_str(got, want, name);
-	free(got);
 }
 
 static strtab_id id_of(const struct tree *t, const char *name)
