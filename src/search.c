@@ -11,6 +11,9 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <time.h>
 #include <wchar.h>
 #include <wctype.h>
@@ -221,34 +224,6 @@ double search_progress(const struct search *s)
 	return s->done ? 1.0 : 0.9 * a + 0.1 * b;
 }
 
-/* Whether the ASCII text p[0..m) occurs in s[0..n), ASCII letters folded.
- * (What REG_ICASE does for an ASCII pattern, but for the rare non-ASCII
- * letters that fold to ASCII ones, such as the Kelvin sign.) */
-static bool find_ascii_icase(const char *s, size_t n, const char *p, size_t m)
-{
-	if (m > n)
-		return false;
-	unsigned char a = (unsigned char)p[0], b = a;
-	if (a >= 'a' && a <= 'z')
-		b = (unsigned char)(a - 'a' + 'A');
-	for (size_t i = 0; i + m <= n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c != a && c != b)
-			continue;
-		size_t k = 1;
-		while (k < m) {
-			unsigned char x = (unsigned char)s[i + k];
-			if (x >= 'A' && x <= 'Z')
-				x = (unsigned char)(x - 'A' + 'a');
-			if (x != (unsigned char)p[k])
-				break;
-			k++;
-		}
-		if (k == m)
-			return true;
-	}
-	return false;
-}
 
 /* Whether s[0..m) equals p[0..m), ASCII letters of s folded when icase
  * (p is lower case then). */
@@ -266,6 +241,49 @@ static bool same_text(const char *s, const char *p, size_t m, bool icase)
 	return true;
 }
 
+static inline unsigned char upper_of(unsigned char c)
+{
+	return c >= 'a' && c <= 'z' ? (unsigned char)(c - 'a' + 'A') : c;
+}
+
+/* Whether p[0..m) (m >= 1; lower case when icase) occurs in s[0..n), ASCII
+ * letters of s folded when icase. Names are short (tens of bytes) and
+ * there are millions: a library memmem sets up its algorithm on every
+ * call, which costs more than the search. Here 16 positions at a time are
+ * kept only when both the first and the last byte of p are there (either
+ * case), and only those are compared in full. */
+static bool find_text(const char *s, size_t n, const char *p, size_t m, bool icase)
+{
+	if (m > n)
+		return false;
+	unsigned char f = (unsigned char)p[0], l = (unsigned char)p[m - 1];
+	unsigned char fu = icase ? upper_of(f) : f, lu = icase ? upper_of(l) : l;
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i vf = _mm_set1_epi8((char)f), vfu = _mm_set1_epi8((char)fu);
+	const __m128i vl = _mm_set1_epi8((char)l), vlu = _mm_set1_epi8((char)lu);
+	for (; i + m - 1 + 16 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i z = _mm_loadu_si128((const __m128i *)(const void *)(s + i + m - 1));
+		__m128i hf = _mm_or_si128(_mm_cmpeq_epi8(a, vf), _mm_cmpeq_epi8(a, vfu));
+		__m128i hl = _mm_or_si128(_mm_cmpeq_epi8(z, vl), _mm_cmpeq_epi8(z, vlu));
+		unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(hf, hl));
+		while (mask) {
+			unsigned k = (unsigned)__builtin_ctz(mask);
+			if (same_text(s + i + k, p, m, icase))
+				return true;
+			mask &= mask - 1;
+		}
+	}
+#endif
+	for (; i + m <= n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c == f || c == fu) && same_text(s + i, p, m, icase))
+			return true;
+	}
+	return false;
+}
+
 static bool lit_matches(const struct search *s, const struct search_lit *l, const char *name, size_t n)
 {
 	if (l->len > n)
@@ -276,9 +294,7 @@ static bool lit_matches(const struct search *s, const struct search_lit *l, cons
 		return same_text(name, l->text, l->len, s->icase);
 	if (l->tail)
 		return same_text(name + n - l->len, l->text, l->len, s->icase);
-	if (s->icase)
-		return find_ascii_icase(name, n, l->text, l->len);
-	return memmem(name, n, l->text, l->len) != NULL;
+	return find_text(name, n, l->text, l->len, s->icase);
 }
 
 static bool name_matches(const struct search *s, strtab_id id)

@@ -209,6 +209,43 @@ static void test_case_and_bytes(void)
 		search_free(re);
 	}
 
+	/* Long names take the 16-at-a-time scan: a needle at every offset of
+	 * a 40-byte name (across the block edges, up to the very end), in
+	 * both cases, and near misses (first and last byte right, middle
+	 * wrong). Each name has its own count, 1 << offset, so the total
+	 * says exactly which matched: all 35 offsets of "NeEdLe". */
+	{
+		struct tree lt;
+		tree_init(&lt);
+		for (int off = 0; off + 6 <= 40; off++) {
+			char name[41], miss[41];
+			memset(name, 'x', 40);
+			memcpy(name + off, "NeEdLe", 6);
+			name[40] = 0;
+			memset(miss, 'n', 40);
+			memcpy(miss + off, "nEEDXe", 6);
+			miss[40] = 0;
+			struct tree_frame f1 = { name, 40 }, f2 = { miss, 40 };
+			tree_add_stack(&lt, &f1, 1, (uint64_t)1 << off);
+			tree_add_stack(&lt, &f2, 1, (uint64_t)1 << 40);
+		}
+		tree_finalize(&lt, TREE_ORDER_NAME);
+		lit = run(&lt, "needle");
+		re = run(&lt, "(needle)");
+		is_int((long long)search_total(lit, TREE_ROOT).u, ((long long)1 << 35) - 1,
+		       "long names: the needle found at each of the 35 offsets, no near miss taken");
+		is_int((long long)search_total(re, TREE_ROOT).u, ((long long)1 << 35) - 1, "long names: regexec agrees");
+		search_free(lit);
+		search_free(re);
+		lit = run(&lt, "NeEdLe");
+		is_int((long long)search_total(lit, TREE_ROOT).u, ((long long)1 << 35) - 1, "long names: case-sensitive");
+		search_free(lit);
+		lit = run(&lt, "NEEDLE");
+		is_int((long long)search_total(lit, TREE_ROOT).u, 0, "long names: case-sensitive miss");
+		search_free(lit);
+		tree_free(&lt);
+	}
+
 	char *q = search_quote("a.b[c]{d}|e(f)*+?^$\\g", 21);
 	is_str(q, "^a\\.b\\[c\\]\\{d\\}\\|e\\(f\\)\\*\\+\\?\\^\\$\\\\g$", "quote escapes every ERE metacharacter");
 	s = run(&t, q);
