@@ -30,6 +30,8 @@ set -eu
 
 srcdir=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
 TFLAME=${TFLAME:-./src/tflame}
+# A user's config file (sort, threads, ...) must not change what is measured.
+export TFLAME_CONFIG=
 CC=${CC:-cc}
 runs=${BENCH_RUNS:-3}
 data=bench/data

@@ -1,11 +1,51 @@
 # bash completion for tflame(1)                           -*- shell-script -*-
 #
 # Works on its own (bash >= 4) and uses bash-completion's _filedir for file
-# names when that is loaded. tests/docs.sh drives _tflame directly.
+# names when that is loaded. tests/docs.sh drives _tflame directly and checks
+# both tables below against `tflame --help` and `tflame --list-options`.
+
+# Every option, one word each; a trailing '=' marks one that takes a value.
+_tflame_options='
+	--collapse --print --width= --inverted --sort= --min-width= --search=
+	--colors= --color-rule= --palette-map=
+	--reverse --focus= --hide= --merge-recursion --view= --top= --table-sort=
+	--diff --negate --normalize
+	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --threads=
+	--config= --no-config --help --version
+	-c -p -w= -i -f= -h -V'
+
+# _tflame_values OPTION: the candidates for OPTION's value: a fixed set of
+# words, "@file" for a file name, nothing for a number, a regex or a name.
+_tflame_values()
+{
+	case $1 in
+	-f | --format) echo 'auto folded perf' ;;
+	--sort) echo 'name weight input' ;;
+	--view) echo 'flame table sandwich' ;;
+	--table-sort) echo 'self total name' ;;
+	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
+	--palette-map | --config) echo '@file' ;;
+	esac
+}
+
+# _tflame_files PREFIX: file names for $cur; PREFIX ("--config=") is put
+# back in front when the word was not split at '='.
+_tflame_files()
+{
+	local IFS=$'\n' f
+	if [[ -n $1 ]]; then
+		for f in $(compgen -f -- "$cur"); do COMPREPLY+=("$1$f"); done
+	elif declare -F _filedir > /dev/null; then
+		_filedir
+	else
+		compopt -o filenames 2> /dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
 
 _tflame()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i o
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	COMPREPLY=()
 
@@ -20,44 +60,22 @@ _tflame()
 	elif [[ $cur == --*=* ]]; then
 		opt=${cur%%=*} prefix="$opt=" cur=${cur#*=}
 	else
-		case $prev in
-		-f | --format | --sort | -w | --width | --min-width | --event-filter | --threads | --search | \
-			--view | --table-sort | --top | --focus | --hide | \
-			--colors | --color-rule | --palette-map) opt=$prev ;;
-		esac
+		for o in $_tflame_options; do
+			[[ $o == "$prev=" ]] && opt=$prev && break
+		done
 	fi
 
-	local values=""
-	case $opt in
-	-f | --format) values="auto folded perf" ;;
-	--sort) values="name weight input" ;;
-	--view) values="flame table sandwich" ;;
-	--table-sort) values="self total name" ;;
-	--colors) values="hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange" ;;
-	--color-rule) return 0 ;;  # REGEX=COLOR: nothing sensible to offer
-	--palette-map)
-		# A file name, also after "--palette-map=" (no prefix: readline
-		# replaces only the text after the '=' when '=' breaks words).
-		if [[ -n $prefix ]]; then
-			local IFS=$'\n' f
-			for f in $(compgen -f -- "$cur"); do COMPREPLY+=("$prefix$f"); done
-		elif declare -F _filedir > /dev/null; then
-			_filedir
-		else
-			local IFS=$'\n'
-			COMPREPLY=($(compgen -f -- "$cur"))
+	if [[ -n $opt ]]; then
+		local values v
+		values=$(_tflame_values "$opt")
+		if [[ $values == @file ]]; then
+			_tflame_files "$prefix"
+			return 0
 		fi
-		return 0
-		;;
-	-w | --width | --min-width | --event-filter | --threads | --search | --top | --focus | --hide) return 0 ;;  # a number, a name, a regex: nothing to offer
-	--*) [[ -n $prefix ]] && return 0 ;;  # --flag=...: not an option with a value
-	esac
-	if [[ -n $values ]]; then
-		local v
 		for v in $values; do
 			[[ $v == "$cur"* ]] && COMPREPLY+=("$prefix$v")
 		done
-		return 0
+		return 0        # a number, a free name, or a flag given "=...": nothing
 	fi
 
 	# After "--" every word is a file.
@@ -67,12 +85,8 @@ _tflame()
 	done
 
 	if [[ -z $files_only && $cur == -* ]]; then
-		local o
-		for o in --collapse --print --width --inverted --sort --min-width --search \
-			--colors --color-rule --palette-map --format --pid --tid --kernel --jit --all --addrs --event-filter --threads \
-			--view --table-sort --top --reverse --focus --hide --merge-recursion \
-			--diff --negate --normalize \
-			--help --version -c -p -w -i -f -h -V; do
+		for o in $_tflame_options; do
+			o=${o%=}
 			[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
 		done
 		# "-" alone is a file name too: standard input.
@@ -80,13 +94,7 @@ _tflame()
 		return 0
 	fi
 
-	if declare -F _filedir > /dev/null; then
-		_filedir
-	else
-		compopt -o filenames 2> /dev/null
-		local IFS=$'\n'
-		COMPREPLY=($(compgen -f -- "$cur"))
-	fi
+	_tflame_files ""
 	return 0
 } &&
 	complete -F _tflame tflame

@@ -22,6 +22,8 @@ const struct keymap_entry keymap_table[] = {
 	  "zoom out one level; when not zoomed, undo the last transform" },
 	{ { '0', KEY_HOME }, KEYMAP_UNZOOM_ALL, "zoom out to all samples" },
 	{ { 'i' }, KEYMAP_ORIENT, "toggle flame (root at the bottom) and icicle (root at the top)" },
+	{ { 'y' }, KEYMAP_COPY_NAME, "copy the selected frame's name to the clipboard" },
+	{ { 'Y' }, KEYMAP_COPY_STACK, "copy the selected frame's stack (caller;...;frame) to the clipboard" },
 	{ { '\t' }, KEYMAP_TABLE,
 	  "flame graph <-> table of functions (there / filters, Enter shows one)" },
 	{ { '1' }, KEYMAP_SORT_SELF, "table: sort by self samples" },

@@ -17,6 +17,8 @@ enum keymap_action {
 	KEYMAP_UNZOOM,          /* pop one zoom level */
 	KEYMAP_UNZOOM_ALL,      /* back to the whole profile */
 	KEYMAP_ORIENT,          /* flame <-> icicle */
+	KEYMAP_COPY_NAME,       /* selected frame's name to the clipboard */
+	KEYMAP_COPY_STACK,      /* selected frame's stack, root first, to the clipboard */
 	KEYMAP_PALETTE,         /* the next colour palette */
 	KEYMAP_LEGEND,          /* show or hide the colour legend */
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "conf.h"
 #include "keymap.h"
 #include "load.h"
 #include "palette.h"
@@ -27,17 +28,24 @@
 #include "transform.h"
 #include "ui.h"
 #include "views.h"
+#include "xalloc.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
 enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
-	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS, OPT_BENCH_KEYS,
+	OPT_SORT, OPT_MIN_WIDTH, OPT_STATS, OPT_LIST_KEYS, OPT_THREADS,
+	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
 	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
 };
+
+/* The one option table: getopt reads the command line with it, and a config
+ * file entry "NAME = VALUE" is looked up in it and goes through the same
+ * apply_option() code. A new option here is settable from the config file
+ * with no more work, unless it is listed in cli_only below. */
 
 static const struct option long_options[] = {
 	{ "collapse", no_argument, NULL, 'c' },
@@ -69,13 +77,40 @@ static const struct option long_options[] = {
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "negate", no_argument, NULL, OPT_NEGATE },
 	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	/* undocumented, for tests and benchmarks */
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "list-keys", no_argument, NULL, OPT_LIST_KEYS },
+	{ "list-options", no_argument, NULL, OPT_LIST_OPTIONS },
 	{ "bench-keys", required_argument, NULL, OPT_BENCH_KEYS },
 	{ NULL, 0, NULL, 0 }
+};
+
+/* Options a config file may not set: actions, output modes (a config that
+ * turned every run into --print would be a trap), and the config itself. */
+static const char *const cli_only[] = {
+	"collapse", "print", "config", "no-config", "help", "version",
+	"stats", "list-keys", "list-options", "bench-keys",
+	/* --diff reads its files as BEFORE AFTER: a mode, as --print is;
+	 * --negate and --normalize are refused without it. */
+	"diff", "negate", "normalize",
+};
+
+/* Options whose value is one of a fixed set: named in error messages and
+ * listed by --list-options, which the completion tests compare with the
+ * completion scripts. */
+static const char *palette_values(void);
+static const struct {
+	const char *option, *values;
+	const char *(*list)(void);  /* when the set is known elsewhere */
+} option_values[] = {
+	{ "format", "auto folded perf", NULL },
+	{ "sort", "name weight input", NULL },
+	{ "colors", NULL, palette_values },
+	{ "table-sort", "self total name", NULL },
 };
 
 static void usage(FILE *out)
@@ -141,6 +176,11 @@ static void usage(FILE *out)
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
 "      --threads=N         parse big files on N threads (default: all CPUs)\n"
 "\n"
+"Configuration:\n"
+"      --config=FILE       read option defaults from FILE (default:\n"
+"                          $XDG_CONFIG_HOME/tflame/config, or $TFLAME_CONFIG)\n"
+"      --no-config         read no config file\n"
+"\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
@@ -166,14 +206,295 @@ static _Noreturn void usage_error(const char *fmt, ...)
 	exit(2);
 }
 
-static int parse_int(const char *s, const char *opt, int min)
+/* Everything the options decide. */
+struct settings {
+	enum mode mode;
+	struct load_options lo;
+	enum tree_order order;
+	enum layout_orient orient;
+	int width, min_width;
+	bool stats;
+	const char *bench_keys;     /* hidden --bench-keys (bench/run.sh) */
+	const char *search_re;      /* --search, checked when given */
+	const struct palette *pal;  /* NULL: the UI's default */
+	struct palette_rules *rules;        /* --color-rule, --palette-map; NULL when none */
+	bool diff, negate, normalize;
+	enum print_view view;
+	const char *sandwich;       /* --view=sandwich=NAME, else NULL */
+	enum toptable_key table_sort;
+	int top;
+	/* Transforms in order (config file first), applied after loading. Kept
+	 * as pointers into argv or the config text, so that no exit path has
+	 * anything to free. */
+	struct { enum transform_kind kind; const char *arg; } trs[64];
+	size_t ntrs;
+};
+
+__attribute__((format(printf, 3, 4)))
+static bool fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* The palette names, "hot mem io ...", from palette.c's list. */
+static const char *palette_values(void)
+{
+	static char words[512];
+	if (!words[0]) {
+		char names[512];
+		size_t n = 0;
+		palette_names(names, sizeof names);
+		for (const char *p = names; *p && n + 1 < sizeof words; p++)
+			if (*p != ',')
+				words[n++] = *p;
+		words[n] = '\0';
+	}
+	return words;
+}
+
+static const char *values_of(const char *option)
+{
+	for (size_t i = 0; i < sizeof option_values / sizeof option_values[0]; i++)
+		if (strcmp(option_values[i].option, option) == 0)
+			return option_values[i].list ? option_values[i].list() : option_values[i].values;
+	return NULL;
+}
+
+static bool bad_value(char *err, size_t size, const char *opt, const char *arg)
+{
+	char safe[64];
+	text_sanitize(arg, strlen(arg), safe, sizeof safe);
+	const char *v = values_of(opt);
+	if (v)
+		return fail(err, size, "invalid value for --%s: '%s' (one of: %s)", opt, safe, v);
+	return fail(err, size, "invalid value for --%s: '%s'", opt, safe);
+}
+
+static bool parse_int(const char *s, int min, int *out)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < min || v > 100000)
-		usage_error("invalid value for %s: '%s'", opt, s);
-	return (int)v;
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* Applies option c (getopt's code) with argument arg (NULL when it takes
+ * none) to s; the command line and the config file both come through here.
+ * Returns false with a message in err for a bad value; *file_error is then
+ * set when the fault is in a file the option names (no --help hint). Options
+ * that act at once (--help) are handled by the caller. */
+static bool apply_option(struct settings *s, int c, const char *arg, char *err, size_t errsize,
+                         bool *file_error)
+{
+	switch (c) {
+	case 'c': s->mode = MODE_COLLAPSE; break;
+	case 'p': s->mode = MODE_PRINT; break;
+	case 'w':
+		if (!parse_int(arg, 1, &s->width))
+			return bad_value(err, errsize, "width", arg);
+		break;
+	case 'i': s->orient = LAYOUT_ICICLE; break;
+	case 'f':
+		if (strcmp(arg, "auto") == 0)
+			s->lo.format = SNIFF_UNKNOWN;
+		else if (!sniff_parse_name(arg, &s->lo.format))
+			return bad_value(err, errsize, "format", arg);
+		break;
+	case OPT_SORT:
+		if (strcmp(arg, "name") == 0)
+			s->order = TREE_ORDER_NAME;
+		else if (strcmp(arg, "weight") == 0)
+			s->order = TREE_ORDER_WEIGHT;
+		else if (strcmp(arg, "input") == 0)
+			s->order = TREE_ORDER_INPUT;
+		else
+			return bad_value(err, errsize, "sort", arg);
+		break;
+	case OPT_MIN_WIDTH:
+		if (!parse_int(arg, 1, &s->min_width))
+			return bad_value(err, errsize, "min-width", arg);
+		break;
+	case OPT_COLORS:
+		if (!(s->pal = palette_find(arg))) {
+			char names[256], safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "invalid --colors '%s' (%s)", safe, palette_names(names, sizeof names));
+		}
+		break;
+	case OPT_COLOR_RULE:
+		/* Repeatable: rules from the config file and the command line add up. */
+		if (!s->rules)
+			s->rules = palette_rules_new();
+		if (palette_rules_add(s->rules, arg, err, errsize) != 0)
+			return false;
+		break;
+	case OPT_PALETTE_MAP:
+		if (!s->rules)
+			s->rules = palette_rules_new();
+		if (palette_rules_load_map(s->rules, arg, err, errsize) != 0) {
+			*file_error = true;     /* about the map's contents, not usage */
+			return false;
+		}
+		break;
+	case OPT_SEARCH: {
+		/* Checked at once: a typo should not wait for a big file to load. */
+		char why[256];
+		struct tree empty;
+		tree_init(&empty);
+		tree_finalize(&empty, TREE_ORDER_NAME);
+		struct search *se = search_new(&empty, arg, why, sizeof why);
+		bool valid = se != NULL;
+		search_free(se);
+		tree_free(&empty);
+		if (!valid)
+			return fail(err, errsize, "invalid --search regex: %s", why);
+		s->search_re = arg;
+		break;
+	}
+	case OPT_PID: s->lo.perf.pid = true; break;
+	case OPT_TID: s->lo.perf.tid = true; break;
+	case OPT_KERNEL: s->lo.perf.kernel = true; break;
+	case OPT_JIT: s->lo.perf.jit = true; break;
+	case OPT_ALL: s->lo.perf.kernel = s->lo.perf.jit = true; break;
+	case OPT_ADDRS: s->lo.perf.addrs = true; break;
+	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
+	case OPT_THREADS:
+		if (!parse_int(arg, 1, &s->lo.threads))
+			return bad_value(err, errsize, "threads", arg);
+		s->lo.threads_forced = true;
+		break;
+	case OPT_REVERSE:
+	case OPT_FOCUS:
+	case OPT_HIDE:
+	case OPT_MERGE_RECURSION: {
+		enum transform_kind k = c == OPT_REVERSE ? TRANSFORM_REVERSE
+		                      : c == OPT_FOCUS ? TRANSFORM_FOCUS
+		                      : c == OPT_HIDE ? TRANSFORM_HIDE : TRANSFORM_MERGE_RECURSION;
+		if (s->ntrs == sizeof s->trs / sizeof s->trs[0])
+			return fail(err, errsize, "more than %zu transforms", sizeof s->trs / sizeof s->trs[0]);
+		s->trs[s->ntrs].kind = k;
+		s->trs[s->ntrs++].arg = c == OPT_FOCUS || c == OPT_HIDE ? arg : NULL;
+		break;
+	}
+	case OPT_VIEW:
+		if (strcmp(arg, "flame") == 0)
+			s->view = VIEW_FLAME;
+		else if (strcmp(arg, "table") == 0)
+			s->view = VIEW_TABLE;
+		else if (strcmp(arg, "sandwich") == 0)
+			s->view = VIEW_SANDWICH, s->sandwich = NULL;
+		else if (strncmp(arg, "sandwich=", 9) == 0)
+			s->view = VIEW_SANDWICH, s->sandwich = arg + 9;
+		else {
+			char safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "invalid --view '%s' (flame, table, sandwich[=NAME])", safe);
+		}
+		break;
+	case OPT_TABLE_SORT:
+		if (strcmp(arg, "self") == 0)
+			s->table_sort = TOPTABLE_SELF;
+		else if (strcmp(arg, "total") == 0)
+			s->table_sort = TOPTABLE_TOTAL;
+		else if (strcmp(arg, "name") == 0)
+			s->table_sort = TOPTABLE_NAME;
+		else
+			return bad_value(err, errsize, "table-sort", arg);
+		break;
+	case OPT_TOP:
+		if (!parse_int(arg, 1, &s->top))
+			return bad_value(err, errsize, "top", arg);
+		break;
+	case OPT_DIFF: s->diff = true; break;
+	case OPT_NEGATE: s->negate = true; break;
+	case OPT_NORMALIZE: s->normalize = true; break;
+	case OPT_STATS: s->stats = true; break;
+	case OPT_BENCH_KEYS: s->bench_keys = arg; break;
+	}
+	return true;
+}
+
+static bool is_cli_only(const char *name)
+{
+	for (size_t i = 0; i < sizeof cli_only / sizeof cli_only[0]; i++)
+		if (strcmp(cli_only[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* --list-options (for the documentation tests): one line per option,
+ * "NAME<TAB>ARG<TAB>VALUES<TAB>CONFIG": ARG is "value" or "flag", VALUES the
+ * fixed set or "-", CONFIG "config" when a config file may set it, else "-". */
+static void list_options(void)
+{
+	for (const struct option *o = long_options; o->name; o++) {
+		const char *v = values_of(o->name);
+		printf("%s\t%s\t%s\t%s\n", o->name, o->has_arg == no_argument ? "flag" : "value",
+		       v ? v : "-", is_cli_only(o->name) ? "-" : "config");
+	}
+}
+
+/* ---- the config file ---- */
+
+static bool config_entry(void *ctx, const char *name, const char *value, char *err, size_t errsize)
+{
+	const struct option *o = long_options;
+	while (o->name && strcmp(o->name, name) != 0)
+		o++;
+	if (!o->name)
+		return fail(err, errsize, "unknown option '%s'", name);
+	if (is_cli_only(name))
+		return fail(err, errsize, "'%s' cannot be set in a config file", name);
+	if (o->has_arg == no_argument) {
+		bool on = true;
+		if (value && !conf_bool(value, &on)) {
+			char safe[64];
+			text_sanitize(value, strlen(value), safe, sizeof safe);
+			return fail(err, errsize, "'%s' is yes or no, not '%s'", name, safe);
+		}
+		/* "no" is the default the file started from: nothing to do. */
+		bool file_error = false;
+		return on ? apply_option(ctx, o->val, NULL, err, errsize, &file_error) : true;
+	}
+	if (!value)
+		return fail(err, errsize, "'%s' needs a value: %s = VALUE", name, name);
+	bool file_error = false;
+	return apply_option(ctx, o->val, value, err, errsize, &file_error);
+}
+
+/* The config file's text: settings may point into it. Static, so that it
+ * stays reachable (for leak checkers) on every exit path. */
+static char *config_text;
+
+/* Reads the config file into s. Returns the file's text (the settings may
+ * point into it; free it at exit) or NULL. Exits 2 on an error in it. */
+static char *load_config(struct settings *s, const char *path, bool explicit)
+{
+	size_t len;
+	char *text = conf_read(path, &len);
+	char safe[512];
+	text_sanitize(path, strlen(path), safe, sizeof safe);
+	if (!text) {
+		if (errno == ENOENT && !explicit)
+			return NULL;
+		fprintf(stderr, "tflame: %s: %s\n", safe,
+		        errno == EFBIG ? "config file larger than 1 MB" : strerror(errno));
+		exit(2);
+	}
+	char err[512];
+	size_t line = conf_parse(text, len, config_entry, s, err, sizeof err);
+	if (line) {
+		fprintf(stderr, "tflame: %s:%zu: %s\n", safe, line, err);
+		exit(2);
+	}
+	return text;
 }
 
 static double seconds(void)
@@ -250,27 +571,18 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 
 int main(int argc, char **argv)
 {
-	enum mode mode = MODE_UI;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct load_options lo = { .format = SNIFF_UNKNOWN, .progress = true,
-	                           .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 };
-	enum tree_order order = TREE_ORDER_NAME;
-	enum layout_orient orient = LAYOUT_FLAME;
-	int width = 0, min_width = 1;
-	bool stats = false, diff = false, negate = false, normalize = false;
-	const struct palette *pal = NULL;
-	struct palette_rules *rules = NULL;
+	/* Static: what it holds (rules, config values) stays reachable for
+	 * leak checkers on the early exits of option errors. */
+	static struct settings set;
+	set = (struct settings){
+		.mode = MODE_UI, .order = TREE_ORDER_NAME, .orient = LAYOUT_FLAME,
+		.width = 0, .min_width = 1, .view = VIEW_FLAME, .table_sort = TOPTABLE_SELF,
+		.lo = { .format = SNIFF_UNKNOWN, .progress = true,
+		        .threads = ncpu > 1 ? (int)(ncpu > 16 ? 16 : ncpu) : 1 },
+	};
+	const char *const shortopts = "cpw:if:hV";
 	char err[512];
-	const char *search_re = NULL;
-	const char *bench_keys = NULL;
-	enum print_view view = VIEW_FLAME;
-	const char *sandwich = NULL;
-	enum toptable_key table_sort = TOPTABLE_SELF;
-	int top = 0;
-	/* Transforms in command-line order, applied after loading. Kept as
-	 * argv pointers, so that no exit path has anything to free. */
-	struct { enum transform_kind kind; const char *arg; } trs[64];
-	size_t ntrs = 0;
 	int c;
 
 	argv[0] = (char *)"tflame";     /* getopt's messages: "tflame: ..." */
@@ -278,124 +590,72 @@ int main(int argc, char **argv)
 	setlocale(LC_NUMERIC, "C");     /* counts are written with '.' */
 	text_init(utf8_locale());
 
-	while ((c = getopt_long(argc, argv, "cpw:if:hV", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'c': mode = MODE_COLLAPSE; break;
-		case 'p': mode = MODE_PRINT; break;
-		case 'w': width = parse_int(optarg, "--width", 1); break;
-		case 'i': orient = LAYOUT_ICICLE; break;
-		case 'f':
-			if (strcmp(optarg, "auto") == 0)
-				lo.format = SNIFF_UNKNOWN;
-			else if (!sniff_parse_name(optarg, &lo.format))
-				usage_error("invalid --format '%s' (auto, folded, perf)", optarg);
-			break;
-		case OPT_SORT:
-			if (strcmp(optarg, "name") == 0)
-				order = TREE_ORDER_NAME;
-			else if (strcmp(optarg, "weight") == 0)
-				order = TREE_ORDER_WEIGHT;
-			else if (strcmp(optarg, "input") == 0)
-				order = TREE_ORDER_INPUT;
-			else
-				usage_error("invalid --sort '%s' (name, weight, input)", optarg);
-			break;
-		case OPT_MIN_WIDTH: min_width = parse_int(optarg, "--min-width", 1); break;
-		case OPT_COLORS:
-			if (!(pal = palette_find(optarg))) {
-				char names[256], safe[64];
-				text_sanitize(optarg, strlen(optarg), safe, sizeof safe);
-				usage_error("invalid --colors '%s' (%s)", safe, palette_names(names, sizeof names));
-			}
-			break;
-		case OPT_COLOR_RULE:
-			if (!rules)
-				rules = palette_rules_new();
-			if (palette_rules_add(rules, optarg, err, sizeof err) != 0)
-				usage_error("%s", err);
-			break;
-		case OPT_PALETTE_MAP:
-			if (!rules)
-				rules = palette_rules_new();
-			if (palette_rules_load_map(rules, optarg, err, sizeof err) != 0) {
-				fprintf(stderr, "tflame: %s\n", err);
-				palette_rules_free(rules);
-				return 2;
-			}
-			break;
-		case OPT_SEARCH: search_re = optarg; break;
-		case OPT_PID: lo.perf.pid = true; break;
-		case OPT_TID: lo.perf.tid = true; break;
-		case OPT_KERNEL: lo.perf.kernel = true; break;
-		case OPT_JIT: lo.perf.jit = true; break;
-		case OPT_ALL: lo.perf.kernel = lo.perf.jit = true; break;
-		case OPT_ADDRS: lo.perf.addrs = true; break;
-		case OPT_EVENT_FILTER: lo.perf.event_filter = optarg; break;
-		case OPT_THREADS:
-			lo.threads = parse_int(optarg, "--threads", 1);
-			lo.threads_forced = true;
-			break;
-		case OPT_REVERSE:
-		case OPT_FOCUS:
-		case OPT_HIDE:
-		case OPT_MERGE_RECURSION: {
-			enum transform_kind k = c == OPT_REVERSE ? TRANSFORM_REVERSE
-			                      : c == OPT_FOCUS ? TRANSFORM_FOCUS
-			                      : c == OPT_HIDE ? TRANSFORM_HIDE : TRANSFORM_MERGE_RECURSION;
-			if (ntrs == sizeof trs / sizeof trs[0])
-				usage_error("more than %zu transforms", sizeof trs / sizeof trs[0]);
-			trs[ntrs].kind = k;
-			trs[ntrs++].arg = c == OPT_FOCUS || c == OPT_HIDE ? optarg : NULL;
-			break;
+	/* First pass: only --config and --no-config, since the file is read
+	 * before the command line so that the command line wins. Errors are
+	 * left to the second pass. It runs on a copy of argv: getopt permutes
+	 * what it reads, and after an error (a value missing at the end) that
+	 * order would hand the second pass a different command line. */
+	bool explicit = false, no_config = false;
+	char *config_path = NULL;
+	char **argv1 = xreallocarray(NULL, (size_t)argc + 1, sizeof *argv1);
+	memcpy(argv1, argv, ((size_t)argc + 1) * sizeof *argv1);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv1, shortopts, long_options, NULL)) != -1) {
+		if (c == OPT_CONFIG) {
+			free(config_path);
+			config_path = xstrdup(optarg);
+			explicit = true;
+			no_config = false;
+		} else if (c == OPT_NO_CONFIG) {
+			no_config = true;
 		}
-		case OPT_VIEW:
-			if (strcmp(optarg, "flame") == 0)
-				view = VIEW_FLAME;
-			else if (strcmp(optarg, "table") == 0)
-				view = VIEW_TABLE;
-			else if (strcmp(optarg, "sandwich") == 0)
-				view = VIEW_SANDWICH, sandwich = NULL;
-			else if (strncmp(optarg, "sandwich=", 9) == 0)
-				view = VIEW_SANDWICH, sandwich = optarg + 9;
-			else
-				usage_error("invalid --view '%s' (flame, table, sandwich[=NAME])", optarg);
-			break;
-		case OPT_TABLE_SORT:
-			if (strcmp(optarg, "self") == 0)
-				table_sort = TOPTABLE_SELF;
-			else if (strcmp(optarg, "total") == 0)
-				table_sort = TOPTABLE_TOTAL;
-			else if (strcmp(optarg, "name") == 0)
-				table_sort = TOPTABLE_NAME;
-			else
-				usage_error("invalid --table-sort '%s' (self, total, name)", optarg);
-			break;
-		case OPT_TOP: top = parse_int(optarg, "--top", 1); break;
-		case OPT_DIFF: diff = true; break;
-		case OPT_NEGATE: negate = true; break;
-		case OPT_NORMALIZE: normalize = true; break;
-		case OPT_STATS: stats = true; break;
-		case OPT_BENCH_KEYS: bench_keys = optarg; break;
-		case OPT_LIST_KEYS: keymap_write_help(stdout); return 0;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("tflame %s\n", PACKAGE_VERSION); return 0;
-		default:
+	}
+	free(argv1);
+	if (!config_path && !no_config)
+		config_path = conf_path(&explicit);
+	if (config_path && !no_config)
+		config_text = load_config(&set, config_path, explicit);
+	free(config_path);
+
+	opterr = 1;
+	optind = 0;     /* glibc: start over */
+	while ((c = getopt_long(argc, argv, shortopts, long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG: case OPT_NO_CONFIG: break;     /* done above */
+		case OPT_LIST_KEYS: keymap_write_help(stdout); free(config_text); return 0;
+		case OPT_LIST_OPTIONS: list_options(); free(config_text); return 0;
+		case 'h': usage(stdout); free(config_text); return 0;
+		case 'V': printf("tflame %s\n", PACKAGE_VERSION); free(config_text); return 0;
+		case '?':
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 			return 2;
+		default: {
+			bool file_error = false;
+			if (apply_option(&set, c, optarg, err, sizeof err, &file_error))
+				break;
+			if (!file_error)
+				usage_error("%s", err);
+			fprintf(stderr, "tflame: %s\n", err);
+			return 2;
+		}
 		}
 	}
-
-	if (search_re) {
-		/* Checked before loading: a typo should not wait for a big file. */
-		struct tree empty;
-		tree_init(&empty);
-		tree_finalize(&empty, TREE_ORDER_NAME);
-		struct search *s = search_new(&empty, search_re, err, sizeof err);
-		if (!s)
-			usage_error("invalid --search regex: %s", err);
-		search_free(s);
-		tree_free(&empty);
-	}
+	enum mode mode = set.mode;
+	struct load_options lo = set.lo;
+	enum tree_order order = set.order;
+	enum layout_orient orient = set.orient;
+	int width = set.width, min_width = set.min_width;
+	bool stats = set.stats;
+	const char *bench_keys = set.bench_keys;
+	const char *search_re = set.search_re;
+	const struct palette *pal = set.pal;
+	struct palette_rules *rules = set.rules;
+	bool diff = set.diff, negate = set.negate, normalize = set.normalize;
+	enum print_view view = set.view;
+	const char *sandwich = set.sandwich;
+	enum toptable_key table_sort = set.table_sort;
+	int top = set.top;
+	size_t ntrs = set.ntrs;
 
 	char *stdin_only[] = { (char *)"-" };
 	char **files = argv + optind;
@@ -448,8 +708,8 @@ int main(int argc, char **argv)
 	transform_stack_init(&views, &t, diff ? &before : NULL, order);
 	for (size_t k = 0; k < ntrs && rc == 0; k++) {
 		char why[256];
-		const char *arg = trs[k].arg;
-		struct transform tr = transform_make(trs[k].kind, arg, arg ? strlen(arg) : 0);
+		const char *arg = set.trs[k].arg;
+		struct transform tr = transform_make(set.trs[k].kind, arg, arg ? strlen(arg) : 0);
 		if (!transform_stack_push(&views, &tr, why, sizeof why)) {
 			char safe[300];
 			text_sanitize(why, strlen(why), safe, sizeof safe);
@@ -514,5 +774,6 @@ int main(int argc, char **argv)
 	tree_free(&before);
 	palette_rules_free(rules);
 	tree_free(&t);
+	free(config_text);
 	return rc;
 }

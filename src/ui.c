@@ -21,6 +21,7 @@
 #include <curses.h>
 #endif
 
+#include "clip.h"
 #include "diff.h"
 #include "keymap.h"
 #include "palette.h"
@@ -1645,6 +1646,47 @@ static void draw(struct ui *u)
 
 /* ---- events ---- */
 
+/* y / Y: the selected frame's name, or its stack as a folded line without
+ * the count (callers first, ';'-joined, without the root "all"), to the
+ * clipboard by OSC 52 on the terminal. Raw bytes are fine: they go out as
+ * base64. O(depth), once per key. */
+static void copy_selection(struct ui *u, bool stack)
+{
+	const struct tree *t = u->t;
+	size_t len = 0;
+	char *s;
+	if (stack && u->sel == TREE_ROOT) {
+		snprintf(u->notice, sizeof u->notice, "nothing to copy: all is not part of a stack");
+		return;
+	}
+	if (!stack) {
+		len = tree_name_len(t, u->sel);
+		s = xmalloc(len + 1);
+		memcpy(s, tree_name(t, u->sel), len);
+	} else {
+		for (tree_idx i = u->sel; i != TREE_ROOT; i = tree_parent(t, i))
+			len += tree_name_len(t, i) + 1;
+		len--;
+		s = xmalloc(len + 1);
+		size_t at = len;        /* filled from the leaf backwards */
+		for (tree_idx i = u->sel; i != TREE_ROOT; i = tree_parent(t, i)) {
+			at -= tree_name_len(t, i);
+			memcpy(s + at, tree_name(t, i), tree_name_len(t, i));
+			if (at)
+				s[--at] = ';';
+		}
+	}
+	if (len > CLIP_MAX_BYTES)
+		snprintf(u->notice, sizeof u->notice, "not copied: %zu bytes, more than terminals take (%d)",
+		         len, CLIP_MAX_BYTES);
+	else if (clip_osc52(ui_tty, s, len) != 0)
+		snprintf(u->notice, sizeof u->notice, "not copied: cannot write to the terminal");
+	else
+		snprintf(u->notice, sizeof u->notice, "copied %zu bytes (%s) to the clipboard",
+		         len, stack ? "stack" : "name");
+	free(s);
+}
+
 /* ---- views ---- */
 
 /* The tree changed (a transform pushed or undone): everything indexed by
@@ -1924,6 +1966,8 @@ static void dispatch(struct ui *u, enum keymap_action act)
 	case KEYMAP_ORIENT:
 		u->lp.orient = u->lp.orient == LAYOUT_FLAME ? LAYOUT_ICICLE : LAYOUT_FLAME;
 		break;
+	case KEYMAP_COPY_NAME: copy_selection(u, false); break;
+	case KEYMAP_COPY_STACK: copy_selection(u, true); break;
 	case KEYMAP_MOUSE: on_mouse(u); break;
 	case KEYMAP_TABLE: open_table(u); break;
 	case KEYMAP_REVERSE: push_transform(u, transform_make(TRANSFORM_REVERSE, NULL, 0)); break;

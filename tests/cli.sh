@@ -59,19 +59,13 @@ grep -qx "tflame: $T_TMP/does-not-exist: No such file or directory" "$T_TMP/err.
 check "directory: exit 1" test "$rc" -eq 1
 grep -q "Is a directory" "$T_TMP/err.dir" && pass "directory: message" || fail "directory: message" "$(cat "$T_TMP/err.dir")"
 
-"$TFLAME" --help > "$T_TMP/help"; rc=$?
+"$TFLAME" --help > "$T_TMP/help" 2> "$T_TMP/err.help"; rc=$?
 check "--help exits 0" test "$rc" -eq 0
 grep -q '^Usage: tflame ' "$T_TMP/help" && pass "--help prints usage on stdout" || fail "--help usage"
 "$TFLAME" --version > "$T_TMP/ver"; rc=$?
 check "--version exits 0" test "$rc" -eq 0
 grep -q '^tflame [0-9]' "$T_TMP/ver" && pass "--version names the version" || fail "--version" "$(cat "$T_TMP/ver")"
-"$TFLAME" --no-such-option > /dev/null 2> "$T_TMP/err.opt"; rc=$?
-check "unknown option: exit 2" test "$rc" -eq 2
-grep -q "Try 'tflame --help'" "$T_TMP/err.opt" && pass "unknown option: points to --help" || fail "unknown option hint"
-"$TFLAME" --width=abc --print "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.w"; rc=$?
-check "bad --width value: exit 2" test "$rc" -eq 2
-"$TFLAME" --format=xml "$T_TMP/p.folded" > /dev/null 2>&1; rc=$?
-check "bad --format value: exit 2" test "$rc" -eq 2
+check "--help writes nothing on stderr" test ! -s "$T_TMP/err.help"
 "$TFLAME" --sort=weight --collapse "$T_TMP/p.folded" > "$T_TMP/got.sortw"
 same "--collapse output does not depend on --sort" "$T_TMP/got.sortw" "$T_TMP/want.collapse"
 
@@ -90,6 +84,131 @@ same "--sort=input draws a flame chart in time order" "$T_TMP/got.chart" "$T_TMP
 printf 'a 1\na;b 5\nc 2\n' > "$T_TMP/want.chartc"
 "$TFLAME" --collapse --sort=input "$T_TMP/chart.folded" > "$T_TMP/got.chartc"
 same "--collapse still merges by stack with --sort=input" "$T_TMP/got.chartc" "$T_TMP/want.chartc"
+
+# ---- usage errors: exactly one line of error, then the hint, exit 2 ----
+usage_err() {   # NAME ERROR-REGEX ARGS...
+	name=$1 re=$2; shift 2
+	"$TFLAME" "$@" > "$T_TMP/out.u" 2> "$T_TMP/err.u"; rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l < "$T_TMP/err.u")" -eq 2 ] && ! [ -s "$T_TMP/out.u" ] &&
+	   sed -n 1p "$T_TMP/err.u" | grep -qE "^tflame: $re" &&
+	   [ "$(sed -n 2p "$T_TMP/err.u")" = "Try 'tflame --help' for more information." ]; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc" "$(cat "$T_TMP/err.u")"
+	fi
+}
+usage_err "unknown option: one line, the hint, exit 2" "unrecognized option '--no-such-option'" \
+	--no-such-option "$T_TMP/p.folded"
+usage_err "unknown short option" "invalid option -- 'Z'" -Z "$T_TMP/p.folded"
+usage_err "missing value" "option '--sort' requires an argument" "$T_TMP/p.folded" --sort
+usage_err "bad number" "invalid value for --width: 'abc'" --width=abc --print "$T_TMP/p.folded"
+usage_err "number out of range" "invalid value for --min-width: '0'" --min-width=0 "$T_TMP/p.folded"
+usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf\)" \
+	--format=xml "$T_TMP/p.folded"
+usage_err "control bytes in a bad value are escaped" "invalid value for --sort: 'a\^\[b'" \
+	--sort="$(printf 'a\033b')" "$T_TMP/p.folded"
+
+# ---- no file while stdin is a terminal: a hint, not a wait for input ----
+# script(1) runs tflame on a pseudo-terminal; timeout turns a hang into 124.
+if command -v script > /dev/null 2>&1 && command -v timeout > /dev/null 2>&1; then
+	timeout 10 script -qec "'$TFLAME'" /dev/null < /dev/null > "$T_TMP/out.tty" 2>&1; rc=$?
+	tr -d '\r' < "$T_TMP/out.tty" > "$T_TMP/out.tty2"
+	printf '%s\n' "tflame: no input: give a profile file, or pipe one in (perf script | tflame)" \
+		"Try 'tflame --help' for more information." > "$T_TMP/want.tty"
+	if [ $rc -eq 2 ] && cmp -s "$T_TMP/out.tty2" "$T_TMP/want.tty"; then
+		pass "no file, stdin a terminal: the hint, exit 2, no hang"
+	else
+		fail "no file, stdin a terminal: the hint, exit 2, no hang" "rc=$rc (124: it waited)" "$(cat "$T_TMP/out.tty2")"
+	fi
+else
+	skip "no file, stdin a terminal: the hint, exit 2, no hang" "no script(1) or timeout(1)"
+fi
+
+# ---- config file ----
+# The default place is $XDG_CONFIG_HOME/tflame/config (lib.sh isolates HOME
+# and sets XDG_CONFIG_HOME under it).
+mkdir -p "$XDG_CONFIG_HOME/tflame"
+CFG=$XDG_CONFIG_HOME/tflame/config
+printf '# test\n\n  width = 28 \ninverted\r\n' > "$CFG"
+"$TFLAME" --print "$T_TMP/p.folded" > "$T_TMP/got.cfg" 2> "$T_TMP/err.cfg"
+same "config: width and inverted from \$XDG_CONFIG_HOME/tflame/config" "$T_TMP/got.cfg" "$T_TMP/want.icicle"
+"$TFLAME" --print --width=28 --no-config "$T_TMP/p.folded" > "$T_TMP/got.cfg"
+same "--no-config: built-in defaults" "$T_TMP/got.cfg" "$T_TMP/want.print"
+printf 'width = 5\n' > "$CFG"
+"$TFLAME" --print -w 28 "$T_TMP/p.folded" > "$T_TMP/got.cfg"
+same "the command line overrides the config (-w 28 over width = 5)" "$T_TMP/got.cfg" "$T_TMP/want.print"
+printf 'inverted = no\nwidth = 28\n' > "$CFG"
+"$TFLAME" --print "$T_TMP/p.folded" > "$T_TMP/got.cfg"
+same "config: 'inverted = no' leaves the default" "$T_TMP/got.cfg" "$T_TMP/want.print"
+(unset XDG_CONFIG_HOME; mkdir -p "$HOME/.config/tflame"; printf 'width = 28\ninverted = on\n' > "$HOME/.config/tflame/config"
+ "$TFLAME" --print "$T_TMP/p.folded") > "$T_TMP/got.cfg"
+same "config: ~/.config/tflame/config without XDG_CONFIG_HOME" "$T_TMP/got.cfg" "$T_TMP/want.icicle"
+printf 'width = 28\ninverted = 1\n' > "$T_TMP/other.cfg"
+TFLAME_CONFIG=$T_TMP/other.cfg "$TFLAME" --print "$T_TMP/p.folded" > "$T_TMP/got.cfg"
+same "TFLAME_CONFIG names the file" "$T_TMP/got.cfg" "$T_TMP/want.icicle"
+printf 'width = 5\n' > "$CFG"
+"$TFLAME" --print --config="$T_TMP/other.cfg" "$T_TMP/p.folded" > "$T_TMP/got.cfg"
+same "--config=FILE replaces the default file" "$T_TMP/got.cfg" "$T_TMP/want.icicle"
+TFLAME_CONFIG= "$TFLAME" --print -w 28 "$T_TMP/p.folded" > "$T_TMP/got.cfg"
+same "empty TFLAME_CONFIG: no config file" "$T_TMP/got.cfg" "$T_TMP/want.print"
+rm -f "$CFG"
+
+# cfg_err NAME FILE-CONTENT MESSAGE: exit 2 and "tflame: FILE:LINE: MESSAGE".
+cfg_err() {
+	printf '%b' "$2" > "$T_TMP/bad.cfg"
+	"$TFLAME" --config "$T_TMP/bad.cfg" --collapse "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.c"; rc=$?
+	if [ $rc -eq 2 ] && [ "$(cat "$T_TMP/err.c")" = "tflame: $T_TMP/bad.cfg:$3" ]; then
+		pass "config error: $1"
+	else
+		fail "config error: $1" "rc=$rc" "got:  $(cat "$T_TMP/err.c")" "want: tflame: $T_TMP/bad.cfg:$3"
+	fi
+}
+cfg_err "unknown option, line counted past comments" '# c\n\nsort = name\ncolour = red\n' \
+	"4: unknown option 'colour'"
+cfg_err "bad value" 'min-width = x\n' "1: invalid value for --min-width: 'x'"
+cfg_err "bad fixed value" 'sort = heavy\n' "1: invalid value for --sort: 'heavy' (one of: name weight input)"
+cfg_err "flag with a bad yes/no" 'inverted = maybe\n' "1: 'inverted' is yes or no, not 'maybe'"
+cfg_err "option with a value given none" 'sort\n' "1: 'sort' needs a value: sort = VALUE"
+cfg_err "dashes" '--sort = name\n' "1: write option names without their dashes"
+cfg_err "output modes are command line only" 'print\n' "1: 'print' cannot be set in a config file"
+"$TFLAME" --config "$T_TMP/none.cfg" --collapse "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.c"; rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$T_TMP/err.c")" = "tflame: $T_TMP/none.cfg: No such file or directory" ] &&
+	pass "--config with a missing file: exit 2" || fail "--config with a missing file: exit 2" "rc=$rc" "$(cat "$T_TMP/err.c")"
+
+# Every option --list-options marks "config" goes through the same code in
+# the file as on the command line (a new option does, with no code of its
+# own): "NAME = yes" for a flag behaves as --NAME, "NAME = V" as --NAME=V:
+# the same exit status and, for an error, the same message after FILE:LINE.
+# V is a fixed set's first value, else 2 (a bad value for some options,
+# which is fine: the errors must then agree). The ones marked "-" are refused.
+"$TFLAME" --list-options > "$T_TMP/listopts"
+while IFS='	' read -r name arg values cfg; do
+	if [ "$arg" = flag ]; then line="$name = yes" opt="--$name"
+	else
+		v=2; [ "$values" != - ] && v=${values%% *}
+		line="$name = $v" opt="--$name=$v"
+	fi
+	printf '%s\n' "$line" > "$T_TMP/one.cfg"
+	"$TFLAME" --config "$T_TMP/one.cfg" --collapse "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.c"; rc=$?
+	if [ "$cfg" = config ]; then
+		"$TFLAME" --no-config "$opt" --collapse "$T_TMP/p.folded" > /dev/null 2> "$T_TMP/err.o"; rc_o=$?
+		e_o=$(sed -n 1p "$T_TMP/err.o"); e_c=$(sed -n 1p "$T_TMP/err.c")
+		if [ $rc -eq $rc_o ] && { [ $rc -ne 2 ] || [ "$e_c" = "tflame: $T_TMP/one.cfg:1: ${e_o#tflame: }" ]; }; then
+			pass "config '$line' acts as $opt (status $rc)"
+		else
+			fail "config '$line' acts as $opt" "config: rc=$rc $e_c" "option: rc=$rc_o $e_o"
+		fi
+	else
+		[ $rc -eq 2 ] && grep -q "'$name' cannot be set in a config file" "$T_TMP/err.c" &&
+			pass "config refuses $name" || fail "config refuses $name" "rc=$rc" "$(cat "$T_TMP/err.c")"
+	fi
+done < "$T_TMP/listopts"
+
+# A value with '=' and '#' in it (only the first '=' splits; a '#' after the
+# name is not a comment): this colour rule is valid, as on the command line.
+printf 'color-rule = ^a$=#ff0000\ncolors = java\n' > "$T_TMP/rule.cfg"
+"$TFLAME" --config "$T_TMP/rule.cfg" --collapse "$T_TMP/p.folded" > "$T_TMP/got.rule" 2> "$T_TMP/err.rule"
+same "config: color-rule = REGEX=#rrggbb is read whole" "$T_TMP/got.rule" "$T_TMP/want.collapse"
 
 # Output to a closed pipe: quiet, no message storm.
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "s%d;f%d 1\n", i, i }' > "$T_TMP/big.folded"

@@ -1,9 +1,12 @@
 #!/bin/sh
-# Documentation against the program: the man page and the three completion
-# scripts know every option of `tflame --help`, the man page documents
-# nothing that --help lacks, its KEYS section matches `tflame --list-keys`
-# both ways, the page renders without warnings, and the bash completion works
-# when driven the way bash drives it.
+# Documentation against the program, driven by what the program says
+# (--help, --list-keys, --list-options) so that a new option or key shows up
+# here by itself: the man page, README and the three completion scripts know
+# every option of --help; the man page documents nothing that --help lacks;
+# the man page's KEYS and README's Keys match `tflame --list-keys` both ways;
+# hidden options stay hidden; every fixed set of values is accepted by tflame
+# and offered by the completions; the page renders without warnings; the
+# bash completion works when driven the way bash drives it.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 MAN=$top_srcdir/doc/tflame.1
@@ -27,8 +30,19 @@ awk '/^ +-/ {
 	short = ""; if (col ~ /^-[A-Za-z],/) short = substr(col, 1, 2)
 	printf "%s\t%s\t%s\n", col, long, short
 }' "$T_TMP/help" > "$T_TMP/options"
+cut -f2 "$T_TMP/options" > "$T_TMP/helplongs0"
 n=$(($(wc -l < "$T_TMP/options")))
 check "--help lists options ($n)" test "$n" -ge 10
+
+# NAME<TAB>flag|value<TAB>fixed values or -<TAB>config or -, every option.
+"$TFLAME" --list-options > "$T_TMP/listopts" 2> /dev/null || : > "$T_TMP/listopts"
+while IFS='	' read -r col long short; do
+	grep -q "^${long#--}	" "$T_TMP/listopts" && pass "--list-options knows $long" ||
+		fail "--list-options knows $long" "the option table and --help disagree"
+done < "$T_TMP/options"
+# Options with a fixed set of values: "NAME<TAB>v1 v2 ...".
+awk -F '\t' '$3 != "-" { print $1 "\t" $3 }' "$T_TMP/listopts" > "$T_TMP/fixed"
+check "some options have a fixed set of values" test -s "$T_TMP/fixed"
 
 "$TFLAME" --list-keys > "$T_TMP/keys" 2> /dev/null || : > "$T_TMP/keys"
 cut -f1 "$T_TMP/keys" > "$T_TMP/keynames"
@@ -73,6 +87,41 @@ tag { tag = 0; print sec "\t" plain($0); next }
 ' "$MAN" > "$T_TMP/mantags"
 awk -F '\t' '$1 == "OPTIONS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/manopts"
 awk -F '\t' '$1 == "KEYS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/mankeys"
+
+# ---- man page: sections, environment ---------------------------------------
+
+sed -n 's/^\.SH[ \t]*//p' "$MAN" | tr -d '"' > "$T_TMP/mansections"
+for sec in NAME SYNOPSIS DESCRIPTION OPTIONS KEYS "INPUT FORMATS" "CONFIGURATION FILE" \
+	ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+	grep -qxF "$sec" "$T_TMP/mansections" && pass "man page: section $sec" ||
+		fail "man page: section $sec" "sections: $(tr '\n' '|' < "$T_TMP/mansections")"
+done
+awk -F '\t' '$1 == "ENVIRONMENT" { print $2 }' "$T_TMP/mantags" | tr -s ', ' '\n\n' > "$T_TMP/manenv"
+for v in NO_COLOR TERM COLUMNS LANG LC_ALL TFLAME_CONFIG XDG_CONFIG_HOME HOME; do
+	grep -qxF "$v" "$T_TMP/manenv" && pass "man page: ENVIRONMENT has $v" ||
+		fail "man page: ENVIRONMENT has $v" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
+done
+# Every variable the program reads (getenv in src/) has an entry.
+for v in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c | sed 's/getenv("//; s/")//' | sort -u); do
+	grep -qxF "$v" "$T_TMP/manenv" && pass "man page: ENVIRONMENT has $v (read in src/)" ||
+		fail "man page: ENVIRONMENT has $v (read in src/)" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
+done
+
+# The options a config file may not set (--list-options' last column "-",
+# hidden ones aside) are named where the config file is described.
+awk '/^\.SH/ { on = ($0 ~ /CONFIGURATION FILE/) } on && /^\.BR? / { print $2 }' "$MAN" |
+	sed 's/\\-/-/g' > "$T_TMP/mancfgwords"
+awk '/^Config file$/ { on = 1; ul = 1; next } on && ul && /^-+$/ { ul = 0; next } on && /^-+$/ { on = 0 } on' \
+	"$top_srcdir/README" > "$T_TMP/readmecfg"
+"$TFLAME" --list-options 2> /dev/null | awk -F '\t' '$4 == "-" { print $1 }' > "$T_TMP/clionly"
+while IFS= read -r name; do
+	grep -qxF -- "--$name" "$T_TMP/helplongs0" || continue      # hidden
+	grep -qxF -- "$name" "$T_TMP/mancfgwords" && pass "man page: CONFIGURATION FILE says $name is not for the file" ||
+		fail "man page: CONFIGURATION FILE says $name is not for the file"
+	grep -qE -- "(^|[^-[:alnum:]])--$name([^-[:alnum:]]|\$)" "$T_TMP/readmecfg" &&
+		pass "README: Config file says --$name is not for the file" ||
+		fail "README: Config file says --$name is not for the file"
+done < "$T_TMP/clionly"
 
 # ---- man page: OPTIONS, both ways -------------------------------------------
 
@@ -122,16 +171,21 @@ grep -q "^\.TH TFLAME 1 .*\"tflame $version\"" "$MAN" &&
 	pass "man page: .TH names version $version" ||
 	fail "man page: .TH names version $version" "$(grep '^\.TH' "$MAN")"
 
-for h in --stats --list-keys; do
-	if grep -q -- "$h" "$T_TMP/help"; then
-		skip "hidden option $h is not documented or completed" "--help now lists it"
-	elif grep -qF -- "$h" "$T_TMP/manopts" "$ZSHC" "$FISHC" ||
-	     grep -qF -- "${h#--}" "$BASHC"; then
-		fail "hidden option $h is not documented or completed"
+# Hidden options: the ones --list-options knows and --help does not.
+cut -f2 "$T_TMP/options" > "$T_TMP/helplongs"
+: > "$T_TMP/hidden"
+while IFS='	' read -r name arg values cfg; do
+	grep -qxF -- "--$name" "$T_TMP/helplongs" || echo "$name" >> "$T_TMP/hidden"
+done < "$T_TMP/listopts"
+check "some options are hidden (in --list-options, not in --help)" test -s "$T_TMP/hidden"
+while IFS= read -r h; do
+	if grep -qF -- "--$h" "$T_TMP/manopts" "$ZSHC" "$FISHC" ||
+	   grep -qE -- "(^|[[:space:]])--$h=?([[:space:]]|\$)" "$BASHC"; then
+		fail "hidden option --$h is not documented or completed"
 	else
-		pass "hidden option $h is not documented or completed"
+		pass "hidden option --$h is not documented or completed"
 	fi
-done
+done < "$T_TMP/hidden"
 
 if have groff; then
 	groff -man -Tutf8 -ww -z "$MAN" > "$T_TMP/groff.out" 2>&1 && ! [ -s "$T_TMP/groff.out" ] &&
@@ -148,14 +202,40 @@ else
 	skip "man page: mandoc -Tlint reports nothing" "no mandoc"
 fi
 
+# ---- README: every option, every key ------------------------------------
+
+README=$top_srcdir/README
+while IFS='	' read -r col long short; do
+	grep -qE -- "(^|[^-[:alnum:]])$long([^-[:alnum:]]|\$)" "$README" && pass "README names $long" ||
+		fail "README names $long" "add it to README's Options"
+done < "$T_TMP/options"
+# The Keys section: lines "    KEYS   description" between "Keys" and the
+# next underlined heading (unindented lines in between are sub-headings).
+awk '/^Keys$/ { on = 1; ul = 1; next } on && ul && /^-+$/ { ul = 0; next }
+     on && /^-+$/ { on = 0 } on && /^    [^ ]/ {
+	sub(/^    /, ""); split($0, a, /  +/); print a[1] }' "$README" > "$T_TMP/readmekeys"
+if [ -s "$T_TMP/keynames" ]; then
+	while IFS= read -r k; do
+		grep -qxF -- "$k" "$T_TMP/readmekeys" && pass "README: Keys has '$k'" ||
+			fail "README: Keys has '$k'" "README's keys: $(tr '\n' '|' < "$T_TMP/readmekeys")"
+	done < "$T_TMP/keynames"
+	while IFS= read -r k; do
+		grep -qxF -- "$k" "$T_TMP/keynames" && pass "README: key '$k' is in the key table" ||
+			fail "README: key '$k' is in the key table" "tflame --list-keys: $(tr '\n' '|' < "$T_TMP/keynames")"
+	done < "$T_TMP/readmekeys"
+else
+	skip "README: Keys matches the key table" "tflame --list-keys printed nothing"
+fi
+
 # ---- zsh and fish: every option, syntax -------------------------------------
 
-# zsh: an option is an _arguments spec: after ' { , or * (repeatable) and before [ = + } or ,
-# (an exclusion list "(-c --collapse)" does not count).
+# zsh: an option is an _arguments spec: after ' { , * (repeatable) or the
+# ")" closing an exclusion list, and before [ = + } or , (a name inside an
+# exclusion list "(-c --collapse)" does not count).
 while IFS='	' read -r col long short; do
 	ok=1
 	for o in $long $short; do
-		grep -qE -- "['{,*]$o([]=+},[]|\$)" "$ZSHC" || ok=""
+		grep -qE -- "['{,*)]$o([]=+},[]|\$)" "$ZSHC" || ok=""
 	done
 	[ -n "$ok" ] && pass "zsh completion: $col" || fail "zsh completion: $col" "no _arguments spec for $long $short"
 done < "$T_TMP/options"
@@ -178,14 +258,44 @@ else
 fi
 if have fish; then
 	check "fish completion: fish -n" fish -n "$FISHC"
-	HOME=$T_TMP fish --no-config -c 'source $argv[1]; complete -C"tflame --format "' "$FISHC" \
-		2>&1 | cut -f1 | LC_ALL=C sort > "$T_TMP/fish.format"
-	printf 'auto\nfolded\nperf\n' > "$T_TMP/want.format"
-	same "fish completion: --format offers auto folded perf" "$T_TMP/fish.format" "$T_TMP/want.format"
 else
 	skip "fish completion: fish -n" "no fish"
-	skip "fish completion: --format offers auto folded perf" "no fish"
 fi
+
+# ---- options with a fixed set of values, everywhere ------------------------
+
+printf 'a;b 1\n' > "$T_TMP/tiny.folded"
+sorted_words() { printf '%s\n' $1 | LC_ALL=C sort; }
+while IFS='	' read -r name values; do
+	for v in $values; do
+		# Accepted: not a usage error (--format=perf may still reject the
+		# folded input, with status 1).
+		"$TFLAME" "--$name=$v" --collapse "$T_TMP/tiny.folded" > /dev/null 2> "$T_TMP/err.v"
+		rc=$?
+		[ $rc -ne 2 ] && ! grep -q 'invalid value' "$T_TMP/err.v" &&
+			pass "tflame accepts --$name=$v" || fail "tflame accepts --$name=$v" "rc=$rc" "$(cat "$T_TMP/err.v")"
+	done
+	"$TFLAME" "--$name=no-such-value" --collapse "$T_TMP/tiny.folded" > /dev/null 2> "$T_TMP/err.v"
+	rc=$?
+	named=1
+	for v in $values; do grep -qw -- "$v" "$T_TMP/err.v" || named=""; done
+	{ [ $rc -eq 2 ] && [ -n "$named" ]; } &&
+		pass "--$name=no-such-value: exit 2, the values listed" ||
+		fail "--$name=no-such-value: exit 2, the values listed" "rc=$rc" "$(cat "$T_TMP/err.v")"
+
+	sorted_words "$values" > "$T_TMP/want.v"
+	for v in $values; do
+		grep -qE -- "['( ]$v[:' )]" "$ZSHC" && pass "zsh completion: --$name offers $v" ||
+			fail "zsh completion: --$name offers $v" "no 'VALUE:' or (... VALUE ...) in $ZSHC"
+	done
+	if have fish; then
+		HOME=$T_TMP fish --no-config -c 'source $argv[1]; complete -C"tflame --$argv[2] "' "$FISHC" "$name" \
+			2>&1 | cut -f1 | LC_ALL=C sort > "$T_TMP/fish.v"
+		same "fish completion: --$name offers $(echo $values)" "$T_TMP/fish.v" "$T_TMP/want.v"
+	else
+		skip "fish completion: --$name offers $(echo $values)" "no fish"
+	fi
+done < "$T_TMP/fixed"
 
 # ---- bash: drive _tflame ----------------------------------------------------
 
@@ -251,6 +361,35 @@ bcheck "bash completion: file names after an option" "$T_TMP/d/profile.folded\n"
 	"$WB" "tflame -c $T_TMP/d/pro" 2 tflame -c "$T_TMP/d/pro"
 bcheck "bash completion: after -- a word starting with - is a file" "$T_TMP/d/-dash.folded\n" \
 	"$WB" "tflame -- $T_TMP/d/-" 2 tflame -- "$T_TMP/d/-"
+
+# Every fixed set of values, from --list-options.
+while IFS='	' read -r name values; do
+	bcheck "bash completion: tflame --$name <TAB> offers $(echo $values)" \
+		"$(sorted_words "$values" | sed 's/$/\\n/' | tr -d '\n')" \
+		"$WB" "tflame --$name " 2 tflame "--$name" ""
+done < "$T_TMP/fixed"
+
+# With bash-completion itself: loaded on demand under the name make install
+# gives it ("tflame"), and file names through its _filedir.
+BC=/usr/share/bash-completion/bash_completion
+if [ -n "$skip_rest" ] || ! [ -f "$BC" ]; then
+	skip "bash-completion loads the completion by the command's name" "no bash-completion"
+	skip "with bash-completion: file names through _filedir" "no bash-completion"
+else
+	mkdir -p "$T_TMP/bcu/completions"
+	cp "$BASHC" "$T_TMP/bcu/completions/tflame"
+	BASH_COMPLETION_USER_DIR=$T_TMP/bcu bash --norc --noprofile -c \
+		'source "$1" && __load_completion tflame && complete -p tflame' bash "$BC" > "$T_TMP/bc.out" 2>&1
+	grep -qx 'complete -F _tflame tflame' "$T_TMP/bc.out" &&
+		pass "bash-completion loads the completion by the command's name" ||
+		fail "bash-completion loads the completion by the command's name" "$(cat "$T_TMP/bc.out")"
+	bash --norc --noprofile -c '
+		source "$1"; source "$2"; cd "$3"
+		COMP_WORDS=(tflame pro) COMP_CWORD=1 COMP_LINE="tflame pro" COMP_POINT=10 COMPREPLY=()
+		_tflame tflame pro tflame; printf "%s\n" "${COMPREPLY[@]}"' bash "$BC" "$BASHC" "$T_TMP/d" > "$T_TMP/bc.files" 2>&1
+	printf 'profile.folded\n' > "$T_TMP/bc.want"
+	same "with bash-completion: file names through _filedir" "$T_TMP/bc.files" "$T_TMP/bc.want"
+fi
 
 # Every option of --help, long and short, is offered for "-"; so is "-"
 # itself (standard input).

@@ -1,0 +1,82 @@
+#!/bin/sh
+# tests/ui/clip.sh: y and Y copy to the clipboard with OSC 52, read back from
+# tmux's paste buffer (the private server runs with set-clipboard on, which
+# makes tmux keep what applications copy). Also the config file and the
+# usage hint in a real terminal.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/ui/tmux.sh"
+
+command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
+command -v bash >/dev/null 2>&1 || skip_all "bash is not installed"
+case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
+[ -x "$TFLAME" ] || skip_all "$TFLAME is not built"
+trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
+
+SEP='  ·  '
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+status_is() { tm_wait_prefix 29 "$1"; }
+
+# Names with raw bytes: "mäin" (UTF-8, 5 bytes) and "pa ESC rse" (6 bytes).
+# main [0,75) of 100 columns holds column 49, the root's middle, so k goes
+# main, pa^[rse, lex (each the only child of the one before).
+F="$T_TMP/c.folded"
+printf 'm\303\244in;pa\033rse;lex 3\nother 1\n' > "$F"
+
+# buffer_is FILE: tmux's newest paste buffer holds FILE's bytes.
+buffer_is() { tm save-buffer - > "$T_TMP/buf" 2>/dev/null && cmp -s "$T_TMP/buf" "$1"; }
+expect_buffer() {
+	if tm_wait buffer_is "$2"; then pass "$1"; else
+		fail "$1" "buffer: $(od -c "$T_TMP/buf" | head -5)" "want: $(od -c "$2" | head -5)"
+	fi
+}
+
+tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
+tm set -g set-clipboard on
+
+tm_run "clear; $(q "$TFLAME") $(q "$F"); echo rc=\$?"
+expect "open" status_is "all${SEP}4 samples"
+tm_keys k k k
+expect "k k k: lex" status_is "lex${SEP}3 samples"
+
+tm_keys y
+expect "y: status says what was copied" status_is "copied 3 bytes (name) to the clipboard"
+printf 'lex' > "$T_TMP/want1"
+expect_buffer "y: tmux's buffer holds the name 'lex'" "$T_TMP/want1"
+
+# 5 + 1 + 6 + 1 + 3 = 16 bytes: mäin;pa<ESC>rse;lex, root first, no count.
+tm_keys Y
+expect "Y: status counts 16 bytes" status_is "copied 16 bytes (stack) to the clipboard"
+printf 'm\303\244in;pa\033rse;lex' > "$T_TMP/want2"
+expect_buffer "Y: the buffer holds the raw stack, ESC and UTF-8 intact" "$T_TMP/want2"
+
+tm_keys j
+expect "j: the frame with ESC in its name, shown escaped" status_is "pa^[rse${SEP}3 samples"
+tm_keys y
+printf 'pa\033rse' > "$T_TMP/want3"
+expect_buffer "y: a name with ESC is copied byte for byte" "$T_TMP/want3"
+expect "y: status counts 6 bytes" status_is "copied 6 bytes (name)"
+# The ESC went out as base64: the screen is intact (breadcrumb, root row).
+expect "the screen is intact after the copy" tm_wait eval 'tm__line_is 0 all && tm__line_is 28 all'
+
+tm_keys j j Y
+expect "Y on all: nothing to copy" status_is "nothing to copy"
+tm_keys q
+expect "q quits, status 0" tm_wait_grep '^rc=0$'
+
+# ---- the usage hint: no file and stdin a terminal ----
+tm_run "clear; $(q "$TFLAME"); echo rc=\$?"
+expect "no file, stdin a terminal: a hint, exit 2, no hang" \
+	tm_wait eval "tm__grep '^tflame: no input: give a profile file' && tm__grep '^Try .tflame --help.' && tm__grep '^rc=2\$'"
+
+# ---- the config file applies to the browser ----
+mkdir -p "$HOME/.config/tflame"
+printf '# icicle by default\ninverted = yes\n' > "$HOME/.config/tflame/config"
+tm_run "clear; HOME=$(q "$HOME") XDG_CONFIG_HOME= $(q "$TFLAME") $(q "$F"); echo rc=\$?"
+expect "config inverted = yes: the root row is on top (line 1)" tm_wait_line 1 "all"
+tm_keys q
+expect "config: quits" tm_wait_grep '^rc=0$'
+
+tm_stop
+done_testing
