@@ -42,6 +42,8 @@ struct search {
 
 	uint8_t *hit;           /* by name id: 1 when the name matches */
 	size_t names_done;      /* ids [0, names_done) are decided */
+	bool narrowed;          /* hit[] starts as a wider search's: only its
+	                           hits are tested (search_narrow) */
 	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
 	bool done;
 
@@ -107,7 +109,7 @@ static struct search *alloc_search(const struct tree *t)
  * prefix or suffix test is ~20 times faster than glibc's regexec with
  * REG_ICASE in a UTF-8 locale, and means the same. A backslash before
  * punctuation is that character. Anything else (classes, groups,
- * repetition, an empty alternative) leaves s->nlits 0: regexec. */
+ * repetition) leaves s->nlits 0: regexec. */
 static void split_literals(struct search *s, const char *pattern)
 {
 	size_t n = 1;
@@ -137,8 +139,8 @@ static void split_literals(struct search *s, const char *pattern)
 				c = (char)(c - 'A' + 'a');
 			buf[len++] = c;
 		}
-		if (len == 0)
-			goto regex;     /* "a|", "^": matches every name */
+		/* An empty alternative ("read|" while typing, "^") matches
+		 * every name, "^$" only an empty one: both are literals too. */
 		l->text = xmalloc(len + 1);
 		memcpy(l->text, buf, len);
 		l->text[len] = '\0';
@@ -183,6 +185,18 @@ struct search *search_new(const struct tree *t, const char *pattern, char *err, 
 	s->re = re;
 	split_literals(s, pattern);
 	return s;
+}
+
+void search_narrow(struct search *s, const struct search *prev)
+{
+	if (!prev || prev->t != s->t || s->nlits != 1 || prev->nlits != 1 || s->icase != prev->icase ||
+	    s->names_done != 0 || prev->names_done != strtab_count(&s->t->names))
+		return;
+	const struct search_lit *a = &s->lits[0], *b = &prev->lits[0];
+	if (a->head || a->tail || b->head || b->tail || b->len > a->len || !strstr(a->text, b->text))
+		return;     /* texts hold no NUL: plain ASCII */
+	memcpy(s->hit, prev->hit, strtab_count(&s->t->names));
+	s->narrowed = true;
 }
 
 struct search *search_new_exact(const struct tree *t, strtab_id name)
@@ -288,6 +302,8 @@ static bool lit_matches(const struct search *s, const struct search_lit *l, cons
 {
 	if (l->len > n)
 		return false;
+	if (l->len == 0)
+		return !(l->head && l->tail) || n == 0;
 	if (l->head && l->tail)
 		return l->len == n && same_text(name, l->text, n, s->icase);
 	if (l->head)
@@ -339,8 +355,14 @@ bool search_run(struct search *s, uint64_t budget_ns)
 		size_t stop = s->names_done + NAMES_PER_CHECK;
 		if (stop > names)
 			stop = names;
-		for (size_t id = s->names_done; id < stop; id++)
-			s->hit[id] = name_matches(s, (strtab_id)id);
+		if (s->narrowed) {
+			for (size_t id = s->names_done; id < stop; id++)
+				if (s->hit[id])
+					s->hit[id] = name_matches(s, (strtab_id)id);
+		} else {
+			for (size_t id = s->names_done; id < stop; id++)
+				s->hit[id] = name_matches(s, (strtab_id)id);
+		}
 		s->names_done = stop;
 		if (deadline && now_ns() >= deadline && s->names_done < names)
 			return false;

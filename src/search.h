@@ -30,6 +30,11 @@ struct search;
  * new search with its pass not yet run, or NULL with the regex library's
  * message, sanitized for display, in err (errsize > 0). */
 struct search *search_new(const struct tree *t, const char *pattern, char *err, size_t errsize);
+/* Lets s (pass not started) test only the names that prev (same tree, name
+ * pass finished) matched, when that cannot change the result: both are one
+ * unanchored piece of plain text, same case rule, prev's inside s's ("mal"
+ * after "ma" as the user types). Otherwise does nothing. */
+void search_narrow(struct search *s, const struct search *prev);
 /* A search for the frames named exactly as name id `name` (bytes, case and
  * NULs included). Its pattern text is the anchored, escaped regex. */
 struct search *search_new_exact(const struct tree *t, strtab_id name);

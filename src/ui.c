@@ -786,8 +786,12 @@ static void prompt_changed(struct ui *u)
 	struct search *s;
 	if (p->exact >= 0)
 		s = search_new_exact(u->t, (strtab_id)p->exact);
-	else
+	else {
 		s = search_new(u->t, p->text, p->err, sizeof p->err);
+		/* Typing on at the end of a word: test only what matched. */
+		if (s && u->shown && search_done(u->shown))
+			search_narrow(s, u->shown);
+	}
 	if (s)
 		search_start(u, s);
 }
@@ -2167,9 +2171,11 @@ static void bench_one(struct ui *u, struct ui_bench *b, const char *tok, int key
 	handle_key(u, key);
 	/* A search pass normally goes on in slices between keys; here it is
 	 * finished, so a search key's time is the time to its full result. */
-	while (u->pending)
-		search_work(u, UI_SEARCH_SLICE_NS);
-	relayout(u);
+	if (u->pending) {
+		while (u->pending)
+			search_work(u, UI_SEARCH_SLICE_NS);
+		relayout(u);
+	}
 	double t1 = now_s();
 	if (!u->quit)
 		draw(u);

@@ -198,6 +198,9 @@ static void test_case_and_bytes(void)
 		{ "^a.b", "(^a.b)", 32 + 64 },              /* . is any: regexec */
 		{ "Foo|FOO", "(Foo|FOO)", 1 + 4 },
 		{ "\\\\g$", "(\\\\g$)", 32 + 64 },        /* \\ is a backslash */
+		{ "zzz|", "(zzz|)", 1 + 2 + 4 + 8 + 16 + 32 + 64 },   /* empty: all */
+		{ "^", "(^)", 1 + 2 + 4 + 8 + 16 + 32 + 64 },
+		{ "^$|^foo$", "(^$|^foo$)", 1 + 2 },        /* no empty name here */
 	};
 	for (size_t k = 0; k < sizeof alts / sizeof alts[0]; k++) {
 		lit = run(&t, alts[k].lit);
@@ -207,6 +210,29 @@ static void test_case_and_bytes(void)
 		   "'%s' and '%s' both match %lld", alts[k].lit, alts[k].re, alts[k].want);
 		search_free(lit);
 		search_free(re);
+	}
+
+	/* Narrowing while typing: a search that starts from a wider one's
+	 * matches must find exactly what a fresh one finds; where narrowing
+	 * does not apply (other case rule, not a substring, anchors) it must
+	 * change nothing. Totals by hand: Foo 1, foo 2, FOO_bar 4. */
+	{
+		static const struct { const char *prev, *next; long long want; } nw[] = {
+			{ "o", "foo", 7 },          /* icase both: applies */
+			{ "FOO", "FOO_bar", 4 },    /* case-sensitive both: applies */
+			{ "Foo", "foo", 7 },        /* Foo is case-sensitive: does not */
+			{ "bar", "foo", 7 },        /* not inside: does not (else 4) */
+			{ "o$", "foo", 7 },         /* an anchor: does not (else 3) */
+		};
+		for (size_t k = 0; k < sizeof nw / sizeof nw[0]; k++) {
+			struct search *a = run(&t, nw[k].prev);
+			struct search *b = search_new(&t, nw[k].next, NULL, 0);
+			search_narrow(b, a);
+			search_run(b, 0);
+			is_int((long long)search_total(b, TREE_ROOT).u, nw[k].want, nw[k].next);
+			search_free(a);
+			search_free(b);
+		}
 	}
 
 	/* Long names take the 16-at-a-time scan: a needle at every offset of
