@@ -7,10 +7,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/ui/tmux.sh"
 
-command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
-command -v bash >/dev/null 2>&1 || skip_all "bash is not installed"
-case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
-[ -x "$TFLAME" ] || skip_all "$TFLAME is not built"
+tm_require
 trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
 # A slow producer, like perf script on a big perf.data: a first burst of

@@ -11,8 +11,7 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/ui/tmux.sh"
 
-case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
-[ -x "$TFLAME" ] || skip_all "$TFLAME is not built"
+tm_require
 
 F="$top_srcdir/tests/ui/search.folded"
 SEP='  ·  '

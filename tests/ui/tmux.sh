@@ -4,6 +4,7 @@
 # and POLLED for until they match (TM_TIMEOUT_MS, 50 ms steps): no test
 # sleeps a fixed time and hopes.
 #
+#   tm_require            skip without tmux, bash or tflame; absolute $TFLAME
 #   tm_start W H          start the server and the shell
 #   tm_stop               kill the server
 #   tm_keys KEY...        tmux send-keys (key names: Enter, BSpace, C-z, ...)
@@ -27,6 +28,15 @@ TM_SCREEN_E_FILE="$T_TMP/screen-e"
 unset TMUX TMUX_PANE
 
 tm() { tmux -L "$TM_SOCK" -f /dev/null "$@"; }
+
+# tm_require: skips the whole script without tmux, bash or a built tflame;
+# makes $TFLAME absolute (the pane's shell starts elsewhere).
+tm_require() {
+	command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
+	command -v bash >/dev/null 2>&1 || skip_all "bash is not installed"
+	case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
+	[ -x "$TFLAME" ] || skip_all "$TFLAME is not built"
+}
 
 tm_start() {
 	local term=screen
