@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "layout.h"
 #include "printer.h"
 #include "search.h"
@@ -107,6 +108,28 @@ static void fuzz_use_tree(struct tree *t, unsigned sel)
 				abort();
 		text_width(s, len);
 	}
+}
+
+/* Feeds s[0..len) to a reader in two blocks, split after the k-th newline;
+ * the first block is a copy, wiped after use, as a stream buffer would be
+ * overwritten before the next block comes. */
+__attribute__((unused))
+static void fuzz_feed_split(void (*feed)(void *r, const char *buf, size_t n), void *r,
+                            const char *s, size_t len, unsigned k)
+{
+	size_t cut = 0;
+	for (; k > 0 && cut < len; k--) {
+		const char *nl = memchr(s + cut, '\n', len - cut);
+		cut = nl ? (size_t)(nl - s) + 1 : len;
+	}
+	char *first = malloc(cut ? cut : 1);
+	if (!first)
+		abort();
+	memcpy(first, s, cut);
+	feed(r, first, cut);
+	memset(first, 'X', cut);
+	free(first);
+	feed(r, s + cut, len - cut);
 }
 
 #endif

@@ -6,6 +6,11 @@
 #include "common.h"
 #include "folded.h"
 
+static void feed_folded(void *r, const char *buf, size_t n)
+{
+	folded_reader_feed(r, buf, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,19 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tree_init(&t);
 	t.chart = (sel & 0x80) != 0;
 	struct folded_reader *r = folded_reader_new(&t);
-	/* Split after the k-th newline; the first block is copied and wiped
-	 * after use, as a stream buffer would be overwritten. */
-	size_t cut = 0;
-	for (unsigned k = (sel >> 3) & 7; k > 0 && cut < len; k--) {
-		const char *nl = memchr(s + cut, '\n', len - cut);
-		cut = nl ? (size_t)(nl - s) + 1 : len;
-	}
-	char *first = malloc(cut ? cut : 1);
-	memcpy(first, s, cut);
-	folded_reader_feed(r, first, cut);
-	memset(first, 'X', cut);
-	free(first);
-	folded_reader_feed(r, s + cut, len - cut);
+	fuzz_feed_split(feed_folded, r, s, len, (sel >> 3) & 7);
 	const struct reader_diag *d = folded_reader_diag(r);
 	if (d->bad > d->lines || d->stacks > d->lines)
 		abort();

@@ -5,6 +5,11 @@
 #include "common.h"
 #include "perfscript.h"
 
+static void feed_perf(void *r, const char *buf, size_t n)
+{
+	perf_reader_feed(r, buf, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,17 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tree_init(&t);
 	t.chart = (opt & 0x80) != 0;
 	struct perf_reader *r = perf_reader_new(&t, &o);
-	size_t cut = 0;
-	for (unsigned k = sel & 15; k > 0 && cut < len; k--) {
-		const char *nl = memchr(s + cut, '\n', len - cut);
-		cut = nl ? (size_t)(nl - s) + 1 : len;
-	}
-	char *first = malloc(cut ? cut : 1);
-	memcpy(first, s, cut);
-	perf_reader_feed(r, first, cut);
-	memset(first, 'X', cut);
-	free(first);
-	perf_reader_feed(r, s + cut, len - cut);
+	fuzz_feed_split(feed_perf, r, s, len, sel & 15);
 	perf_reader_finish(r);
 	const struct reader_diag *d = perf_reader_diag(r);
 	if (d->bad > d->lines)
