@@ -26,6 +26,15 @@ static inline uint64_t child_hash(tree_idx parent, strtab_id name)
 	return x;
 }
 
+/* While building, a node's `off` links it into its parent's list of
+ * children, newest first: the upper half holds the node's newest child,
+ * the lower half its next older sibling; 0 (the root, never a child) ends
+ * a list, so a zeroed node has none. A flame chart
+ * keeps times there instead and needs no lists (it never looks children
+ * up). `total` stays 0 until tree_finalize. */
+static inline tree_idx kid_newest(const struct tree_node *nd) { return (tree_idx)(nd->off.u >> 32); }
+static inline tree_idx kid_older(const struct tree_node *nd) { return (tree_idx)nd->off.u; }
+
 void tree_init(struct tree *t)
 {
 	memset(t, 0, sizeof *t);
@@ -36,11 +45,9 @@ void tree_init(struct tree *t)
 	t->nodes[0].parent = TREE_NONE;
 	t->nodes[0].end = KIDS_NONE;
 	t->nodes[0].name = strtab_intern(&t->names, "all", 3);
-	t->nslots = 1024;
-	t->slot_shift = 64 - 10;
-	t->slots = xcalloc(t->nslots, sizeof *t->slots);
 	t->pathcap = 64;
 	t->path = xmalloc(t->pathcap * sizeof *t->path);
+	t->first_leaf = TREE_NONE;
 }
 
 void tree_free(struct tree *t)
@@ -92,16 +99,20 @@ static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
 	}
 	tree_idx c = (tree_idx)t->n++;
-	struct tree_node *nd = &t->nodes[c];
+	struct tree_node *nd = &t->nodes[c], *pn = &t->nodes[parent];
 	memset(nd, 0, sizeof *nd);
 	nd->parent = parent;
 	nd->name = name;
 	nd->end = KIDS_NONE;
-	nd->depth = t->nodes[parent].depth + 1;
+	nd->depth = pn->depth + 1;
 	if (t->frac)
 		nd->self.f = 0.0;
-	if (t->chart)
+	if (t->chart) {
 		nd->off = t->time;  /* a chart frame starts when it is first seen */
+	} else {
+		nd->off.u = kid_newest(pn);
+		pn->off.u = (uint64_t)c << 32 | kid_older(pn);
+	}
 	return c;
 }
 
@@ -116,6 +127,58 @@ static void hash_insert(struct tree *t, tree_idx c)
 	t->slots[j] = (h & 0xffffffff00000000ULL) | c;
 	if (++t->nhashed * 4 > t->nslots * 3)
 		grow_slots(t);
+}
+
+static void ensure_hash(struct tree *t);
+
+/* Longest walk find_sorted takes before it gives up for the hash. The walk
+ * is short on any sorted input (each child is passed over in at most one
+ * walk), so this only bounds the cost of a case not thought of. */
+#define FIND_SORTED_MAX 256
+
+/* The child of parent named name, or TREE_NONE when it has none, for a tree
+ * whose stacks came in ascending order of their text (!t->hashed).
+ *
+ * Why no hash is needed: let C be a child of p made by stack M, and the
+ * stack being added, L, pass through p and C. Every stack added between
+ * M and L sorts between them, so its text starts with the text of M and L
+ * up to the end of C; a child of p made by such a stack therefore has C as
+ * a proper prefix of its name ("f" then "f(int)" or "f 2": bytes below ';'
+ * sort such siblings before "f;..."). So, walking p's children from the
+ * newest, C is found before any child whose name does not start with C,
+ * and that child says C is not there. Mostly the walk ends at the first. */
+static tree_idx find_sorted(struct tree *t, tree_idx parent, strtab_id name)
+{
+	const char *s = strtab_str(&t->names, name);
+	uint32_t len = strtab_len(&t->names, name);
+	unsigned steps = 0;
+	for (tree_idx c = kid_newest(&t->nodes[parent]); c != 0; c = kid_older(&t->nodes[c])) {
+		strtab_id cn = t->nodes[c].name;
+		if (cn == name)
+			return c;
+		if (strtab_len(&t->names, cn) <= len || memcmp(strtab_str(&t->names, cn), s, len) != 0)
+			break;
+		if (++steps == FIND_SORTED_MAX) {
+			ensure_hash(t);
+			return TREE_NONE;
+		}
+	}
+	return TREE_NONE;
+}
+
+/* A new child of parent named name, known to be absent. While the hash is
+ * in use, it is not put there: see tree_merge (no lookup below a node the
+ * merge created), and ensure_hash. */
+static tree_idx child_add(struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx c = new_node(t, parent, name);
+	if (t->nodes[parent].end == KIDS_NONE) {
+		t->nodes[parent].end = c;
+	} else {
+		t->nodes[parent].end = KIDS_MANY;
+		t->hash_stale = t->hashed;
+	}
+	return c;
 }
 
 /* The child of parent named name, created when missing.
@@ -135,6 +198,13 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	 * (add_path); any other frame starts a new node. */
 	if (t->chart)
 		return new_node(t, parent, name);
+	if (!t->hashed) {
+		tree_idx c = find_sorted(t, parent, name);
+		if (c != TREE_NONE)
+			return c;
+		if (!t->hashed)
+			return child_add(t, parent, name);
+	}
 	tree_idx only = t->nodes[parent].end;
 	if (only == KIDS_NONE) {
 		tree_idx c = new_node(t, parent, name);
@@ -166,27 +236,13 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	return c;
 }
 
-/* A new child of parent named name, known to be absent because its parent
- * is new too (tree_merge). It is not put in the child hash: inserting is a
- * cache miss per node, and after a merge usually nothing looks children up
- * again (the hash is rebuilt when something does: ensure_hash). */
-static tree_idx child_add(struct tree *t, tree_idx parent, strtab_id name)
-{
-	tree_idx c = new_node(t, parent, name);
-	if (t->nodes[parent].end == KIDS_NONE) {
-		t->nodes[parent].end = c;
-	} else {
-		t->nodes[parent].end = KIDS_MANY;
-		t->hash_stale = true;
-	}
-	return c;
-}
-
-/* Rebuilds the child hash from the nodes after tree_merge skipped some. */
+/* Puts the child hash in use, or rebuilds it after tree_merge skipped some
+ * children: from the nodes, each child of a branching node once. */
 static void ensure_hash(struct tree *t)
 {
-	if (!t->hash_stale)
+	if (t->hashed && !t->hash_stale)
 		return;
+	t->hashed = true;
 	t->hash_stale = false;
 	size_t many = 0;
 	for (size_t i = 1; i < t->n; i++)
@@ -211,7 +267,6 @@ static void path_reserve(struct tree *t, size_t n)
 {
 	if (t->finalized)
 		xdie("internal error: tree_add_stack after tree_finalize");
-	ensure_hash(t);
 	if (n > t->pathcap) {
 		while (t->pathcap < n)
 			t->pathcap *= 2;
@@ -219,16 +274,53 @@ static void path_reserve(struct tree *t, size_t n)
 	}
 }
 
-/* Extends path[0..keep) by frames f[0..n) and returns the leaf. */
+/* Compares the text of stack a[0..na) with that of b[0..nb) (the names of
+ * nodes of t), as `LC_ALL=C sort` orders folded lines: byte-wise, frames
+ * joined by ';', a stack before any longer one it starts. The joining ';'
+ * sorts apart from any byte (just below a ';' inside a name, which folded
+ * text cannot hold), and no stack before one empty frame: find_sorted's
+ * reasoning needs an order in which frames can be told apart. */
+static int cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t na, const tree_idx *b, size_t nb)
+{
+	for (size_t i = 0;; i++) {
+		if (i == na || i == nb)
+			return (i < na) - (i < nb);
+		strtab_id id = t->nodes[b[i]].name;
+		const unsigned char *sa = (const unsigned char *)a[i].s;
+		const unsigned char *sb = (const unsigned char *)strtab_str(&t->names, id);
+		size_t la = a[i].len, lb = strtab_len(&t->names, id);
+		int c = memcmp(sa, sb, la < lb ? la : lb);
+		if (c)
+			return c;
+		if (la == lb)
+			continue;
+		/* One name starts the other: what follows the shorter one is the
+		 * end of its stack (first) or the joining ';' (before ';' or any
+		 * greater byte). */
+		if (la < lb)
+			return i + 1 == na || sb[la] >= ';' ? -1 : 1;
+		return i + 1 == nb || sa[lb] >= ';' ? 1 : -1;
+	}
+}
+
+/* Extends path[0..keep) by frames f[0..n) and returns the leaf. A stack that
+ * sorts before the previous one ends the hash-free building. */
 static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
 {
 	path_reserve(t, keep + n);
+	if (t->hash_stale)
+		ensure_hash(t);
+	if (!t->hashed && !t->chart && t->first_leaf != TREE_NONE &&
+	    cmp_stacks(t, f, n, t->path + keep, t->pathlen - keep) < 0)
+		ensure_hash(t);
 	tree_idx cur = keep ? t->path[keep - 1] : TREE_ROOT;
 	for (size_t i = 0; i < n; i++) {
 		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
 		t->path[keep + i] = cur;
 	}
 	t->pathlen = keep + n;
+	if (t->first_leaf == TREE_NONE)
+		t->first_leaf = cur;
 	return cur;
 }
 
@@ -269,7 +361,8 @@ static void switch_to_frac(struct tree *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		t->nodes[i].self.f = (double)t->nodes[i].self.u;
-		t->nodes[i].off.f = (double)t->nodes[i].off.u;
+		if (t->chart)
+			t->nodes[i].off.f = (double)t->nodes[i].off.u;
 	}
 	t->time.f = (double)t->time.u;
 	t->frac = true;
@@ -343,11 +436,33 @@ static void release_below(const struct tree *src, size_t i, uintptr_t *done)
 #endif
 }
 
+/* True when src's stacks can follow dst's without the child hash: both
+ * came in order, and src's first stack does not sort before dst's last. */
+static bool merge_in_order(const struct tree *dst, const struct tree *src)
+{
+	if (dst->hashed || src->hashed)
+		return false;
+	if (dst->first_leaf == TREE_NONE || src->first_leaf == TREE_NONE)
+		return true;
+	size_t n = src->nodes[src->first_leaf].depth;
+	struct tree_frame *f = xmalloc((n ? n : 1) * sizeof *f);
+	tree_idx i = src->first_leaf;
+	for (size_t k = n; k > 0; k--) {
+		strtab_id id = src->nodes[i].name;
+		f[k - 1] = (struct tree_frame){ strtab_str(&src->names, id), strtab_len(&src->names, id) };
+		i = src->nodes[i].parent;
+	}
+	bool ok = cmp_stacks(dst, f, n, dst->path, dst->pathlen) >= 0;
+	free(f);
+	return ok;
+}
+
 static void merge(struct tree *dst, const struct tree *src, bool release)
 {
 	if (dst->finalized || src->finalized || dst->chart)
 		xdie("internal error: tree_merge on a finalized tree or a flame chart");
-	ensure_hash(dst);
+	if (!merge_in_order(dst, src))
+		ensure_hash(dst);
 	if (src->frac && !dst->frac)
 		switch_to_frac(dst);
 	/* Names are interned once each, not once per node. */
@@ -382,6 +497,14 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 			}
 			dn->self.u = v;
 		}
+	}
+	if (src->first_leaf != TREE_NONE) {
+		if (dst->first_leaf == TREE_NONE)
+			dst->first_leaf = map[src->first_leaf];
+		path_reserve(dst, src->pathlen);
+		for (size_t k = 0; k < src->pathlen; k++)
+			dst->path[k] = map[src->path[k]];
+		dst->pathlen = src->pathlen;
 	}
 	free(map);
 	free(names);
@@ -430,9 +553,11 @@ static int cmp_name(const struct tree *t, tree_idx a, tree_idx b)
 	int c = memcmp(sa, sb, la < lb ? la : lb);
 	if (c || la == lb)
 		return c;
+	/* A ';' inside a name (perf can make one) sorts after the ';' that
+	 * joins frames, as in cmp_stacks, so that this is a total order. */
 	if (la < lb) {
 		int ta = has_self(t, a) ? -1 : ';';
-		return ta < sb[la] ? -1 : 1;
+		return ta <= sb[la] ? -1 : 1;
 	}
 	int tb = has_self(t, b) ? -1 : ';';
 	return sa[lb] < tb ? -1 : 1;
@@ -509,19 +634,9 @@ static tree_count count_add(struct tree *t, tree_count a, tree_count b)
 	return a;
 }
 
-/* While finalizing, a node's `off` holds its child list: the first child
- * in the upper half, the next sibling in the lower (TREE_NONE: none). The
- * offsets are computed only once nodes are in preorder, so the lists cost
- * no memory of their own. */
-static inline tree_idx link_first(const struct tree_node *nd) { return (tree_idx)(nd->off.u >> 32); }
-static inline tree_idx link_next(const struct tree_node *nd) { return (tree_idx)nd->off.u; }
-static inline void link_set(struct tree_node *nd, tree_idx first, tree_idx next)
-{
-	nd->off.u = (uint64_t)first << 32 | next;
-}
-
 /* Sorts the child list of every node with two children or more; scratch
- * grows to the longest sibling list (not to n). */
+ * grows to the longest sibling list (not to n). The lists stay newest
+ * first, so they end up in descending order (see tree_finalize). */
 static void sort_lists(struct tree *t, enum tree_order order)
 {
 	struct tree_node *nd = t->nodes;
@@ -529,11 +644,11 @@ static void sort_lists(struct tree *t, enum tree_order order)
 	tree_idx *v = NULL;
 	size_t cap = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		tree_idx c = link_first(&nd[i]);
-		if (c == TREE_NONE || link_next(&nd[c]) == TREE_NONE)
+		tree_idx c = kid_newest(&nd[i]);
+		if (c == 0 || kid_older(&nd[c]) == 0)
 			continue;
 		size_t k = 0;
-		for (; c != TREE_NONE; c = link_next(&nd[c])) {
+		for (; c != 0; c = kid_older(&nd[c])) {
 			if (k + 1 > cap / 2) {
 				cap = cap ? cap * 2 : 64;
 				v = xreallocarray(v, cap, sizeof *v);
@@ -541,57 +656,130 @@ static void sort_lists(struct tree *t, enum tree_order order)
 			v[k++] = c;
 		}
 		sort_children(&cx, v, v + cap / 2, k);
-		link_set(&nd[i], v[0], link_next(&nd[i]));
-		for (size_t j = 0; j + 1 < k; j++)
-			link_set(&nd[v[j]], link_first(&nd[v[j]]), v[j + 1]);
-		link_set(&nd[v[k - 1]], link_first(&nd[v[k - 1]]), TREE_NONE);
+		nd[i].off.u = (uint64_t)v[k - 1] << 32 | kid_older(&nd[i]);
+		for (size_t j = k; j-- > 0;)
+			nd[v[j]].off.u = (uint64_t)kid_newest(&nd[v[j]]) << 32 | (j ? v[j - 1] : 0);
 	}
 	free(v);
 }
 
-/* Moves node i to newidx[i] for every i. A permutation far from the identity
- * (shuffled input) is gathered into a new array when that costs at most
- * TREE_GATHER_MAX bytes: its cycles are chains of dependent cache misses,
- * while gathered reads are independent and prefetched. Otherwise the nodes
- * are swapped in place, one cycle at a time, with no extra memory, which
- * keeps the peak memory of big trees at the tree plus newidx. */
+/* Moves every node i to its `end` field's index. A permutation far from
+ * the identity (shuffled input) is scattered into a new array when that
+ * costs at most TREE_GATHER_MAX bytes: its cycles are chains of dependent
+ * cache misses, while the scattered writes are independent. Otherwise the
+ * nodes are swapped in place, one cycle at a time, with no extra memory,
+ * which keeps the peak memory of big trees at the tree's own. */
 #define TREE_GATHER_MAX ((size_t)96 << 20)
-static void permute(struct tree *t, tree_idx *newidx)
+static void permute(struct tree *t, size_t moved)
 {
-	size_t n = t->n, moved = 0;
+	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
-	for (size_t i = 0; i < n; i++)
-		moved += newidx[i] != i;
 	struct tree_node *dst = NULL;
-	if (moved > n / 8 && n * (sizeof *dst + sizeof *newidx) <= TREE_GATHER_MAX)
+	if (moved > n / 8 && n * sizeof *dst <= TREE_GATHER_MAX)
 		dst = malloc(n * sizeof *dst);
 	if (dst) {
-		tree_idx *inv = malloc(n * sizeof *inv);
-		if (inv) {
-			for (size_t i = 0; i < n; i++)
-				inv[newidx[i]] = (tree_idx)i;
-			const size_t ahead = 16;
-			for (size_t j = 0; j < n; j++) {
-				if (j + ahead < n)
-					__builtin_prefetch(&nd[inv[j + ahead]]);
-				dst[j] = nd[inv[j]];
-			}
-			free(inv);
-			free(nd);
-			t->nodes = dst;
-			t->cap = n;
-			return;
-		}
-		free(dst);      /* no memory to spare: the slow way below */
+		for (size_t i = 0; i < n; i++)
+			dst[nd[i].end] = nd[i];
+		free(nd);
+		t->nodes = dst;
+		t->cap = n;
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		while (newidx[i] != i) {
-			tree_idx j = newidx[i];
+		while (nd[i].end != i) {
+			tree_idx j = nd[i].end;
 			struct tree_node tn = nd[j];
 			nd[j] = nd[i];
 			nd[i] = tn;
-			newidx[i] = newidx[j];
-			newidx[j] = j;
+		}
+	}
+}
+
+/* True when some name holds a ';', which folded text cannot. */
+static bool names_have_semicolon(const struct tree *t)
+{
+	for (size_t k = 0; k < strtab_count(&t->names); k++)
+		if (memchr(strtab_str(&t->names, (strtab_id)k), ';', strtab_len(&t->names, (strtab_id)k)))
+			return true;
+	return false;
+}
+
+/* Preorder numbers, into each node's `end`, from the child lists, by a depth-first walk with an
+ * explicit stack: a node's children are pushed newest first, so the oldest
+ * (first in the lists' order) comes off first. A stack entry carries the
+ * node's newest child too, read with its sibling link: each node is read
+ * once. Returns how many nodes move. */
+static size_t number_preorder(struct tree *t)
+{
+	struct tree_node *nd = t->nodes;
+	size_t cap = 1024, sp = 0, k = 0, moved = 0;
+	uint64_t *stk = xmalloc(cap * sizeof *stk);    /* newest child << 32 | node */
+	stk[sp++] = (uint64_t)kid_newest(&nd[TREE_ROOT]) << 32 | TREE_ROOT;
+	while (sp) {
+		uint64_t e = stk[--sp];
+		tree_idx u = (tree_idx)e;
+		moved += u != k;
+		nd[u].end = (tree_idx)k++;
+		for (tree_idx c = (tree_idx)(e >> 32); c != 0;) {
+			uint64_t links = nd[c].off.u;
+			if (sp == cap) {
+				cap *= 2;
+				stk = xreallocarray(stk, cap, sizeof *stk);
+			}
+			stk[sp++] = (links >> 32) << 32 | c;
+			c = (tree_idx)links;
+		}
+	}
+	free(stk);
+	return moved;
+}
+
+/* Ends and offsets of nodes in preorder, in one pass forwards along the
+ * path from the root (stk[d]: its node at depth d). The offset of node i
+ * is the sum of the self counts of the nodes before it that are not its
+ * ancestors, which are whole subtrees to its left; cum[d] sums the self
+ * counts down the path. Exact for integer counts whose sum did not
+ * saturate: otherwise offsets are summed sibling by sibling after. */
+static void ends_and_offsets(struct tree *t)
+{
+	struct tree_node *nd = t->nodes;
+	size_t n = t->n, cap = 64, sp = 1;
+	bool sums = !t->frac && !t->chart && !t->saturated;
+	tree_idx *stk = xmalloc(cap * sizeof *stk);
+	uint64_t *cum = xmalloc(cap * sizeof *cum);
+	uint64_t before = nd[0].self.u;
+	stk[0] = TREE_ROOT;
+	cum[0] = before;
+	for (size_t i = 1; i < n; i++) {
+		size_t d = nd[i].depth;
+		while (sp > d)
+			nd[stk[--sp]].end = (tree_idx)i;
+		if (sp == cap) {
+			cap *= 2;
+			stk = xreallocarray(stk, cap, sizeof *stk);
+			cum = xreallocarray(cum, cap, sizeof *cum);
+		}
+		if (sums) {
+			nd[i].off.u = before - cum[sp - 1];
+			cum[sp] = cum[sp - 1] + nd[i].self.u;
+			before += nd[i].self.u;
+		}
+		stk[sp++] = (tree_idx)i;
+	}
+	while (sp)
+		nd[stk[--sp]].end = (tree_idx)n;
+	free(stk);
+	free(cum);
+	if (sums) {
+		nd[0].off.u = 0;
+	} else if (!t->chart) {
+		memset(&nd[0].off, 0, sizeof nd[0].off);
+		for (size_t i = 0; i < n; i++) {
+			tree_count x = nd[i].off;
+			for (tree_idx c = (tree_idx)i + 1; c < nd[i].end; c = nd[c].end) {
+				nd[c].off = x;
+				x = count_add(t, x, nd[c].total);
+			}
 		}
 	}
 }
@@ -613,71 +801,48 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	t->path = NULL;
 	t->pathlen = t->pathcap = 0;
 
-	/* A flame chart's offsets are times from new_node: kept aside while
-	 * `off` holds the child lists. */
+	/* A flame chart keeps its times in `off` while building: set aside,
+	 * and the child lists (newest first) made from the parents. */
 	tree_count *times = NULL;
 	if (t->chart) {
 		times = xreallocarray(NULL, n, sizeof *times);
 		for (size_t i = 0; i < n; i++)
 			times[i] = nd[i].off;
-	}
-
-	/* Totals and subtree sizes bottom-up (size kept in .end for now), and
-	 * child lists in creation order = first appearance. Parents are
-	 * always created before their children: index order is a topological
-	 * order, which every pass below relies on. */
-	for (size_t i = 0; i < n; i++) {
-		nd[i].total = nd[i].self;
-		nd[i].end = 1;
-		link_set(&nd[i], TREE_NONE, TREE_NONE);
-	}
-	for (size_t i = n - 1; i > 0; i--) {
-		tree_idx p = nd[i].parent;
-		nd[p].total = count_add(t, nd[p].total, nd[i].total);
-		nd[p].end += nd[i].end;
-		link_set(&nd[i], link_first(&nd[i]), link_first(&nd[p]));
-		link_set(&nd[p], (tree_idx)i, link_next(&nd[p]));
-	}
-	if (order != TREE_ORDER_INPUT)
-		sort_lists(t, order);
-
-	/* Preorder numbers, top-down: a child's number is its parent's plus
-	 * one plus the sizes of the siblings before it. */
-	tree_idx *newidx = xreallocarray(NULL, n, sizeof *newidx);
-	newidx[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		tree_idx pos = newidx[i] + 1;
-		for (tree_idx c = link_first(&nd[i]); c != TREE_NONE; c = link_next(&nd[c])) {
-			newidx[c] = pos;
-			pos += nd[c].end;
+		nd[0].off.u = 0;
+		for (size_t i = 1; i < n; i++) {
+			struct tree_node *p = &nd[nd[i].parent];
+			nd[i].off.u = kid_newest(p);
+			p->off.u = (uint64_t)i << 32 | kid_older(p);
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		nd[i].end = newidx[i] + nd[i].end;
+
+	/* Totals bottom-up: parents are always made before their children,
+	 * so index order is a topological order, which every pass relies on.
+	 * `total` is 0 while building. */
+	for (size_t i = n; i-- > 0;) {
+		nd[i].total = count_add(t, nd[i].total, nd[i].self);
 		if (i)
-			nd[i].parent = newidx[nd[i].parent];
+			nd[nd[i].parent].total = count_add(t, nd[nd[i].parent].total, nd[i].total);
 	}
+	/* Sibling lists are in creation order; stacks added in sorted order
+	 * made them in name order already (find_sorted's reasoning), unless
+	 * a name holds a ';', where the two orders part. */
+	if (order == TREE_ORDER_WEIGHT ||
+	    (order == TREE_ORDER_NAME && (t->hashed || names_have_semicolon(t))))
+		sort_lists(t, order);
+
+	size_t moved = number_preorder(t);
 	if (times) {
 		for (size_t i = 0; i < n; i++)
 			nd[i].off = times[i];
 		free(times);
 	}
-	permute(t, newidx);
-	free(newidx);
-	nd = t->nodes;
-
-	/* Offsets, now that nodes are in preorder: the first child starts
-	 * where its parent does, a sibling where the one before it ends. */
-	if (!t->chart) {
-		memset(&nd[0].off, 0, sizeof nd[0].off);
-		for (size_t i = 0; i < n; i++) {
-			tree_count x = nd[i].off;
-			for (tree_idx c = i + 1; c < nd[i].end; c = nd[c].end) {
-				nd[c].off = x;
-				x = count_add(t, x, nd[c].total);
-			}
-		}
+	if (moved) {
+		for (size_t i = 1; i < n; i++)
+			nd[i].parent = nd[nd[i].parent].end;
+		permute(t, moved);
 	}
+	ends_and_offsets(t);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */
 		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
 		t->cap = n;

@@ -70,6 +70,11 @@ struct tree {
 	uint64_t stacks;    /* stacks added (lines or records) */
 	tree_count time;    /* samples added so far (a chart node's offset) */
 	/* building state */
+	bool hashed;        /* the child hash is in use: set by the first stack
+	                       that sorts before the one added just before it.
+	                       Until then a child is found without it (tree.c:
+	                       find_sorted), which is what sorted folded files
+	                       (collapser output) get. */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
 	bool hash_stale;    /* tree_merge left children of its new nodes out
@@ -77,6 +82,8 @@ struct tree {
 	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;
+	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
+	                           none yet), for tree_merge's order check */
 };
 
 void tree_init(struct tree *t);
@@ -84,7 +91,12 @@ void tree_free(struct tree *t);
 
 /* Adds one stack, frames[0] the outermost caller, frames[n-1] the leaf, with
  * count samples. n == 0 adds to the root's self count. Frames may contain any
- * bytes. Dies (via xdie) beyond TREE_MAX_NODES nodes. Not after finalize. */
+ * bytes. Dies (via xdie) beyond TREE_MAX_NODES nodes. Not after finalize.
+ *
+ * Any order of stacks gives the same tree. Stacks added in ascending order
+ * of their text (frames joined by ';', byte-wise, as `LC_ALL=C sort` orders
+ * folded lines) build faster and in less memory: no child hash until the
+ * first stack out of order. */
 void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
 void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count);
 /* Fast path for readers that know that the first `keep` frames are those
@@ -98,7 +110,8 @@ void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_fra
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and
  * dst's new nodes come after its existing ones (first-appearance order is
- * kept). src is left unchanged. */
+ * kept). src is left unchanged. The stack added last to dst is then src's
+ * last (tree_add_stack_tail's `keep` refers to it). */
 void tree_merge(struct tree *dst, const struct tree *src);
 /* tree_merge, then tree_free(src); src's memory is released while merging,
  * so that the peak stays near dst's final size. */
