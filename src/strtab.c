@@ -1,6 +1,7 @@
 #include "config.h"
 #include "strtab.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "xalloc.h"
@@ -38,6 +39,7 @@ void strtab_init(struct strtab *st)
 	st->n = st->cap = 0;
 	st->nslots = 1024;
 	st->slots = xcalloc(st->nslots, sizeof *st->slots);
+	st->recent = xcalloc(STRTAB_RECENT, sizeof *st->recent);
 	arena_init(&st->mem, 0);
 }
 
@@ -46,6 +48,8 @@ void strtab_free(struct strtab *st)
 	free(st->ent);
 	free(st->width);
 	free(st->slots);
+	free(st->recent);
+	st->recent = NULL;
 	arena_free(&st->mem);
 	st->ent = NULL;
 	st->width = NULL;
@@ -71,6 +75,23 @@ static void grow_slots(struct strtab *st)
 	st->nslots = n;
 }
 
+/* memcmp(a, b, n) == 0 inline: most names are short, and a call costs
+ * as much as comparing them. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	for (; n >= 8; a += 8, b += 8, n -= 8) {
+		uint64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	while (n--)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
 /* Slot holding s, or the empty slot where it belongs. */
 static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t h32)
 {
@@ -81,7 +102,7 @@ static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t
 			return j;
 		if ((uint32_t)(v >> 32) == h32) {
 			const struct strtab_entry *e = &st->ent[(uint32_t)v - 1];
-			if (e->len == len && memcmp(e->s, s, len) == 0)
+			if (e->len == len && same_bytes(e->s, s, len))
 				return j;
 		}
 		j = (j + 1) & mask;
@@ -95,12 +116,43 @@ int64_t strtab_find(const struct strtab *st, const char *s, size_t len)
 	return v == EMPTY ? -1 : (int64_t)((uint32_t)v - 1);
 }
 
+/* Slot of s in the recent-name cache: its length and first and last bytes
+ * mixed, without a loop. Collisions only cost a miss (names are compared). */
+static inline size_t recent_slot(const char *s, size_t len)
+{
+	uint64_t a = 0, b = 0;
+	if (len >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+	} else if (len >= 4) {
+		uint32_t x, y;
+		memcpy(&x, s, 4);
+		memcpy(&y, s + len - 4, 4);
+		a = x;
+		b = y;
+	} else if (len) {
+		a = (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		    (uint64_t)(unsigned char)s[len - 1] << 16;
+	}
+	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h >> 52) & (STRTAB_RECENT - 1);
+}
+
 strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 {
+	size_t q = recent_slot(s, len);
+	uint32_t r = st->recent[q];
+	if (r) {
+		const struct strtab_entry *e = &st->ent[r - 1];
+		if (e->len == len && same_bytes(e->s, s, len))
+			return r - 1;
+	}
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
 	size_t j = probe(st, s, len, h32);
-	if (st->slots[j] != EMPTY)
+	if (st->slots[j] != EMPTY) {
+		st->recent[q] = (uint32_t)st->slots[j];
 		return (uint32_t)st->slots[j] - 1;
+	}
 	if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
 		xdie("too many or too long frame names");
 	if (st->n == st->cap) {
@@ -113,6 +165,7 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 	st->ent[id].len = (uint32_t)len;
 	st->width[id] = -1;
 	st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
+	st->recent[q] = id + 1u;
 	if (st->n * 10 > st->nslots * 7)
 		grow_slots(st);
 	return id;
@@ -120,5 +173,6 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 
 size_t strtab_bytes(const struct strtab *st)
 {
-	return st->cap * (sizeof *st->ent + sizeof *st->width) + st->nslots * sizeof *st->slots + arena_bytes(&st->mem);
+	return st->cap * (sizeof *st->ent + sizeof *st->width) + st->nslots * sizeof *st->slots +
+	       STRTAB_RECENT * sizeof *st->recent + arena_bytes(&st->mem);
 }

@@ -10,6 +10,8 @@
 
 typedef uint32_t strtab_id;
 
+#define STRTAB_RECENT 4096u
+
 struct strtab_entry {
 	const char *s;      /* NUL-terminated copy in the arena */
 	uint32_t len;       /* bytes, without the NUL */
@@ -23,6 +25,9 @@ struct strtab {
 	size_t n, cap;
 	uint64_t *slots;            /* open addressing: (hash32 << 32) | (id + 1) */
 	size_t nslots;              /* power of two */
+	uint32_t *recent;           /* STRTAB_RECENT ids + 1 (0: empty), by a key
+	                               from a name's length and ends: frequent
+	                               names skip the hash and the probe */
 	struct arena mem;
 };
 
