@@ -185,39 +185,59 @@ static void any_free(struct any_reader *r)
 
 /* ---- parallel parsing of mapped files --------------------------------- */
 
-/* A mapped file is split into one chunk per thread: a folded file at line
- * starts, a perf script file at blank lines (record boundaries). A blank
- * line resets the perf reader's record state, so each chunk parses alone,
- * given the file's first event name (the default filter) and no byte order
- * mark check; folded lines are independent anyway. Each chunk gets its own
- * tree; the trees merge in chunk order, which gives the same tree as one
- * pass. */
+/* A mapped file is cut into pieces of about PAR_PIECE bytes: a folded file
+ * at line starts, a perf script file at blank lines (record boundaries). A
+ * blank line resets the perf reader's record state, so each piece parses
+ * alone, given the file's first event name (the default filter) and no byte
+ * order mark check; folded lines are independent anyway. Each piece gets its
+ * own tree, and the trees merge into the result in piece order, which gives
+ * the same tree as one pass.
+ *
+ * The threads take pieces in order; the main thread also merges each piece
+ * as soon as it and those before it are done, and parses only when nothing
+ * is ready to merge. Merging thus overlaps parsing instead of following it,
+ * and few pieces wait in memory. */
 #define PAR_MIN_BYTES ((size_t)16 << 20)   /* smaller files: one thread */
 #define PAR_MAX_THREADS 16
+#define PAR_PIECE ((size_t)32 << 20)       /* input per piece */
+#define PAR_MAX_PIECES 4096
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
 #define PAR_SEARCH ((size_t)16 << 20)      /* how far to look for a blank line */
 #define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */
 
-struct par_job {
+struct par_piece {
 	const char *buf;
 	size_t len;
-	struct tree own;                /* the chunk's tree (jobs > 0) */
-	struct tree *t;
+	struct tree own;                /* the piece's tree (pieces > 0) */
 	struct any_reader r;
-	pthread_t tid;
 	atomic_size_t done;             /* bytes fed so far */
+	bool finished;                  /* under par.mu */
 };
 
-/* What the job on the main thread needs to draw progress for all. */
-struct par_progress {
+struct par {
+	struct par_piece *pieces;
+	int npieces;
+	atomic_int next;                /* the next piece to take */
+	enum sniff_format fmt;
+	const struct perf_options *later;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;              /* a piece finished */
+	/* progress, drawn by the main thread only */
 	struct progress *pr;
-	struct par_job *jobs;
-	int njobs;
 	size_t total;
 	const struct tree *t;
 };
 
-static void par_run(struct par_job *j, const struct par_progress *pp)
+static void par_progress(const struct par *pa, bool final)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < pa->npieces; i++)
+		sum += atomic_load(&pa->pieces[i].done);
+	progress_update(pa->pr, sum, pa->total, pa->t->stacks, final);
+}
+
+/* Feeds a piece to its reader a block at a time, dropping the pages read. */
+static void par_run(struct par_piece *j, const struct par *pa)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t page = pg > 0 ? (size_t)pg : 4096, off = 0;
@@ -231,25 +251,39 @@ static void par_run(struct par_job *j, const struct par_progress *pp)
 		off += n;
 		atomic_store(&j->done, off);
 #ifdef HAVE_MADVISE
-		/* Drop the pages wholly inside what this job has read. */
+		/* Drop the pages wholly inside what this piece has read. */
 		uintptr_t a = ((uintptr_t)j->buf + page - 1) / page * page;
 		uintptr_t b = ((uintptr_t)j->buf + off) / page * page;
 		if (b > a)
 			madvise((void *)a, b - a, MADV_DONTNEED);
 #endif
-		if (pp) {
-			uint64_t sum = 0;
-			for (int i = 0; i < pp->njobs; i++)
-				sum += atomic_load(&pp->jobs[i].done);
-			progress_update(pp->pr, sum, pp->total, pp->t->stacks, false);
-		}
+		if (pa)
+			par_progress(pa, false);
 	}
+}
+
+/* Parses piece i (> 0) into its own tree and says it is finished. */
+static void par_piece_run(struct par *pa, int i, bool main_thread)
+{
+	struct par_piece *j = &pa->pieces[i];
+	tree_init(&j->own);
+	j->r = any_new(pa->fmt, &j->own, pa->later);
+	par_run(j, main_thread ? pa : NULL);
+	pthread_mutex_lock(&pa->mu);
+	j->finished = true;
+	pthread_cond_broadcast(&pa->cv);
+	pthread_mutex_unlock(&pa->mu);
 }
 
 static void *par_thread(void *arg)
 {
-	par_run(arg, NULL);
-	return NULL;
+	struct par *pa = arg;
+	for (;;) {
+		int i = atomic_fetch_add(&pa->next, 1);
+		if (i >= pa->npieces)
+			return NULL;
+		par_piece_run(pa, i, false);
+	}
 }
 
 static bool blank_byte(char c)
@@ -329,11 +363,22 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 		later.event_filter = filter;
 	}
 	later.mid_stream = true;
-	size_t cut[PAR_MAX_THREADS + 1];
+	/* Pieces of about PAR_PIECE bytes, at least one per thread. The tests
+	 * make them tiny (TFLAME_PIECE_BYTES) to have many on small files. */
+	size_t piece = PAR_PIECE;
+	const char *pe = getenv("TFLAME_PIECE_BYTES");
+	if (pe && atol(pe) > 0)
+		piece = (size_t)atol(pe);
+	size_t want = len / piece;
+	if (want < (size_t)n)
+		want = (size_t)n;
+	if (want > PAR_MAX_PIECES)
+		want = PAR_MAX_PIECES;
+	size_t *cut = xmalloc((want + 1) * sizeof *cut);
 	int k = 1;
 	cut[0] = 0;
-	for (int i = 1; i < n; i++) {
-		size_t from = len / (size_t)n * (size_t)i;
+	for (size_t i = 1; i < want; i++) {
+		size_t from = len / want * i;
 		if (from < cut[k - 1])
 			from = cut[k - 1];
 		size_t c = fmt == SNIFF_PERF ? record_start_after(d, len, from, from + PAR_SEARCH)
@@ -343,42 +388,64 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 	}
 	cut[k] = len;
 	if (k < 2) {
+		free(cut);
 		free(filter);
 		return false;
 	}
 
-	struct par_job *jobs = xcalloc((size_t)k, sizeof *jobs);
-	bool *started = xcalloc((size_t)k, sizeof *started);
+	struct par pa = { .npieces = k, .fmt = fmt, .later = &later, .pr = pr, .total = len, .t = t };
+	pa.pieces = xcalloc((size_t)k, sizeof *pa.pieces);
 	for (int i = 0; i < k; i++) {
-		jobs[i].buf = d + cut[i];
-		jobs[i].len = cut[i + 1] - cut[i];
-		atomic_init(&jobs[i].done, 0);
-		if (i == 0) {
-			jobs[i].t = t;
-			jobs[i].r = any_new(fmt, t, &o->perf);
-		} else {
-			tree_init(&jobs[i].own);
-			jobs[i].t = &jobs[i].own;
-			jobs[i].r = any_new(fmt, jobs[i].t, &later);
-			started[i] = pthread_create(&jobs[i].tid, NULL, par_thread, &jobs[i]) == 0;
-		}
+		pa.pieces[i].buf = d + cut[i];
+		pa.pieces[i].len = cut[i + 1] - cut[i];
+		atomic_init(&pa.pieces[i].done, 0);
 	}
-	/* Chunk 0 here, with the progress bar summing every chunk. */
-	struct par_progress pp = { pr, jobs, k, len, t };
-	par_run(&jobs[0], &pp);
-	for (int i = 1; i < k; i++) {
-		if (started[i])
-			pthread_join(jobs[i].tid, NULL);
-		else
-			par_run(&jobs[i], NULL);    /* no thread: do it here */
-	}
-	progress_update(pr, len, len, t->stacks, true);
+	atomic_init(&pa.next, 1);
+	pthread_mutex_init(&pa.mu, NULL);
+	pthread_cond_init(&pa.cv, NULL);
+	pthread_t tid[PAR_MAX_THREADS];
+	int nthr = 0;
+	for (int i = 1; i < n; i++)
+		if (pthread_create(&tid[nthr], NULL, par_thread, &pa) == 0)
+			nthr++;
 
-	/* Merge in chunk order; line numbers of later chunks are offset. */
+	/* Piece 0 straight into the result, then merge or parse, in that
+	 * order of preference; line numbers of later pieces are offset. */
+	pa.pieces[0].r = any_new(fmt, t, &o->perf);
+	par_run(&pa.pieces[0], &pa);
 	struct reader_diag all = { 0 };
 	uint64_t lines_before = 0;
 	for (int i = 0; i < k; i++) {
-		const struct reader_diag *dg = any_finish(&jobs[i].r);
+		struct par_piece *j = &pa.pieces[i];
+		if (i) {
+			for (;;) {
+				pthread_mutex_lock(&pa.mu);
+				bool ready = j->finished;
+				pthread_mutex_unlock(&pa.mu);
+				if (ready)
+					break;
+				int mine = atomic_fetch_add(&pa.next, 1);
+				if (mine < k) {
+					par_piece_run(&pa, mine, true);
+					continue;
+				}
+				/* Nothing left to take: wait, keeping the bar alive. */
+				pthread_mutex_lock(&pa.mu);
+				if (!j->finished) {
+					struct timespec ts;
+					clock_gettime(CLOCK_REALTIME, &ts);
+					ts.tv_nsec += 100000000;
+					if (ts.tv_nsec >= 1000000000) {
+						ts.tv_sec++;
+						ts.tv_nsec -= 1000000000;
+					}
+					pthread_cond_timedwait(&pa.cv, &pa.mu, &ts);
+				}
+				pthread_mutex_unlock(&pa.mu);
+				par_progress(&pa, false);
+			}
+		}
+		const struct reader_diag *dg = any_finish(&j->r);
 		if (dg->bad && !all.bad) {
 			all.first_bad = dg->first_bad + lines_before;
 			memcpy(all.first_msg, dg->first_msg, sizeof all.first_msg);
@@ -388,14 +455,18 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 		all.stacks += dg->stacks;
 		all.saturated += dg->saturated;
 		lines_before += dg->lines;
-		any_free(&jobs[i].r);
-		if (i) {
-			tree_merge_free(t, &jobs[i].own);
-		}
+		any_free(&j->r);
+		if (i)
+			tree_merge_free(t, &j->own);
 	}
+	for (int i = 0; i < nthr; i++)
+		pthread_join(tid[i], NULL);
+	progress_update(pr, len, len, t->stacks, true);
 	report_diag(m, name, &all);
-	free(started);
-	free(jobs);
+	pthread_cond_destroy(&pa.cv);
+	pthread_mutex_destroy(&pa.mu);
+	free(pa.pieces);
+	free(cut);
 	free(filter);
 	return true;
 }

@@ -166,17 +166,22 @@ static tree_idx find_sorted(struct tree *t, tree_idx parent, strtab_id name)
 	return TREE_NONE;
 }
 
-/* A new child of parent named name, known to be absent. While the hash is
- * in use, it is not put there: see tree_merge (no lookup below a node the
- * merge created), and ensure_hash. */
+static void hash_insert(struct tree *t, tree_idx c);
+
+/* A new child of parent named name, known to be absent. */
 static tree_idx child_add(struct tree *t, tree_idx parent, strtab_id name)
 {
 	tree_idx c = new_node(t, parent, name);
-	if (t->nodes[parent].end == KIDS_NONE) {
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_NONE) {
 		t->nodes[parent].end = c;
-	} else {
-		t->nodes[parent].end = KIDS_MANY;
-		t->hash_stale = t->hashed;
+		return c;
+	}
+	t->nodes[parent].end = KIDS_MANY;
+	if (t->hashed) {
+		if (only != KIDS_MANY)
+			hash_insert(t, only);
+		hash_insert(t, c);
 	}
 	return c;
 }
@@ -236,14 +241,12 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 	return c;
 }
 
-/* Puts the child hash in use, or rebuilds it after tree_merge skipped some
- * children: from the nodes, each child of a branching node once. */
+/* Puts the child hash in use: every child of a branching node goes in. */
 static void ensure_hash(struct tree *t)
 {
-	if (t->hashed && !t->hash_stale)
+	if (t->hashed)
 		return;
 	t->hashed = true;
-	t->hash_stale = false;
 	size_t many = 0;
 	for (size_t i = 1; i < t->n; i++)
 		many += t->nodes[t->nodes[i].parent].end == KIDS_MANY;
@@ -308,8 +311,6 @@ static int cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t n
 static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
 {
 	path_reserve(t, keep + n);
-	if (t->hash_stale)
-		ensure_hash(t);
 	if (!t->hashed && !t->chart && t->first_leaf != TREE_NONE &&
 	    cmp_stacks(t, f, n, t->path + keep, t->pathlen - keep) < 0)
 		ensure_hash(t);
@@ -734,8 +735,9 @@ static size_t number_preorder(struct tree *t)
 	return moved;
 }
 
-/* Ends and offsets of nodes in preorder, in one pass forwards along the
- * path from the root (stk[d]: its node at depth d). The offset of node i
+/* Ends, parents and offsets of nodes in preorder, in one pass forwards
+ * along the path from the root (stk[d]: its node at depth d); the parents
+ * are renumbered here for free, after the nodes moved. The offset of node i
  * is the sum of the self counts of the nodes before it that are not its
  * ancestors, which are whole subtrees to its left; cum[d] sums the self
  * counts down the path. Exact for integer counts whose sum did not
@@ -754,6 +756,7 @@ static void ends_and_offsets(struct tree *t)
 		size_t d = nd[i].depth;
 		while (sp > d)
 			nd[stk[--sp]].end = (tree_idx)i;
+		nd[i].parent = stk[sp - 1];
 		if (sp == cap) {
 			cap *= 2;
 			stk = xreallocarray(stk, cap, sizeof *stk);
@@ -837,11 +840,8 @@ void tree_finalize(struct tree *t, enum tree_order order)
 			nd[i].off = times[i];
 		free(times);
 	}
-	if (moved) {
-		for (size_t i = 1; i < n; i++)
-			nd[i].parent = nd[nd[i].parent].end;
-		permute(t, moved);
-	}
+	if (moved)
+		permute(t, moved);     /* parents are renumbered below */
 	ends_and_offsets(t);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */
 		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);

@@ -77,8 +77,6 @@ struct tree {
 	                       (collapser output) get. */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
-	bool hash_stale;    /* tree_merge left children of its new nodes out
-	                       of the hash; rebuilt before the next lookup */
 	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;

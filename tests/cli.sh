@@ -248,4 +248,25 @@ done
 	pass "folded, 3 threads: the bad line's number counts every chunk" ||
 	fail "folded, 3 threads: the bad line's number counts every chunk" "$(cat "$T_TMP/parn.err")"
 
+# Many pieces per thread (4 KB each here instead of 32 MB): the threads take
+# them in turn and the main thread merges them in order between its own. A
+# sorted copy keeps every piece's tree free of the child hash; the shuffled
+# one does not; the perf recording is cut at blank lines.
+LC_ALL=C sort "$T_TMP/par.folded" > "$T_TMP/par-sorted.folded"
+"$TFLAME" --threads=1 --collapse "$T_TMP/par-sorted.folded" > "$T_TMP/pars1" 2> /dev/null
+for th in 2 3; do
+	for f in par par-rev par-sorted; do
+		TFLAME_PIECE_BYTES=4096 "$TFLAME" --threads=$th --collapse "$T_TMP/$f.folded" > "$T_TMP/parn" 2> "$T_TMP/parn.err"
+		want=$T_TMP/par1
+		[ $f = par-sorted ] && want=$T_TMP/pars1
+		same "folded $f in 4 KB pieces, $th threads: same output as one thread" "$T_TMP/parn" "$want"
+	done
+	TFLAME_PIECE_BYTES=4096 "$TFLAME" --threads=$th --collapse "$T_TMP/par.folded" 2>&1 > /dev/null |
+		grep -q 'skipped 1 malformed line (first at line 3001' &&
+		pass "folded in 4 KB pieces, $th threads: the bad line keeps its number" ||
+		fail "folded in 4 KB pieces, $th threads: the bad line keeps its number"
+	TFLAME_PIECE_BYTES=65536 "$TFLAME" --threads=$th --collapse "$T_TMP/dwarf.perf" > "$T_TMP/dwarfn" 2> /dev/null
+	same "perf recording in 64 KB pieces, $th threads: same output as one" "$T_TMP/dwarfn" "$T_TMP/dwarf.folded"
+done
+
 done_testing
