@@ -126,9 +126,10 @@ struct ui {
 	enum palette_depth depth;
 	const struct palette *pal;
 	const struct palette_rules *rules;
-	/* By name id: 0 until computed, else UI_LOOK_SET | hue << 24 | RGB.
-	 * Rules are regexes: a name is classified once, not every redraw. */
-	uint32_t *looks;
+	/* By name id: 0 until computed, else UI_LOOK_SET | hue << 24 | RGB,
+	 * and in the upper half the terminal colour + 1 once known. Rules
+	 * are regexes: a name is classified once, not every redraw. */
+	uint64_t *looks;
 	size_t nlooks;
 	/* Terminal colour (ANSI, xterm-256 or 0xRRGGBB) -> colour pair, open
 	 * addressing; pairs UI_PAIR_FIRST.. are handed out in order and all
@@ -392,7 +393,7 @@ static struct palette_look frame_look(struct ui *u, tree_idx i)
 		u->nlooks = strtab_count(st);
 		u->looks = xcalloc(u->nlooks ? u->nlooks : 1, sizeof *u->looks);
 	}
-	uint32_t v = u->looks[id];
+	uint32_t v = (uint32_t)u->looks[id];
 	struct palette_look l;
 	if (v & UI_LOOK_SET) {
 		l.hue = (enum palette_hue)(v >> 24 & 0x7f);
@@ -421,7 +422,15 @@ static attr_t frame_attr(struct ui *u, tree_idx i, int *pair)
 		*pair = pair_for(u, colour);
 		return A_NORMAL;
 	}
-	*pair = pair_for(u, term_colour(u, frame_look(u, i)));
+	/* The nearest terminal colour, once per name too. */
+	strtab_id id = tree_node(u->t, i)->name;
+	struct palette_look l = frame_look(u, i);
+	uint32_t tc = (uint32_t)(u->looks[id] >> 32);
+	if (!tc) {
+		tc = (uint32_t)term_colour(u, l) + 1;
+		u->looks[id] = (uint64_t)tc << 32 | (uint32_t)u->looks[id];
+	}
+	*pair = pair_for(u, (int)tc - 1);
 	return A_NORMAL;
 }
 
@@ -2265,6 +2274,13 @@ static int open_terminal(void)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
+	/* Until a screen has been through endwin() once, ncurses (6.4 at
+	 * least) flushes its output at every cursor move: a full repaint was
+	 * hundreds of small write()s, most of its time. Suspended here, before
+	 * anything is drawn, the first refresh() resumes it, and repaints then
+	 * go out in one write each. endwin() turns the mouse off:
+	 * mousemask() comes after it. */
+	endwin();
 	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
 	          | BUTTON5_PRESSED

@@ -237,6 +237,10 @@ click() { # col row [n]: n press+release pairs in one go (2: a double-click)
 	done
 	tm_bytes "$bytes"
 }
+# The pane's terminal must have been asked for clicks (mode 1000): tmux
+# only sends reports then, whatever bytes we type in ourselves below.
+expect "mouse reporting is on while tflame runs" \
+	tm_wait eval '[ "$(tm_format "#{mouse_standard_flag}")" = 1 ]'
 click 35 26
 expect "click on (35, line 26) selects parse" status_is "parse${SEP}50 samples"
 click 85 25 2
