@@ -201,6 +201,7 @@ static void any_free(struct any_reader *r)
 #define PAR_MAX_THREADS 16
 #define PAR_PIECE ((size_t)32 << 20)       /* input per piece */
 #define PAR_MAX_PIECES 4096
+#define PAR_POOL 2
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
 #define PAR_SEARCH ((size_t)16 << 20)      /* how far to look for a blank line */
 #define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */
@@ -222,6 +223,12 @@ struct par {
 	const struct perf_options *later;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;              /* a piece finished */
+	/* Node arrays of merged pieces, for the next pieces (under mu): their
+	 * pages are in memory already, where fresh ones cost a fault and the
+	 * kernel's zeroing each (700 MB worth on 1 GiB of folded text). */
+	void *pool[PAR_POOL];
+	size_t pool_bytes[PAR_POOL];
+	int npool;
 	/* progress, drawn by the main thread only */
 	struct progress *pr;
 	size_t total;
@@ -266,7 +273,16 @@ static void par_run(struct par_piece *j, const struct par *pa)
 static void par_piece_run(struct par *pa, int i, bool main_thread)
 {
 	struct par_piece *j = &pa->pieces[i];
-	tree_init(&j->own);
+	void *mem = NULL;
+	size_t bytes = 0;
+	pthread_mutex_lock(&pa->mu);
+	if (pa->npool) {
+		pa->npool--;
+		mem = pa->pool[pa->npool];
+		bytes = pa->pool_bytes[pa->npool];
+	}
+	pthread_mutex_unlock(&pa->mu);
+	tree_init_nodes(&j->own, mem, bytes);
 	j->r = any_new(pa->fmt, &j->own, pa->later);
 	par_run(j, main_thread ? pa : NULL);
 	pthread_mutex_lock(&pa->mu);
@@ -456,9 +472,23 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 		all.saturated += dg->saturated;
 		lines_before += dg->lines;
 		any_free(&j->r);
-		if (i)
-			tree_merge_free(t, &j->own);
+		if (i) {
+			tree_merge(t, &j->own);
+			size_t bytes;
+			void *mem = tree_take_nodes(&j->own, &bytes);
+			pthread_mutex_lock(&pa.mu);
+			if (pa.npool < PAR_POOL) {
+				pa.pool[pa.npool] = mem;
+				pa.pool_bytes[pa.npool++] = bytes;
+				mem = NULL;
+			}
+			pthread_mutex_unlock(&pa.mu);
+			free(mem);
+			tree_free(&j->own);
+		}
 	}
+	for (int i = 0; i < pa.npool; i++)
+		free(pa.pool[i]);
 	for (int i = 0; i < nthr; i++)
 		pthread_join(tid[i], NULL);
 	progress_update(pr, len, len, t->stacks, true);

@@ -37,10 +37,22 @@ static inline tree_idx kid_older(const struct tree_node *nd) { return (tree_idx)
 
 void tree_init(struct tree *t)
 {
+	tree_init_nodes(t, NULL, 0);
+}
+
+void tree_init_nodes(struct tree *t, void *mem, size_t bytes)
+{
 	memset(t, 0, sizeof *t);
 	strtab_init(&t->names);
-	t->cap = 1024;
-	t->nodes = xcalloc(t->cap, sizeof *t->nodes);
+	if (mem && bytes / sizeof *t->nodes >= 1024) {
+		t->cap = bytes / sizeof *t->nodes;
+		t->nodes = mem;
+		memset(&t->nodes[0], 0, sizeof t->nodes[0]);
+	} else {
+		free(mem);
+		t->cap = 1024;
+		t->nodes = xcalloc(t->cap, sizeof *t->nodes);
+	}
 	t->n = 1;
 	t->nodes[0].parent = TREE_NONE;
 	t->nodes[0].end = KIDS_NONE;
@@ -48,6 +60,15 @@ void tree_init(struct tree *t)
 	t->pathcap = 64;
 	t->path = xmalloc(t->pathcap * sizeof *t->path);
 	t->first_leaf = TREE_NONE;
+}
+
+void *tree_take_nodes(struct tree *t, size_t *bytes)
+{
+	void *mem = t->nodes;
+	*bytes = t->cap * sizeof *t->nodes;
+	t->nodes = NULL;
+	t->n = t->cap = 0;
+	return mem;
 }
 
 void tree_free(struct tree *t)

@@ -86,6 +86,13 @@ struct tree {
 
 void tree_init(struct tree *t);
 void tree_free(struct tree *t);
+/* tree_init with node memory from a tree that is done with it (see
+ * tree_take_nodes; NULL: none), which the tree then owns: a tree built in
+ * memory already touched skips the kernel's zeroing of fresh pages. */
+void tree_init_nodes(struct tree *t, void *mem, size_t bytes);
+/* Hands the node array (malloc'ed, *bytes long) to the caller; the tree is
+ * left for tree_free only. */
+void *tree_take_nodes(struct tree *t, size_t *bytes);
 
 /* Adds one stack, frames[0] the outermost caller, frames[n-1] the leaf, with
  * count samples. n == 0 adds to the root's self count. Frames may contain any
