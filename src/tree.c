@@ -690,9 +690,11 @@ static void sort_lists(struct tree *t, enum tree_order order)
  * costs at most TREE_GATHER_MAX bytes: its cycles are chains of dependent
  * cache misses, while the scattered writes are independent. Otherwise the
  * nodes are swapped in place, one cycle at a time, with no extra memory,
- * which keeps the peak memory of big trees at the tree's own. */
+ * which keeps the peak memory of big trees at the tree's own; `from`
+ * (nfrom entries, or NULL) lists every node that moves, so that a nearly
+ * sorted tree is not read through to find the few cycles. */
 #define TREE_GATHER_MAX ((size_t)96 << 20)
-static void permute(struct tree *t, size_t moved)
+static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom)
 {
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
@@ -707,7 +709,8 @@ static void permute(struct tree *t, size_t moved)
 		t->cap = n;
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < (from ? nfrom : n); k++) {
+		size_t i = from ? from[k] : k;
 		while (nd[i].end != i) {
 			tree_idx j = nd[i].end;
 			struct tree_node tn = nd[j];
@@ -726,21 +729,37 @@ static bool names_have_semicolon(const struct tree *t)
 	return false;
 }
 
-/* Preorder numbers, into each node's `end`, from the child lists, by a depth-first walk with an
- * explicit stack: a node's children are pushed newest first, so the oldest
- * (first in the lists' order) comes off first. A stack entry carries the
- * node's newest child too, read with its sibling link: each node is read
- * once. Returns how many nodes move. */
-static size_t number_preorder(struct tree *t)
+/* Preorder numbers, into each node's `end`, from the child lists, by a
+ * depth-first walk with an explicit stack: a node's children are pushed
+ * newest first, so the oldest (first in the lists' order) comes off first.
+ * A stack entry carries the node's newest child too, read with its sibling
+ * link: each node is read once. Returns how many nodes move, and lists
+ * them in *from while they are few (else *from is NULL). */
+#define TREE_FROM_MAX ((size_t)1 << 20)
+static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 {
 	struct tree_node *nd = t->nodes;
-	size_t cap = 1024, sp = 0, k = 0, moved = 0;
+	size_t cap = 1024, sp = 0, k = 0, moved = 0, fcap = 0;
 	uint64_t *stk = xmalloc(cap * sizeof *stk);    /* newest child << 32 | node */
+	tree_idx *f = NULL;
+	bool listing = true;
 	stk[sp++] = (uint64_t)kid_newest(&nd[TREE_ROOT]) << 32 | TREE_ROOT;
 	while (sp) {
 		uint64_t e = stk[--sp];
 		tree_idx u = (tree_idx)e;
-		moved += u != k;
+		if (u != k) {
+			if (listing && moved == fcap) {
+				if (fcap == TREE_FROM_MAX) {
+					listing = false;
+				} else {
+					fcap = fcap ? fcap * 2 : 1024;
+					f = xreallocarray(f, fcap, sizeof *f);
+				}
+			}
+			if (listing)
+				f[moved] = u;
+			moved++;
+		}
 		nd[u].end = (tree_idx)k++;
 		for (tree_idx c = (tree_idx)(e >> 32); c != 0;) {
 			uint64_t links = nd[c].off.u;
@@ -753,57 +772,98 @@ static size_t number_preorder(struct tree *t)
 		}
 	}
 	free(stk);
+	if (!listing) {
+		free(f);
+		f = NULL;
+	}
+	*from = f;
+	*nfrom = listing ? moved : 0;
 	return moved;
 }
 
-/* Ends, parents and offsets of nodes in preorder, in one pass forwards
- * along the path from the root (stk[d]: its node at depth d); the parents
- * are renumbered here for free, after the nodes moved. The offset of node i
- * is the sum of the self counts of the nodes before it that are not its
- * ancestors, which are whole subtrees to its left; cum[d] sums the self
- * counts down the path. Exact for integer counts whose sum did not
- * saturate: otherwise offsets are summed sibling by sibling after. */
-static void ends_and_offsets(struct tree *t)
+/* Totals bottom-up, by index: parents are always made before their
+ * children, and in preorder too. `total` must be 0 on entry. */
+static void totals_backward(struct tree *t)
+{
+	struct tree_node *nd = t->nodes;
+	for (size_t i = t->n; i-- > 0;) {
+		nd[i].total = count_add(t, nd[i].total, nd[i].self);
+		if (i)
+			nd[nd[i].parent].total = count_add(t, nd[nd[i].parent].total, nd[i].total);
+	}
+}
+
+/* Ends, parents and, for integer counts, offsets (and totals when `totals`)
+ * of nodes in preorder, in one pass forwards along the path from the root
+ * (stk[d]: its node at depth d); the parents are renumbered here for free,
+ * after the nodes moved. With `before` the sum of the self counts of the
+ * nodes before node i: i's offset is `before` less the self counts of its
+ * ancestors (the rest are whole subtrees to its left), and its total is
+ * `before` where its subtree ends less `before` at i. Returns false when
+ * those sums would overflow: then neither offsets nor totals are set. */
+static bool ends_and_offsets(struct tree *t, bool totals)
 {
 	struct tree_node *nd = t->nodes;
 	size_t n = t->n, cap = 64, sp = 1;
 	bool sums = !t->frac && !t->chart && !t->saturated;
 	tree_idx *stk = xmalloc(cap * sizeof *stk);
-	uint64_t *cum = xmalloc(cap * sizeof *cum);
-	uint64_t before = nd[0].self.u;
+	uint64_t *cum = xmalloc(cap * sizeof *cum);     /* self counts down the path */
+	uint64_t *start = xmalloc(cap * sizeof *start); /* `before` at the node */
+	uint64_t before = 0;
 	stk[0] = TREE_ROOT;
-	cum[0] = before;
+	start[0] = 0;
+	cum[0] = nd[0].self.u;
+	if (sums && __builtin_add_overflow(before, nd[0].self.u, &before))
+		sums = false;
 	for (size_t i = 1; i < n; i++) {
 		size_t d = nd[i].depth;
-		while (sp > d)
-			nd[stk[--sp]].end = (tree_idx)i;
+		while (sp > d) {
+			tree_idx j = stk[--sp];
+			nd[j].end = (tree_idx)i;
+			if (sums && totals)
+				nd[j].total.u = before - start[sp];
+		}
 		nd[i].parent = stk[sp - 1];
 		if (sp == cap) {
 			cap *= 2;
 			stk = xreallocarray(stk, cap, sizeof *stk);
 			cum = xreallocarray(cum, cap, sizeof *cum);
+			start = xreallocarray(start, cap, sizeof *start);
 		}
 		if (sums) {
+			uint64_t self = nd[i].self.u;
 			nd[i].off.u = before - cum[sp - 1];
-			cum[sp] = cum[sp - 1] + nd[i].self.u;
-			before += nd[i].self.u;
+			cum[sp] = cum[sp - 1] + self;
+			start[sp] = before;
+			if (__builtin_add_overflow(before, self, &before))
+				sums = false;
 		}
 		stk[sp++] = (tree_idx)i;
 	}
-	while (sp)
-		nd[stk[--sp]].end = (tree_idx)n;
+	while (sp) {
+		tree_idx j = stk[--sp];
+		nd[j].end = (tree_idx)n;
+		if (sums && totals)
+			nd[j].total.u = before - start[sp];
+	}
 	free(stk);
 	free(cum);
-	if (sums) {
+	free(start);
+	if (sums)
 		nd[0].off.u = 0;
-	} else if (!t->chart) {
-		memset(&nd[0].off, 0, sizeof nd[0].off);
-		for (size_t i = 0; i < n; i++) {
-			tree_count x = nd[i].off;
-			for (tree_idx c = (tree_idx)i + 1; c < nd[i].end; c = nd[c].end) {
-				nd[c].off = x;
-				x = count_add(t, x, nd[c].total);
-			}
+	return sums || t->frac || t->chart || t->saturated;
+}
+
+/* Offsets sibling by sibling from the totals (fractions, saturated sums). */
+static void offsets_by_siblings(struct tree *t)
+{
+	struct tree_node *nd = t->nodes;
+	memset(&nd[0].off, 0, sizeof nd[0].off);
+	for (size_t i = 0; i < t->n; i++) {
+		tree_count x = nd[i].off;
+		for (tree_idx c = (tree_idx)i + 1; c < nd[i].end; c = nd[c].end) {
+			nd[c].off = x;
+			x = count_add(t, x, nd[c].total);
 		}
 	}
 }
@@ -840,14 +900,12 @@ void tree_finalize(struct tree *t, enum tree_order order)
 		}
 	}
 
-	/* Totals bottom-up: parents are always made before their children,
-	 * so index order is a topological order, which every pass relies on.
-	 * `total` is 0 while building. */
-	for (size_t i = n; i-- > 0;) {
-		nd[i].total = count_add(t, nd[i].total, nd[i].self);
-		if (i)
-			nd[nd[i].parent].total = count_add(t, nd[nd[i].parent].total, nd[i].total);
-	}
+	/* Integer totals come out of the last pass, unless sorting by weight
+	 * needs them first; sums too big for 64 bits saturate, which only the
+	 * sum bottom-up by index does. */
+	bool late = !t->frac && !t->chart && !t->saturated && order != TREE_ORDER_WEIGHT;
+	if (!late)
+		totals_backward(t);
 	/* Sibling lists are in creation order; stacks added in sorted order
 	 * made them in name order already (find_sorted's reasoning), unless
 	 * a name holds a ';', where the two orders part. */
@@ -855,15 +913,25 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	    (order == TREE_ORDER_NAME && (t->hashed || names_have_semicolon(t))))
 		sort_lists(t, order);
 
-	size_t moved = number_preorder(t);
+	tree_idx *from;
+	size_t nfrom, moved = number_preorder(t, &from, &nfrom);
 	if (times) {
 		for (size_t i = 0; i < n; i++)
 			nd[i].off = times[i];
 		free(times);
 	}
 	if (moved)
-		permute(t, moved);     /* parents are renumbered below */
-	ends_and_offsets(t);
+		permute(t, moved, from, nfrom);     /* parents are renumbered below */
+	free(from);
+	nd = t->nodes;
+	if (!ends_and_offsets(t, late)) {
+		/* The sums overflowed: totals the saturating way. */
+		for (size_t i = 0; i < n; i++)
+			memset(&nd[i].total, 0, sizeof nd[i].total);
+		totals_backward(t);
+	}
+	if (!t->chart && (t->frac || t->saturated))
+		offsets_by_siblings(t);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */
 		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
 		t->cap = n;

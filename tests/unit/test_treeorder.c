@@ -301,5 +301,23 @@ int main(void)
 		ok(tree_off_d(&t, 3) == 0.5 && tree_total_d(&t, 1) == 0.75, "fractional offsets and totals");
 		tree_free(&t);
 	}
+	/* Counts that fit one by one but not summed: finalize's running sums
+	 * overflow and the saturating way takes over. h = 2^63 + 1 each: a and
+	 * b keep h, the root clamps, b starts after a (h). */
+	{
+		struct tree t;
+		uint64_t h = ((uint64_t)1 << 63) + 1;
+		tree_init(&t);
+		add(&t, "a", h);
+		add(&t, "b", h);
+		ok(!t.saturated, "no single count saturates");
+		tree_finalize(&t, TREE_ORDER_NAME);
+		ok(t.saturated, "the sum saturates");
+		ok(t.nodes[0].total.u == UINT64_MAX, "root total clamps at UINT64_MAX");
+		ok(t.nodes[1].total.u == h && t.nodes[2].total.u == h, "a and b totals exact");
+		ok(t.nodes[2].off.u == h && t.nodes[1].off.u == 0, "b starts after a");
+		is_int(tree_end(&t, 0), 3, "root end");
+		tree_free(&t);
+	}
 	return done_testing();
 }
