@@ -199,7 +199,7 @@ static void any_free(struct any_reader *r)
  * and few pieces wait in memory. */
 #define PAR_MIN_BYTES ((size_t)16 << 20)   /* smaller files: one thread */
 #define PAR_MAX_THREADS 16
-#define PAR_PIECE ((size_t)32 << 20)       /* input per piece */
+#define PAR_PIECE ((size_t)16 << 20)       /* input per piece */
 #define PAR_MAX_PIECES 4096
 #define PAR_POOL 2
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
