@@ -357,7 +357,7 @@ static size_t line_start_after(const char *d, size_t len, size_t from)
 }
 
 /* Parses a mapped file of format fmt on o->threads threads. False when that
- * does not apply (stream, small file, no chunk boundaries, no perf event
+ * does not apply (stream, small file, no piece boundaries, no perf event
  * found early): the caller then reads it the usual way. */
 static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fmt,
                           const struct load_options *o, struct progress *pr,

@@ -693,13 +693,83 @@ static void sort_lists(struct tree *t, enum tree_order order)
  * which keeps the peak memory of big trees at the tree's own; `from`
  * (nfrom entries, or NULL) lists every node that moves, so that a nearly
  * sorted tree is not read through to find the few cycles. */
+#ifndef TREE_GATHER_MAX     /* the tests set it and the next one smaller */
 #define TREE_GATHER_MAX ((size_t)96 << 20)
+#endif
+
+/* Puts every node of [lo, hi) where its `end` says, following cycles; the
+ * targets of these nodes must lie in [lo, hi) or be already in place. */
+static void follow_cycles(struct tree_node *nd, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi; i++) {
+		while (nd[i].end != i) {
+			tree_idx j = nd[i].end;
+			struct tree_node tn = nd[j];
+			nd[j] = nd[i];
+			nd[i] = tn;
+		}
+	}
+}
+
+/* The same for a permutation far from the identity, in place and without
+ * a cache miss per node: an American flag sort of the nodes by target, 8
+ * bits at a time from the top. A pass writes each of its 256 buckets in
+ * order, so memory is read and written in streams; a range small enough
+ * for the cache is finished by following cycles. No recursion: ranges wait
+ * on a stack of at most 4 levels of 256. */
+#ifndef TREE_RADIX_SMALL
+#define TREE_RADIX_SMALL ((size_t)1 << 15)
+#endif
+static void permute_radix(struct tree_node *nd, size_t n)
+{
+	struct range {
+		size_t lo, hi;
+		unsigned shift;     /* a target's bucket: (target - lo) >> shift */
+	} stk[4 * 256 + 1];
+	size_t sp = 0, head[256], stop[256];
+	unsigned bits = 0;
+	while (bits < 40 && ((size_t)1 << bits) < n)
+		bits++;
+	stk[sp++] = (struct range){ 0, n, bits > 8 ? bits - 8 : 0 };
+	while (sp) {
+		struct range r = stk[--sp];
+		if (r.hi - r.lo <= TREE_RADIX_SMALL) {
+			follow_cycles(nd, r.lo, r.hi);
+			continue;
+		}
+		size_t nb = ((r.hi - r.lo - 1) >> r.shift) + 1;
+		for (size_t b = 0; b < nb; b++) {
+			head[b] = r.lo + (b << r.shift);
+			stop[b] = head[b] + ((size_t)1 << r.shift) < r.hi ? head[b] + ((size_t)1 << r.shift) : r.hi;
+		}
+		for (size_t b = 0; b < nb; b++) {
+			while (head[b] < stop[b]) {
+				struct tree_node x = nd[head[b]];
+				size_t tb = (x.end - r.lo) >> r.shift;
+				while (tb != b) {
+					struct tree_node y = nd[head[tb]];
+					nd[head[tb]++] = x;
+					x = y;
+					tb = (x.end - r.lo) >> r.shift;
+				}
+				nd[head[b]++] = x;
+			}
+		}
+		if (r.shift == 0)
+			continue;       /* one target per bucket: all in place */
+		for (size_t b = 0; b < nb; b++) {
+			size_t lo = r.lo + (b << r.shift);
+			stk[sp++] = (struct range){ lo, stop[b], r.shift > 8 ? r.shift - 8 : 0 };
+		}
+	}
+}
+
 static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom)
 {
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
 	struct tree_node *dst = NULL;
-	if (moved > n / 8 && n * sizeof *dst <= TREE_GATHER_MAX)
+	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n * sizeof *dst <= TREE_GATHER_MAX)
 		dst = malloc(n * sizeof *dst);
 	if (dst) {
 		for (size_t i = 0; i < n; i++)
@@ -709,14 +779,11 @@ static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t n
 		t->cap = n;
 		return;
 	}
-	for (size_t k = 0; k < (from ? nfrom : n); k++) {
-		size_t i = from ? from[k] : k;
-		while (nd[i].end != i) {
-			tree_idx j = nd[i].end;
-			struct tree_node tn = nd[j];
-			nd[j] = nd[i];
-			nd[i] = tn;
-		}
+	if (from) {
+		for (size_t k = 0; k < nfrom; k++)
+			follow_cycles(nd, from[k], from[k] + 1);
+	} else {
+		permute_radix(nd, n);
 	}
 }
 
@@ -735,7 +802,9 @@ static bool names_have_semicolon(const struct tree *t)
  * A stack entry carries the node's newest child too, read with its sibling
  * link: each node is read once. Returns how many nodes move, and lists
  * them in *from while they are few (else *from is NULL). */
+#ifndef TREE_FROM_MAX
 #define TREE_FROM_MAX ((size_t)1 << 20)
+#endif
 static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 {
 	struct tree_node *nd = t->nodes;
