@@ -202,6 +202,7 @@ static void any_free(struct any_reader *r)
 #define PAR_PIECE ((size_t)16 << 20)       /* input per piece */
 #define PAR_MAX_PIECES 4096
 #define PAR_POOL 2
+#define PAR_BACKLOG 4                      /* finished pieces a thread waits on */
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
 #define PAR_SEARCH ((size_t)16 << 20)      /* how far to look for a blank line */
 #define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */
@@ -229,6 +230,7 @@ struct par {
 	void *pool[PAR_POOL];
 	size_t pool_bytes[PAR_POOL];
 	int npool;
+	int waiting;                    /* pieces finished, not merged yet */
 	/* progress, drawn by the main thread only */
 	struct progress *pr;
 	size_t total;
@@ -287,6 +289,7 @@ static void par_piece_run(struct par *pa, int i, bool main_thread)
 	par_run(j, main_thread ? pa : NULL);
 	pthread_mutex_lock(&pa->mu);
 	j->finished = true;
+	pa->waiting++;
 	pthread_cond_broadcast(&pa->cv);
 	pthread_mutex_unlock(&pa->mu);
 }
@@ -295,6 +298,14 @@ static void *par_thread(void *arg)
 {
 	struct par *pa = arg;
 	for (;;) {
+		/* When the merging falls behind (the main thread slowed by page
+		 * faults or a disk read), do not pile up trees in memory. No
+		 * deadlock: the piece the main thread waits for is finished or
+		 * being parsed, never waiting to be taken. */
+		pthread_mutex_lock(&pa->mu);
+		while (pa->waiting >= PAR_BACKLOG)
+			pthread_cond_wait(&pa->cv, &pa->mu);
+		pthread_mutex_unlock(&pa->mu);
 		int i = atomic_fetch_add(&pa->next, 1);
 		if (i >= pa->npieces)
 			return NULL;
@@ -477,6 +488,8 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 			size_t bytes;
 			void *mem = tree_take_nodes(&j->own, &bytes);
 			pthread_mutex_lock(&pa.mu);
+			pa.waiting--;
+			pthread_cond_broadcast(&pa.cv);
 			if (pa.npool < PAR_POOL) {
 				pa.pool[pa.npool] = mem;
 				pa.pool_bytes[pa.npool++] = bytes;
