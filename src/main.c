@@ -174,7 +174,7 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
-"      --threads=N         parse big files on N threads (default: all CPUs)\n"
+"      --threads=N         parse big files and search on N threads (default: all CPUs)\n"
 "\n"
 "Configuration:\n"
 "      --config=FILE       read option defaults from FILE (default:\n"
@@ -765,6 +765,7 @@ int main(int argc, char **argv)
 			.bench_keys = bench_keys,
 			.search = search_re, .stats = stats,
 		};
+		search_set_threads(lo.threads);
 		rc = ui_run(shown, &uo);
 		if (msgs.len)
 			fputs(msgs.text, stderr);

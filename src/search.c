@@ -8,7 +8,9 @@
 #include "config.h"
 #include "search.h"
 
+#include <pthread.h>
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -23,6 +25,16 @@
 /* Clock reads are not free: look at it every this many names / nodes. */
 #define NAMES_PER_CHECK 256u
 #define NODES_PER_CHECK 16384u
+/* Phase 1 of a plain-text search over at least this many names is shared
+ * with a second thread (regexec serialises on its pattern: not for it). */
+#define NAMES_PARALLEL 65536u
+
+static int search_threads = 1;
+
+void search_set_threads(int n)
+{
+	search_threads = n < 1 ? 1 : n;
+}
 
 struct search {
 	const struct tree *t;
@@ -42,6 +54,12 @@ struct search {
 
 	uint8_t *hit;           /* by name id: 1 when the name matches */
 	size_t names_done;      /* ids [0, names_done) are decided */
+	/* A helper thread decides ids [split, names) while search_run does
+	 * [0, split); it stops early when `cancel` is set (search_free). */
+	size_t split;
+	bool helper_on;
+	pthread_t helper;
+	atomic_bool cancel;
 	bool narrowed;          /* hit[] starts as a wider search's: only its
 	                           hits are tested (search_narrow) */
 	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
@@ -210,10 +228,25 @@ struct search *search_new_exact(const struct tree *t, strtab_id name)
 	return s;
 }
 
+void search_pause(struct search *s)
+{
+	if (!s || !s->helper_on)
+		return;
+	atomic_store(&s->cancel, true);
+	pthread_join(s->helper, NULL);
+	s->helper_on = false;
+	/* What the helper decided is decided again: the same answers. */
+	s->split = strtab_count(&s->t->names);
+}
+
 void search_free(struct search *s)
 {
 	if (!s)
 		return;
+	if (s->helper_on) {
+		atomic_store(&s->cancel, true);
+		pthread_join(s->helper, NULL);
+	}
 	if (s->has_re)
 		regfree(&s->re);
 	free(s->pattern);
@@ -276,7 +309,14 @@ static bool find_text(const char *s, size_t n, const char *p, size_t m, bool ica
 #ifdef __SSE2__
 	const __m128i vf = _mm_set1_epi8((char)f), vfu = _mm_set1_epi8((char)fu);
 	const __m128i vl = _mm_set1_epi8((char)l), vlu = _mm_set1_epi8((char)lu);
-	for (; i + m - 1 + 16 <= n; i += 16) {
+	/* The last block overlaps the one before so that it ends at the last
+	 * position, instead of a byte-by-byte tail (most of a name's length). */
+	size_t last = n - m + 1;    /* positions to try: [0, last) */
+	for (bool end = false; !end && last >= 16;) {
+		if (i + 16 > last) {
+			i = last - 16;
+			end = true;
+		}
 		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		__m128i z = _mm_loadu_si128((const __m128i *)(const void *)(s + i + m - 1));
 		__m128i hf = _mm_or_si128(_mm_cmpeq_epi8(a, vf), _mm_cmpeq_epi8(a, vfu));
@@ -288,7 +328,12 @@ static bool find_text(const char *s, size_t n, const char *p, size_t m, bool ica
 				return true;
 			mask &= mask - 1;
 		}
+		i += 16;
+		if (i == last)
+			end = true;
 	}
+	if (last >= 16)
+		return false;
 #endif
 	for (; i + m <= n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -344,6 +389,28 @@ static void count_add(const struct tree *t, tree_count *sum, tree_count c)
 		sum->u += c.u;     /* outermost matches are disjoint: <= root total */
 }
 
+/* Decides the names [lo, hi) into hit[]. */
+static void decide_names(struct search *s, size_t lo, size_t hi)
+{
+	if (s->narrowed) {
+		for (size_t id = lo; id < hi; id++)
+			if (s->hit[id])
+				s->hit[id] = name_matches(s, (strtab_id)id);
+	} else {
+		for (size_t id = lo; id < hi; id++)
+			s->hit[id] = name_matches(s, (strtab_id)id);
+	}
+}
+
+static void *helper_main(void *arg)
+{
+	struct search *s = arg;
+	size_t names = strtab_count(&s->t->names);
+	for (size_t id = s->split; id < names && !atomic_load(&s->cancel); id += NAMES_PER_CHECK)
+		decide_names(s, id, id + NAMES_PER_CHECK < names ? id + NAMES_PER_CHECK : names);
+	return NULL;
+}
+
 bool search_run(struct search *s, uint64_t budget_ns)
 {
 	if (s->done)
@@ -351,22 +418,29 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	const struct tree *t = s->t;
 	uint64_t deadline = budget_ns ? now_ns() + budget_ns : 0;
 	size_t names = strtab_count(&t->names);
-	while (s->names_done < names) {
-		size_t stop = s->names_done + NAMES_PER_CHECK;
-		if (stop > names)
-			stop = names;
-		if (s->narrowed) {
-			for (size_t id = s->names_done; id < stop; id++)
-				if (s->hit[id])
-					s->hit[id] = name_matches(s, (strtab_id)id);
-		} else {
-			for (size_t id = s->names_done; id < stop; id++)
-				s->hit[id] = name_matches(s, (strtab_id)id);
+	if (s->names_done == 0 && s->split == 0) {
+		s->split = names;
+		if (search_threads > 1 && s->nlits && names >= NAMES_PARALLEL) {
+			s->split = names / 2;
+			s->helper_on = pthread_create(&s->helper, NULL, helper_main, s) == 0;
+			if (!s->helper_on)
+				s->split = names;
 		}
+	}
+	while (s->names_done < s->split) {
+		size_t stop = s->names_done + NAMES_PER_CHECK;
+		if (stop > s->split)
+			stop = s->split;
+		decide_names(s, s->names_done, stop);
 		s->names_done = stop;
 		if (deadline && now_ns() >= deadline && s->names_done < names)
 			return false;
 	}
+	if (s->helper_on) {
+		pthread_join(s->helper, NULL);
+		s->helper_on = false;
+	}
+	s->names_done = names;
 	size_t n = tree_size(t);
 	if (s->nodes_done == 0)
 		s->nodes_done = 1;  /* the root is never a match */

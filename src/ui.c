@@ -1759,6 +1759,7 @@ static void push_transform(struct ui *u, struct transform tr)
 {
 	char err[256];
 	busy(u, "computing the transformed tree...");
+	search_pause(u->pending);   /* the push frees the tree it reads */
 	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
 		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
 		return;
@@ -1773,6 +1774,7 @@ static void undo_transform(struct ui *u)
 		busy(u, "recomputing from the loaded profile...");
 	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
 	snprintf(msg, sizeof msg, "undone: %s", label);
+	search_pause(u->pending);   /* the pop frees the tree it reads */
 	transform_stack_pop(u->views);
 	views_changed(u);
 	text_sanitize(msg, strlen(msg), u->notice, sizeof u->notice);

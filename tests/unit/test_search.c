@@ -338,6 +338,47 @@ static void test_slices(void)
 	ok(search_first(sliced) == search_first(whole) && search_last(sliced) == search_last(whole),
 	   "sliced: same first and last");
 	search_free(sliced);
+
+	/* Two threads: the helper takes the upper half of the names while
+	 * the slices do the lower; the results must not change. */
+	search_set_threads(2);
+	struct search *two = search_new(&t, "7$", NULL, 0);
+	while (!search_run(two, 1))
+		;
+	is_int((long long)search_count(two), 7000, "2 threads, sliced: 7000 names end in 7");
+	is_int((long long)search_total(two, TREE_ROOT).u, (long long)search_total(whole, TREE_ROOT).u,
+	       "2 threads: same total");
+	/* Narrowed from a finished wider search ("9" then "99"), on 2 threads:
+	 * the names holding "99", counted here with strstr. */
+	long long want99 = 0;
+	for (int k = 0; k < 70000; k++) {
+		snprintf(name, sizeof name, "f%d", k);
+		want99 += strstr(name, "99") != NULL;
+	}
+	struct search *nine = search_new(&t, "9", NULL, 0);
+	while (!search_run(nine, 1))
+		;
+	struct search *nn = search_new(&t, "99", NULL, 0);
+	search_narrow(nn, nine);
+	while (!search_run(nn, 1))
+		;
+	is_int((long long)search_count(nn), want99, "2 threads, narrowed from '9': names with 99");
+	/* Paused after one slice (the tree could go away): the rest is done
+	 * on one thread, with the same answer. Then one freed while its
+	 * helper runs: the sanitizer and valgrind runs check that. */
+	struct search *p = search_new(&t, "7$", NULL, 0);
+	search_run(p, 1);
+	search_pause(p);
+	search_run(p, 0);
+	is_int((long long)search_count(p), 7000, "paused, then finished alone: 7000");
+	struct search *gone = search_new(&t, "f1", NULL, 0);
+	search_run(gone, 1);
+	search_free(gone);
+	search_set_threads(1);
+	search_free(p);
+	search_free(nn);
+	search_free(nine);
+	search_free(two);
 	search_free(whole);
 	tree_free(&t);
 }
