@@ -98,6 +98,11 @@ struct ui {
 	int lines, cols;
 	bool too_small;
 	struct layout lay;
+	/* What lay was made from: a key that changes neither the tree nor
+	 * the layout parameters (most moves of the selection) reuses it. */
+	struct layout_params lay_lp;
+	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes */
+	bool lay_ok;
 	struct layout_params lp;
 
 	tree_idx sel;           /* the selected frame, always drawn */
@@ -455,9 +460,20 @@ static void cycle_palette(struct ui *u)
 
 /* ---- view state ---- */
 
+static bool same_params(const struct layout_params *a, const struct layout_params *b)
+{
+	return a->zoom == b->zoom && a->width == b->width && a->height == b->height &&
+	       a->orient == b->orient && a->scroll == b->scroll && a->min_width == b->min_width;
+}
+
 static void relayout(struct ui *u)
 {
+	if (u->lay_ok && u->lay_gen == u->tree_gen && same_params(&u->lay_lp, &u->lp))
+		return;
 	layout_compute(&u->lay, u->t, &u->lp);
+	u->lay_lp = u->lp;
+	u->lay_gen = u->tree_gen;
+	u->lay_ok = true;
 }
 
 static void span_middle(struct ui *u, tree_idx i)
@@ -1717,6 +1733,7 @@ static void views_changed(struct ui *u)
 		u->pr.hist_exact[k] = -1;
 	u->pr.exact = -1;
 	u->t = transform_stack_tree(u->views);
+	u->tree_gen++;
 	free(u->looks);     /* by name id, and ids are the tree's own */
 	u->looks = NULL;
 	u->nlooks = 0;
