@@ -35,6 +35,13 @@ static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 	}
 	if (total.u == 0)
 		return 0;
+	/* The product fits 64 bits unless counts are astronomical: a 64-bit
+	 * division costs a fraction of the 128-bit one (a library call), and
+	 * a layout does two per node visited. */
+	if (w > 0 && x.u <= UINT64_MAX / (unsigned)w) {
+		uint64_t c = x.u * (unsigned)w / total.u;
+		return c > (unsigned)w ? w : (int)c;
+	}
 #ifdef __SIZEOF_INT128__
 	/* x > total only in a tree whose sums saturated (tree.h). */
 	unsigned __int128 c = (unsigned __int128)x.u * (unsigned)w / total.u;
