@@ -28,6 +28,8 @@
 /* Phase 1 of a plain-text search over at least this many names is shared
  * with a second thread (regexec serialises on its pattern: not for it). */
 #define NAMES_PARALLEL 65536u
+/* Phase 2 over at least this many nodes likewise (any search). */
+#define NODES_PARALLEL 262144u
 
 static int search_threads = 1;
 
@@ -49,6 +51,8 @@ struct search {
 		bool head, tail;    /* anchored at the start, at the end */
 	} *lits;
 	size_t nlits;           /* 0: regexec */
+	size_t *lit_order;      /* lits by length: a name matched by a short
+	                           one ("w" in "read|w") skips the longer scans */
 	regex_t re;
 	strtab_id exact_id;
 
@@ -60,6 +64,12 @@ struct search {
 	bool helper_on;
 	pthread_t helper;
 	atomic_bool cancel;
+	/* Phase 2 likewise: the helper lists the matches among nodes
+	 * [node_split, n) into hmatch; node_split 0: not decided yet. */
+	size_t node_split;
+	bool alone;             /* search_pause: no more helpers */
+	tree_idx *hmatch;
+	size_t nhmatch, caphmatch;
 	bool narrowed;          /* hit[] starts as a wider search's: only its
 	                           hits are tested (search_narrow) */
 	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
@@ -169,6 +179,16 @@ static void split_literals(struct search *s, const char *pattern)
 		p++;
 	}
 	free(buf);
+	/* Stable insertion sort of the indices by length: alternatives are few. */
+	s->lit_order = xcalloc(s->nlits, sizeof *s->lit_order);
+	for (size_t k = 0; k < s->nlits; k++) {
+		size_t j = k;
+		while (j > 0 && s->lits[s->lit_order[j - 1]].len > s->lits[k].len) {
+			s->lit_order[j] = s->lit_order[j - 1];
+			j--;
+		}
+		s->lit_order[j] = k;
+	}
 	return;
 regex:
 	free(buf);
@@ -205,16 +225,39 @@ struct search *search_new(const struct tree *t, const char *pattern, char *err, 
 	return s;
 }
 
+/* Whether every name that literal a matches is matched by b too: b's text
+ * inside a's, with the same anchors (as a prefix, a suffix, or equal). */
+static bool lit_within(const struct search_lit *a, const struct search_lit *b)
+{
+	if (a->head != b->head || a->tail != b->tail || b->len > a->len)
+		return false;
+	if (a->head && a->tail)
+		return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+	if (a->head)
+		return memcmp(a->text, b->text, b->len) == 0;
+	if (a->tail)
+		return memcmp(a->text + a->len - b->len, b->text, b->len) == 0;
+	return strstr(a->text, b->text) != NULL;    /* texts hold no NUL */
+}
+
 void search_narrow(struct search *s, const struct search *prev)
 {
-	if (!prev || prev->t != s->t || s->nlits != 1 || prev->nlits != 1 || s->icase != prev->icase ||
-	    s->names_done != 0 || prev->names_done != strtab_count(&s->t->names))
+	if (!prev || prev->t != s->t || s->nlits == 0 || s->nlits != prev->nlits ||
+	    s->icase != prev->icase || s->names_done != 0 ||
+	    prev->names_done != strtab_count(&s->t->names))
 		return;
-	const struct search_lit *a = &s->lits[0], *b = &prev->lits[0];
-	if (a->head || a->tail || b->head || b->tail || b->len > a->len || !strstr(a->text, b->text))
-		return;     /* texts hold no NUL: plain ASCII */
+	/* Alternative by alternative, as typing extends one of them
+	 * ("read|w" then "read|wr", "^std:" then "^std::"). */
+	for (size_t k = 0; k < s->nlits; k++)
+		if (!lit_within(&s->lits[k], &prev->lits[k]))
+			return;
 	memcpy(s->hit, prev->hit, strtab_count(&s->t->names));
 	s->narrowed = true;
+}
+
+bool search_is_narrowed(const struct search *s)
+{
+	return s->narrowed;
 }
 
 struct search *search_new_exact(const struct tree *t, strtab_id name)
@@ -230,13 +273,22 @@ struct search *search_new_exact(const struct tree *t, strtab_id name)
 
 void search_pause(struct search *s)
 {
-	if (!s || !s->helper_on)
+	if (!s)
+		return;
+	s->alone = true;
+	if (!s->helper_on)
 		return;
 	atomic_store(&s->cancel, true);
 	pthread_join(s->helper, NULL);
 	s->helper_on = false;
-	/* What the helper decided is decided again: the same answers. */
-	s->split = strtab_count(&s->t->names);
+	s->alone = true;
+	/* What the helper did is done again: the same answers. */
+	if (s->names_done < strtab_count(&s->t->names)) {
+		s->split = strtab_count(&s->t->names);
+	} else {
+		s->node_split = tree_size(s->t);
+		s->nhmatch = 0;
+	}
 }
 
 void search_free(struct search *s)
@@ -253,8 +305,10 @@ void search_free(struct search *s)
 	for (size_t k = 0; k < s->nlits; k++)
 		free(s->lits[k].text);
 	free(s->lits);
+	free(s->lit_order);
 	free(s->hit);
 	free(s->match);
+	free(s->hmatch);
 	free(s);
 }
 
@@ -367,7 +421,7 @@ static bool name_matches(const struct search *s, strtab_id id)
 		n = strnlen(strtab_str(st, id), n);    /* as regexec sees it */
 #endif
 		for (size_t k = 0; k < s->nlits; k++)
-			if (lit_matches(s, &s->lits[k], strtab_str(st, id), n))
+			if (lit_matches(s, &s->lits[s->lit_order[k]], strtab_str(st, id), n))
 				return true;
 		return false;
 	}
@@ -402,6 +456,42 @@ static void decide_names(struct search *s, size_t lo, size_t hi)
 	}
 }
 
+/* Phase 2's helper: the matches among nodes [node_split, n), in order. */
+static void *node_helper_main(void *arg)
+{
+	struct search *s = arg;
+	const struct tree *t = s->t;
+	size_t n = tree_size(t);
+	for (size_t i = s->node_split; i < n; i++) {
+		if ((i & (NODES_PER_CHECK - 1)) == 0 && atomic_load(&s->cancel))
+			break;
+		if (!s->hit[tree_node(t, (tree_idx)i)->name])
+			continue;
+		if (s->nhmatch == s->caphmatch) {
+			s->caphmatch = s->caphmatch ? 2 * s->caphmatch : 256;
+			s->hmatch = xreallocarray(s->hmatch, s->caphmatch, sizeof *s->hmatch);
+		}
+		s->hmatch[s->nhmatch++] = (tree_idx)i;
+	}
+	return NULL;
+}
+
+/* Records match i (in preorder) and, when no earlier match contains it,
+ * its samples in the root total. */
+static void add_match(struct search *s, tree_idx i)
+{
+	const struct tree_node *nd = tree_node(s->t, i);
+	if (s->nmatch == s->capmatch) {
+		s->capmatch = s->capmatch ? 2 * s->capmatch : 256;
+		s->match = xreallocarray(s->match, s->capmatch, sizeof *s->match);
+	}
+	s->match[s->nmatch++] = i;
+	if (i >= s->cover_end) {
+		count_add(s->t, &s->root_total, nd->total);
+		s->cover_end = nd->end;
+	}
+}
+
 static void *helper_main(void *arg)
 {
 	struct search *s = arg;
@@ -420,7 +510,7 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	size_t names = strtab_count(&t->names);
 	if (s->names_done == 0 && s->split == 0) {
 		s->split = names;
-		if (search_threads > 1 && s->nlits && names >= NAMES_PARALLEL) {
+		if (search_threads > 1 && !s->alone && s->nlits && names >= NAMES_PARALLEL) {
 			s->split = names / 2;
 			s->helper_on = pthread_create(&s->helper, NULL, helper_main, s) == 0;
 			if (!s->helper_on)
@@ -436,7 +526,7 @@ bool search_run(struct search *s, uint64_t budget_ns)
 		if (deadline && now_ns() >= deadline && s->names_done < names)
 			return false;
 	}
-	if (s->helper_on) {
+	if (s->names_done < names && s->helper_on) {   /* phase 1's helper */
 		pthread_join(s->helper, NULL);
 		s->helper_on = false;
 	}
@@ -444,28 +534,37 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	size_t n = tree_size(t);
 	if (s->nodes_done == 0)
 		s->nodes_done = 1;  /* the root is never a match */
-	while (s->nodes_done < n) {
-		size_t stop = s->nodes_done + NODES_PER_CHECK;
-		if (stop > n)
-			stop = n;
-		for (size_t i = s->nodes_done; i < stop; i++) {
-			const struct tree_node *nd = tree_node(t, (tree_idx)i);
-			if (!s->hit[nd->name])
-				continue;
-			if (s->nmatch == s->capmatch) {
-				s->capmatch = s->capmatch ? 2 * s->capmatch : 256;
-				s->match = xreallocarray(s->match, s->capmatch, sizeof *s->match);
-			}
-			s->match[s->nmatch++] = (tree_idx)i;
-			if (i >= s->cover_end) {
-				count_add(t, &s->root_total, nd->total);
-				s->cover_end = nd->end;
-			}
+	if (s->node_split == 0) {
+		s->node_split = n;
+		if (search_threads > 1 && !s->alone && n >= NODES_PARALLEL) {
+			s->node_split = n / 2;
+			atomic_store(&s->cancel, false);
+			s->helper_on = pthread_create(&s->helper, NULL, node_helper_main, s) == 0;
+			if (!s->helper_on)
+				s->node_split = n;
 		}
+	}
+	while (s->nodes_done < s->node_split) {
+		size_t stop = s->nodes_done + NODES_PER_CHECK;
+		if (stop > s->node_split)
+			stop = s->node_split;
+		for (size_t i = s->nodes_done; i < stop; i++)
+			if (s->hit[tree_node(t, (tree_idx)i)->name])
+				add_match(s, (tree_idx)i);
 		s->nodes_done = stop;
 		if (deadline && now_ns() >= deadline && s->nodes_done < n)
 			return false;
 	}
+	if (s->helper_on) {
+		pthread_join(s->helper, NULL);
+		s->helper_on = false;
+		for (size_t k = 0; k < s->nhmatch; k++)
+			add_match(s, s->hmatch[k]);
+		free(s->hmatch);
+		s->hmatch = NULL;
+		s->nhmatch = s->caphmatch = 0;
+	}
+	s->nodes_done = n;
 	s->done = true;
 	return true;
 }

@@ -31,10 +31,14 @@ struct search;
  * message, sanitized for display, in err (errsize > 0). */
 struct search *search_new(const struct tree *t, const char *pattern, char *err, size_t errsize);
 /* Lets s (pass not started) test only the names that prev (same tree, name
- * pass finished) matched, when that cannot change the result: both are one
- * unanchored piece of plain text, same case rule, prev's inside s's ("mal"
- * after "ma" as the user types). Otherwise does nothing. */
+ * pass finished) matched, when that cannot change the result: both plain
+ * text with as many alternatives and the same case rule, each of prev's
+ * inside s's with the same anchors ("mal" after "ma", "read|wr" after
+ * "read|w", "^std::" after "^std:" as the user types). Otherwise does
+ * nothing. */
 void search_narrow(struct search *s, const struct search *prev);
+/* Whether search_narrow applied (for tests and reports). */
+bool search_is_narrowed(const struct search *s);
 /* A search for the frames named exactly as name id `name` (bytes, case and
  * NULs included). Its pattern text is the anchored, escaped regex. */
 struct search *search_new_exact(const struct tree *t, strtab_id name);

@@ -217,17 +217,29 @@ static void test_case_and_bytes(void)
 	 * does not apply (other case rule, not a substring, anchors) it must
 	 * change nothing. Totals by hand: Foo 1, foo 2, FOO_bar 4. */
 	{
-		static const struct { const char *prev, *next; long long want; } nw[] = {
-			{ "o", "foo", 7 },          /* icase both: applies */
-			{ "FOO", "FOO_bar", 4 },    /* case-sensitive both: applies */
-			{ "Foo", "foo", 7 },        /* Foo is case-sensitive: does not */
-			{ "bar", "foo", 7 },        /* not inside: does not (else 4) */
-			{ "o$", "foo", 7 },         /* an anchor: does not (else 3) */
+		static const struct { const char *prev, *next; long long want; bool applies; } nw[] = {
+			{ "o", "foo", 7, true },            /* icase both */
+			{ "FOO", "FOO_bar", 4, true },      /* case-sensitive both */
+			{ "Foo", "foo", 7, false },         /* Foo is case-sensitive */
+			{ "bar", "foo", 7, false },         /* not inside (else 4) */
+			{ "o$", "foo", 7, false },          /* anchors differ (else 3) */
+			{ "o$", "fo", 7, false },           /* anchors differ (else 3) */
+			/* Alternatives, one by one ('z' is only in name 16): */
+			{ "fo|z", "foo|z", 7 + 16, true },
+			{ "foo|", "foo|z", 7 + 16, true },  /* "" is inside anything */
+			{ "foo", "foo|z", 7 + 16, false },  /* one more alternative (else 7) */
+			{ "z|foo", "foo|z", 7 + 16, false }, /* by position: z not in foo */
+			/* Anchored: a prefix of the prefix, a suffix of the suffix. */
+			{ "^fo", "^foo", 7, true },
+			{ "oo$", "foo$", 3, true },
+			{ "^f", "^of", 0, false },          /* not a prefix of it */
 		};
 		for (size_t k = 0; k < sizeof nw / sizeof nw[0]; k++) {
 			struct search *a = run(&t, nw[k].prev);
 			struct search *b = search_new(&t, nw[k].next, NULL, 0);
 			search_narrow(b, a);
+			ok(search_is_narrowed(b) == nw[k].applies, "%s after %s: narrowing %s", nw[k].next,
+			   nw[k].prev, nw[k].applies ? "applies" : "does not apply");
 			search_run(b, 0);
 			is_int((long long)search_total(b, TREE_ROOT).u, nw[k].want, nw[k].next);
 			search_free(a);
@@ -315,8 +327,9 @@ static void test_frac(void)
  * stop it many times. */
 static void test_slices(void)
 {
-	struct tree t;
+	struct tree t, big;
 	tree_init(&t);
+	tree_init(&big);
 	char name[32];
 	for (int k = 0; k < 70000; k++) {
 		snprintf(name, sizeof name, "f%d", k);
@@ -339,8 +352,21 @@ static void test_slices(void)
 	   "sliced: same first and last");
 	search_free(sliced);
 
-	/* Two threads: the helper takes the upper half of the names while
-	 * the slices do the lower; the results must not change. */
+	/* Two threads: the helper takes the upper half of the names, then of
+	 * the nodes, while the slices do the lower; the results must not
+	 * change. Four children "a0".."a3" under each f make the tree big
+	 * enough for the nodes' helper too (350,002 nodes). */
+	for (int k = 0; k < 70000; k++) {
+		for (int j = 0; j < 4; j++) {
+			char a[4] = { 'a', (char)('0' + j), 0, 0 };
+			snprintf(name, sizeof name, "f%d", k);
+			struct tree_frame f[] = { { "r", 1 }, { name, strlen(name) }, { a, 2 } };
+			tree_add_stack(&big, f, 3, 1);
+		}
+	}
+	tree_finalize(&big, TREE_ORDER_NAME);
+	is_int((long long)tree_size(&big), 350002, "big tree: 350,002 nodes");
+	struct search *whole2 = run(&big, "7$|a3");
 	search_set_threads(2);
 	struct search *two = search_new(&t, "7$", NULL, 0);
 	while (!search_run(two, 1))
@@ -348,6 +374,26 @@ static void test_slices(void)
 	is_int((long long)search_count(two), 7000, "2 threads, sliced: 7000 names end in 7");
 	is_int((long long)search_total(two, TREE_ROOT).u, (long long)search_total(whole, TREE_ROOT).u,
 	       "2 threads: same total");
+	/* On the big tree: 7000 f names end in 7 (4 samples each, a0..a3),
+	 * and 70000 nodes are a3 (1 each), of which the 7000 under those f
+	 * are inside a match: 7000 * 4 + 63000 = 91000 samples. */
+	struct search *bigtwo = search_new(&big, "7$|a3", NULL, 0);
+	while (!search_run(bigtwo, 1))
+		;
+	is_int((long long)search_count(bigtwo), 77000, "2 threads, 350,002 nodes: 7000 + 70000 matches");
+	is_int((long long)search_total(bigtwo, TREE_ROOT).u, 91000, "2 threads: outermost matches' samples");
+	is_int((long long)search_total(whole2, TREE_ROOT).u, 91000, "1 thread: the same");
+	ok(search_first(bigtwo) == search_first(whole2) && search_last(bigtwo) == search_last(whole2) &&
+	   search_ordinal(bigtwo, search_last(whole2)) == 77000, "2 threads: same first, last and ordinals");
+	struct search *bigp = search_new(&big, "a3", NULL, 0);
+	for (int k = 0; k < 40 && !search_run(bigp, 1); k++)
+		;
+	search_pause(bigp);
+	search_run(bigp, 0);
+	is_int((long long)search_count(bigp), 70000, "paused in either phase, finished alone: 70000 a3");
+	search_free(bigp);
+	search_free(bigtwo);
+	search_free(whole2);
 	/* Narrowed from a finished wider search ("9" then "99"), on 2 threads:
 	 * the names holding "99", counted here with strstr. */
 	long long want99 = 0;
@@ -381,6 +427,7 @@ static void test_slices(void)
 	search_free(two);
 	search_free(whole);
 	tree_free(&t);
+	tree_free(&big);
 }
 
 int main(void)
