@@ -43,9 +43,9 @@ bool search_is_narrowed(const struct search *s);
  * NULs included). Its pattern text is the anchored, escaped regex. */
 struct search *search_new_exact(const struct tree *t, strtab_id name);
 void search_free(struct search *s);
-/* Threads a search may use (default 1): with more, the names of a big
- * plain-text search are shared with a second thread, which runs on while
- * search_run returns between slices. */
+/* Threads a search may use (default 1): with more, a big search shares
+ * its work with a second thread (the names of a plain-text one, the node
+ * scan of any), which runs on while search_run returns between slices. */
 void search_set_threads(int n);
 /* Stops the second thread of an unfinished search; search_run goes on
  * alone. Before the search's tree may be freed (search_free does it too). */

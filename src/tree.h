@@ -40,9 +40,11 @@ struct tree_node {
 	                       (while building: the only child, see tree.c) */
 	uint32_t depth;     /* root 0, a stack's first frame 1 */
 	tree_count self;    /* samples whose stack ends here */
-	tree_count total;   /* after finalize: self + children's totals */
+	tree_count total;   /* after finalize: self + children's totals
+	                       (0 while building) */
 	tree_count off;     /* after finalize: samples left of this node (root 0);
-	                       in a flame chart, samples before it in time */
+	                       in a flame chart, samples before it in time
+	                       (while building: the child lists, see tree.c) */
 };
 
 /* A frame name handed to the tree: bytes, not NUL-terminated. */
