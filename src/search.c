@@ -456,6 +456,16 @@ static void decide_names(struct search *s, size_t lo, size_t hi)
 	}
 }
 
+/* Appends i to the growing array *a (*n used, *cap allocated). */
+static void push_idx(tree_idx **a, size_t *n, size_t *cap, tree_idx i)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*a = xreallocarray(*a, *cap, sizeof **a);
+	}
+	(*a)[(*n)++] = i;
+}
+
 /* Phase 2's helper: the matches among nodes [node_split, n), in order. */
 static void *node_helper_main(void *arg)
 {
@@ -465,13 +475,8 @@ static void *node_helper_main(void *arg)
 	for (size_t i = s->node_split; i < n; i++) {
 		if ((i & (NODES_PER_CHECK - 1)) == 0 && atomic_load(&s->cancel))
 			break;
-		if (!s->hit[tree_node(t, (tree_idx)i)->name])
-			continue;
-		if (s->nhmatch == s->caphmatch) {
-			s->caphmatch = s->caphmatch ? 2 * s->caphmatch : 256;
-			s->hmatch = xreallocarray(s->hmatch, s->caphmatch, sizeof *s->hmatch);
-		}
-		s->hmatch[s->nhmatch++] = (tree_idx)i;
+		if (s->hit[tree_node(t, (tree_idx)i)->name])
+			push_idx(&s->hmatch, &s->nhmatch, &s->caphmatch, (tree_idx)i);
 	}
 	return NULL;
 }
@@ -481,15 +486,26 @@ static void *node_helper_main(void *arg)
 static void add_match(struct search *s, tree_idx i)
 {
 	const struct tree_node *nd = tree_node(s->t, i);
-	if (s->nmatch == s->capmatch) {
-		s->capmatch = s->capmatch ? 2 * s->capmatch : 256;
-		s->match = xreallocarray(s->match, s->capmatch, sizeof *s->match);
-	}
-	s->match[s->nmatch++] = i;
+	push_idx(&s->match, &s->nmatch, &s->capmatch, i);
 	if (i >= s->cover_end) {
 		count_add(s->t, &s->root_total, nd->total);
 		s->cover_end = nd->end;
 	}
+}
+
+/* Sets *split, where the caller's part of a phase over [0, total) ends:
+ * total / 2 with fn started on the rest (it reads *split), when another
+ * thread is allowed and the phase is big enough (min); else total. */
+static void share(struct search *s, size_t total, size_t min, void *(*fn)(void *), size_t *split)
+{
+	*split = total;
+	if (search_threads < 2 || s->alone || total < min)
+		return;
+	*split = total / 2;
+	atomic_store(&s->cancel, false);
+	s->helper_on = pthread_create(&s->helper, NULL, fn, s) == 0;
+	if (!s->helper_on)
+		*split = total;
 }
 
 static void *helper_main(void *arg)
@@ -509,13 +525,7 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	uint64_t deadline = budget_ns ? now_ns() + budget_ns : 0;
 	size_t names = strtab_count(&t->names);
 	if (s->names_done == 0 && s->split == 0) {
-		s->split = names;
-		if (search_threads > 1 && !s->alone && s->nlits && names >= NAMES_PARALLEL) {
-			s->split = names / 2;
-			s->helper_on = pthread_create(&s->helper, NULL, helper_main, s) == 0;
-			if (!s->helper_on)
-				s->split = names;
-		}
+		share(s, names, s->nlits ? NAMES_PARALLEL : SIZE_MAX, helper_main, &s->split);
 	}
 	while (s->names_done < s->split) {
 		size_t stop = s->names_done + NAMES_PER_CHECK;
@@ -535,14 +545,7 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	if (s->nodes_done == 0)
 		s->nodes_done = 1;  /* the root is never a match */
 	if (s->node_split == 0) {
-		s->node_split = n;
-		if (search_threads > 1 && !s->alone && n >= NODES_PARALLEL) {
-			s->node_split = n / 2;
-			atomic_store(&s->cancel, false);
-			s->helper_on = pthread_create(&s->helper, NULL, node_helper_main, s) == 0;
-			if (!s->helper_on)
-				s->node_split = n;
-		}
+		share(s, n, NODES_PARALLEL, node_helper_main, &s->node_split);
 	}
 	while (s->nodes_done < s->node_split) {
 		size_t stop = s->nodes_done + NODES_PER_CHECK;

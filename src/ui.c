@@ -101,8 +101,8 @@ struct ui {
 	/* What lay was made from: a key that changes neither the tree nor
 	 * the layout parameters (most moves of the selection) reuses it. */
 	struct layout_params lay_lp;
-	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes */
-	bool lay_ok;
+	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes,
+	                                   from 1: lay_gen 0 is no layout yet */
 	struct layout_params lp;
 
 	tree_idx sel;           /* the selected frame, always drawn */
@@ -468,12 +468,11 @@ static bool same_params(const struct layout_params *a, const struct layout_param
 
 static void relayout(struct ui *u)
 {
-	if (u->lay_ok && u->lay_gen == u->tree_gen && same_params(&u->lay_lp, &u->lp))
+	if (u->lay_gen == u->tree_gen && same_params(&u->lay_lp, &u->lp))
 		return;
 	layout_compute(&u->lay, u->t, &u->lp);
 	u->lay_lp = u->lp;
 	u->lay_gen = u->tree_gen;
-	u->lay_ok = true;
 }
 
 static void span_middle(struct ui *u, tree_idx i)
@@ -2325,6 +2324,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 
 	memset(u, 0, sizeof *u);
 	u->t = t;
+	u->tree_gen = 1;
 	u->mode = UI_MODE_NORMAL;
 	u->title = o->title;
 	u->lp.zoom = TREE_ROOT;

@@ -131,9 +131,7 @@ int main(void)
 {
 	/* The case find_sorted's walk is for, worked out by hand: sorted
 	 * lines "p;f 1", "p;f 2 2", "p;f;x 4" ("f 2" sorts between: ' ' is
-	 * below ';'), then "p;f!;y 8" ('!' is below ';' too, but it comes
-	 * after "p;f;x" only if out of order: it is not added). The third
-	 * stack finds f past "f 2". Name order: f (own samples) before "f 2",
+	 * below ';'). The third stack finds f past "f 2". Name order: f (own samples) before "f 2",
 	 * so preorder is all p f x "f 2"; offsets (a node's own samples are
 	 * drawn after its children): f 0, x 0, "f 2" 5 (after f's 1 + 4). */
 	{
