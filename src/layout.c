@@ -207,6 +207,31 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 	l->cap = l->n ? l->n : 1;
 }
 
+void layout_reorient(struct layout *l)
+{
+	l->visited = 0;
+	if (l->n == 0 || l->rows <= 0)
+		return;
+	/* Rows come in reverse order, each row's spans in the same order. */
+	struct layout_span *flipped = xreallocarray(NULL, l->n, sizeof *flipped);
+	size_t *start = xreallocarray(NULL, (size_t)l->rows + 1, sizeof *start);
+	size_t k = 0;
+	for (int r = 0; r < l->rows; r++) {
+		int from = l->rows - 1 - r;
+		start[r] = k;
+		for (size_t j = l->row_start[from]; j < l->row_start[from + 1]; j++) {
+			flipped[k] = l->spans[j];
+			flipped[k++].row = r;
+		}
+	}
+	start[l->rows] = k;
+	free(l->spans);
+	free(l->row_start);
+	l->spans = flipped;
+	l->cap = l->n;
+	l->row_start = start;
+}
+
 bool layout_node_cols(const struct tree *t, const struct layout_params *p, tree_idx i,
                       int *col0, int *col1)
 {

@@ -53,6 +53,10 @@ void layout_init(struct layout *l);
 void layout_free(struct layout *l);
 /* Recomputes l for tree t (finalized) and view p. */
 void layout_compute(struct layout *l, const struct tree *t, const struct layout_params *p);
+/* Turns l into what layout_compute() makes for the same tree and params
+ * but the other orientation: the same levels are on screen either way, only
+ * upside down. O(spans); no node is read (visited becomes 0). */
+void layout_reorient(struct layout *l);
 
 /* Screen row of a level, or -1 when it is scrolled out of the area. */
 int layout_row_of_level(const struct layout_params *p, uint32_t level);

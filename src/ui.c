@@ -470,7 +470,13 @@ static void relayout(struct ui *u)
 {
 	if (u->lay_gen == u->tree_gen && same_params(&u->lay_lp, &u->lp))
 		return;
-	layout_compute(&u->lay, u->t, &u->lp);
+	struct layout_params turned = u->lay_lp;
+	turned.orient = u->lp.orient;
+	if (u->lay_gen == u->tree_gen && u->lay_lp.orient != u->lp.orient &&
+	    same_params(&turned, &u->lp))
+		layout_reorient(&u->lay);       /* `i`: flipped, not laid out again */
+	else
+		layout_compute(&u->lay, u->t, &u->lp);
 	u->lay_lp = u->lp;
 	u->lay_gen = u->tree_gen;
 }

@@ -48,6 +48,14 @@ int main(void)
 	is_str(spans(&t, &l), "b@1:0-6 c@1:6-8 a@2:0-8 d@2:8-12 all@3:0-12",
 	       "flame: root on the bottom row, one column per sample");
 
+	layout_reorient(&l);
+	is_str(spans(&t, &l), "all@0:0-12 a@1:0-8 d@1:8-12 b@2:0-6 c@2:6-8",
+	       "reorient: the flame layout turned into the icicle one");
+	ok(layout_span_at(&l, 2, 7) && layout_span_at(&l, 2, 7)->node == find(&t, "c") &&
+	   layout_span_at(&l, 3, 0) == NULL, "reorient: rows are indexed again");
+	layout_reorient(&l);
+	is_str(spans(&t, &l), "b@1:0-6 c@1:6-8 a@2:0-8 d@2:8-12 all@3:0-12", "reorient twice: back to flame");
+
 	p.orient = LAYOUT_ICICLE;
 	layout_compute(&l, &t, &p);
 	is_str(spans(&t, &l), "all@0:0-12 a@1:0-8 d@1:8-12 b@2:0-6 c@2:6-8", "icicle: root on top");
@@ -174,6 +182,22 @@ int main(void)
 				anc += l.spans[k].kind == LAYOUT_ANCESTOR;
 			if (!ok(same && want == l.n - anc, "bisection = reference, round %d (%zu spans)", round, want))
 				printf("#   layout %zu spans, reference %zu\n", l.n, want);
+			/* Turned over, the same layout is the flame one, span for
+			 * span and row index for row index; scrolled too. */
+			rp.scroll = (uint32_t)(round % 4 == 3);
+			layout_compute(&l, &t, &rp);
+			layout_reorient(&l);
+			struct layout fl;
+			layout_init(&fl);
+			rp.orient = LAYOUT_FLAME;
+			layout_compute(&fl, &t, &rp);
+			bool equal = fl.n == l.n && fl.rows == l.rows;
+			for (size_t k = 0; equal && k < l.n; k++)
+				equal = memcmp(&fl.spans[k], &l.spans[k], sizeof fl.spans[k]) == 0;
+			for (int r = 0; equal && r <= l.rows; r++)
+				equal = fl.row_start[r] == l.row_start[r];
+			ok(equal, "reorient = compute in the other orientation, round %d", round);
+			layout_free(&fl);
 			tree_free(&t);
 		}
 	}
