@@ -58,7 +58,8 @@
 /* Colour pairs: 1 the ancestor rows, 2 search matches, 3.. the frames. */
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_MATCH 2
-#define UI_PAIR_FIRST 3
+#define UI_PAIR_PLAIN 3
+#define UI_PAIR_FIRST 4
 /* At most this many pairs for frames: plenty for one screen of 24-bit
  * colours, and a bounded pair table in curses. */
 #define UI_MAX_PAIRS 4096
@@ -375,6 +376,12 @@ static void colours_init(struct ui *u, const struct ui_options *o)
 	}
 	if (init_pair_any(UI_PAIR_ANCESTOR, fg, bg) != ERR)
 		u->ancestor_pair = UI_PAIR_ANCESTOR;
+	/* The terminal's own colours as a pair of their own, in the
+	 * background of every blank cell and plain text: leaving a frame for
+	 * a gap is then one colour reset, where leaving for pair 0 also turns
+	 * every attribute off (sgr0): about a fifth of a repaint's bytes. */
+	if (init_pair_any(UI_PAIR_PLAIN, -1, -1) != ERR)
+		bkgdset(COLOR_PAIR(UI_PAIR_PLAIN) | ' ');
 	u->pair_limit = COLOR_PAIRS - UI_PAIR_FIRST;
 #ifndef HAVE_INIT_EXTENDED_PAIR
 	if (u->pair_limit > 256 - UI_PAIR_FIRST)
