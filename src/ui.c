@@ -379,7 +379,7 @@ static void colours_init(struct ui *u, const struct ui_options *o)
 	/* The terminal's own colours as a pair of their own, in the
 	 * background of every blank cell and plain text: leaving a frame for
 	 * a gap is then one colour reset, where leaving for pair 0 also turns
-	 * every attribute off (sgr0): about a fifth of a repaint's bytes. */
+	 * every attribute off (sgr0). */
 	if (init_pair_any(UI_PAIR_PLAIN, -1, -1) != ERR)
 		bkgdset(COLOR_PAIR(UI_PAIR_PLAIN) | ' ');
 	u->pair_limit = COLOR_PAIRS - UI_PAIR_FIRST;
