@@ -20,6 +20,7 @@
 #include <wchar.h>
 #include <wctype.h>
 #include "text.h"
+#include "namesig.h"
 #include "xalloc.h"
 
 /* Clock reads are not free: look at it every this many names / nodes. */
@@ -38,6 +39,11 @@ void search_set_threads(int n)
 	search_threads = n < 1 ? 1 : n;
 }
 
+int search_get_threads(void)
+{
+	return search_threads;
+}
+
 struct search {
 	const struct tree *t;
 	char *pattern;
@@ -49,12 +55,16 @@ struct search {
 		char *text;         /* lower case when icase */
 		size_t len;
 		bool head, tail;    /* anchored at the start, at the end */
+		uint64_t need;      /* namesig classes a matching name has */
+		bool one;           /* a name has `need` iff it matches (one
+		                       character of an exact class, unanchored) */
 	} *lits;
 	size_t nlits;           /* 0: regexec */
 	size_t *lit_order;      /* lits by length: a name matched by a short
 	                           one ("w" in "read|w") skips the longer scans */
 	regex_t re;
 	strtab_id exact_id;
+	const uint64_t *sig;    /* namesig by name id, or NULL */
 
 	uint8_t *hit;           /* by name id: 1 when the name matches */
 	size_t names_done;      /* ids [0, names_done) are decided */
@@ -70,6 +80,12 @@ struct search {
 	bool alone;             /* search_pause: no more helpers */
 	tree_idx *hmatch;
 	size_t nhmatch, caphmatch;
+	/* The helper's outermost matches as if nothing before node_split
+	 * matched. Every match before node_split ends by the end of the last
+	 * outermost one before it (cover_end), so the real outermost matches
+	 * of the helper's part are those of hchain from cover_end on. */
+	tree_idx *hchain;
+	size_t nhchain, caphchain;
 	bool narrowed;          /* hit[] starts as a wider search's: only its
 	                           hits are tested (search_narrow) */
 	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
@@ -173,6 +189,12 @@ static void split_literals(struct search *s, const char *pattern)
 		memcpy(l->text, buf, len);
 		l->text[len] = '\0';
 		l->len = len;
+		for (size_t k = 0; k < len; k++)
+			l->need |= namesig_bit((unsigned char)buf[k]);
+		/* A case-sensitive letter's class holds the other case too. */
+		unsigned char c0 = len ? (unsigned char)buf[0] : 0;
+		l->one = len == 1 && !l->head && !l->tail && l->need &&
+		         (s->icase || !((c0 | 0x20) >= 'a' && (c0 | 0x20) <= 'z'));
 		s->nlits++;
 		if (*p != '|')
 			break;
@@ -255,6 +277,11 @@ void search_narrow(struct search *s, const struct search *prev)
 	s->narrowed = true;
 }
 
+void search_use_sigs(struct search *s, const uint64_t *sig)
+{
+	s->sig = sig;
+}
+
 bool search_is_narrowed(const struct search *s)
 {
 	return s->narrowed;
@@ -287,7 +314,7 @@ void search_pause(struct search *s)
 		s->split = strtab_count(&s->t->names);
 	} else {
 		s->node_split = tree_size(s->t);
-		s->nhmatch = 0;
+		s->nhmatch = s->nhchain = 0;
 	}
 }
 
@@ -309,6 +336,7 @@ void search_free(struct search *s)
 	free(s->hit);
 	free(s->match);
 	free(s->hmatch);
+	free(s->hchain);
 	free(s);
 }
 
@@ -416,13 +444,31 @@ static bool name_matches(const struct search *s, strtab_id id)
 {
 	const struct strtab *st = &s->t->names;
 	if (s->nlits) {
-		size_t n = strtab_len(st, id);
-#ifndef REG_STARTEND
-		n = strnlen(strtab_str(st, id), n);    /* as regexec sees it */
+		/* The signature first: most names are decided without being
+		 * read. It covers the whole name; without REG_STARTEND the
+		 * search ends at a NUL, so there it only rules names out. */
+#ifdef REG_STARTEND
+		const bool exact = true;
+#else
+		const bool exact = false;
 #endif
-		for (size_t k = 0; k < s->nlits; k++)
-			if (lit_matches(s, &s->lits[s->lit_order[k]], strtab_str(st, id), n))
+		uint64_t g = s->sig ? s->sig[id] : UINT64_MAX;
+		size_t n = SIZE_MAX;
+		for (size_t k = 0; k < s->nlits; k++) {
+			const struct search_lit *l = &s->lits[s->lit_order[k]];
+			if ((g & l->need) != l->need)
+				continue;
+			if (s->sig && l->one && exact)
 				return true;
+			if (n == SIZE_MAX) {
+				n = strtab_len(st, id);
+#ifndef REG_STARTEND
+				n = strnlen(strtab_str(st, id), n);    /* as regexec sees it */
+#endif
+			}
+			if (lit_matches(s, l, strtab_str(st, id), n))
+				return true;
+		}
 		return false;
 	}
 #ifdef REG_STARTEND
@@ -472,11 +518,18 @@ static void *node_helper_main(void *arg)
 	struct search *s = arg;
 	const struct tree *t = s->t;
 	size_t n = tree_size(t);
+	tree_idx cover = (tree_idx)s->node_split;
 	for (size_t i = s->node_split; i < n; i++) {
 		if ((i & (NODES_PER_CHECK - 1)) == 0 && atomic_load(&s->cancel))
 			break;
-		if (s->hit[tree_node(t, (tree_idx)i)->name])
-			push_idx(&s->hmatch, &s->nhmatch, &s->caphmatch, (tree_idx)i);
+		const struct tree_node *nd = tree_node(t, (tree_idx)i);
+		if (!s->hit[nd->name])
+			continue;
+		push_idx(&s->hmatch, &s->nhmatch, &s->caphmatch, (tree_idx)i);
+		if (i >= cover) {
+			push_idx(&s->hchain, &s->nhchain, &s->caphchain, (tree_idx)i);
+			cover = nd->end;
+		}
 	}
 	return NULL;
 }
@@ -561,11 +614,26 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	if (s->helper_on) {
 		pthread_join(s->helper, NULL);
 		s->helper_on = false;
-		for (size_t k = 0; k < s->nhmatch; k++)
-			add_match(s, s->hmatch[k]);
+		if (s->nmatch + s->nhmatch > s->capmatch) {
+			s->capmatch = s->nmatch + s->nhmatch;
+			s->match = xreallocarray(s->match, s->capmatch, sizeof *s->match);
+		}
+		if (s->nhmatch)
+			memcpy(s->match + s->nmatch, s->hmatch, s->nhmatch * sizeof *s->match);
+		s->nmatch += s->nhmatch;
+		/* In preorder, as one thread would add them (fractional sums
+		 * round the same way). */
+		for (size_t k = 0; k < s->nhchain; k++) {
+			tree_idx i = s->hchain[k];
+			if (i >= s->cover_end) {
+				count_add(t, &s->root_total, tree_node(t, i)->total);
+				s->cover_end = tree_node(t, i)->end;
+			}
+		}
 		free(s->hmatch);
-		s->hmatch = NULL;
-		s->nhmatch = s->caphmatch = 0;
+		free(s->hchain);
+		s->hmatch = s->hchain = NULL;
+		s->nhmatch = s->caphmatch = s->nhchain = s->caphchain = 0;
 	}
 	s->nodes_done = n;
 	s->done = true;

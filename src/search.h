@@ -37,6 +37,10 @@ struct search *search_new(const struct tree *t, const char *pattern, char *err, 
  * "read|w", "^std::" after "^std:" as the user types). Otherwise does
  * nothing. */
 void search_narrow(struct search *s, const struct search *prev);
+/* Lets s (pass not started) rule names out by their character classes:
+ * sig[id] is namesig_of() of name id of s's tree, for every id, and stays
+ * valid while s lives. Results are the same with or without it. */
+void search_use_sigs(struct search *s, const uint64_t *sig);
 /* Whether search_narrow applied (for tests and reports). */
 bool search_is_narrowed(const struct search *s);
 /* A search for the frames named exactly as name id `name` (bytes, case and
@@ -47,6 +51,7 @@ void search_free(struct search *s);
  * its work with a second thread (the names of a plain-text one, the node
  * scan of any), which runs on while search_run returns between slices. */
 void search_set_threads(int n);
+int search_get_threads(void);
 /* Stops the second thread of an unfinished search; search_run goes on
  * alone. Before the search's tree may be freed (search_free does it too). */
 void search_pause(struct search *s);

@@ -28,6 +28,7 @@
 #include "lineinput.h"
 #include "sandwichview.h"
 #include "tableview.h"
+#include "namesig.h"
 #include "search.h"
 #include "text.h"
 #include "transform.h"
@@ -102,6 +103,9 @@ struct ui {
 	/* What lay was made from: a key that changes neither the tree nor
 	 * the layout parameters (most moves of the selection) reuses it. */
 	struct layout_params lay_lp;
+	/* Character signatures of t's names, computed on a thread of their
+	 * own after the first paint (big name tables, --threads > 1). */
+	struct namesig *sigs;
 	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes,
 	                                   from 1: lay_gen 0 is no layout yet */
 	struct layout_params lp;
@@ -772,8 +776,33 @@ static void search_start(struct ui *u, struct search *s)
 		u->jump_when_done = false;
 		return;
 	}
+	search_use_sigs(s, namesig_ready(u->sigs));
 	u->pass_t0 = now_ms();
 	search_work(u, UI_SEARCH_FIRST_NS);
+}
+
+/* Signatures pay for their thread from this many names on. */
+#define UI_SIGS_MIN 65536u
+
+/* Starts the signatures of u->t's names (see namesig.h), after dropping
+ * those of the tree before: no pass still running holds them then. */
+static void sigs_restart(struct ui *u)
+{
+	namesig_free(u->sigs);
+	u->sigs = NULL;
+	if (search_get_threads() > 1 && strtab_count(&u->t->names) >= UI_SIGS_MIN)
+		u->sigs = namesig_start(&u->t->names);
+}
+
+/* Before the tree may be freed: a signature thread still reading its names
+ * stops (its array was never handed to a search). A finished one stays,
+ * for the searches holding its array, until sigs_restart(). */
+static void sigs_quiet(struct ui *u)
+{
+	if (u->sigs && !namesig_ready(u->sigs)) {
+		namesig_free(u->sigs);
+		u->sigs = NULL;
+	}
 }
 
 /* exact: the name id of a `*` search (recalled unchanged, it stays an
@@ -1746,6 +1775,7 @@ static void views_changed(struct ui *u)
 	u->pr.exact = -1;
 	u->t = transform_stack_tree(u->views);
 	u->tree_gen++;
+	sigs_restart(u);
 	free(u->looks);     /* by name id, and ids are the tree's own */
 	u->looks = NULL;
 	u->nlooks = 0;
@@ -1789,6 +1819,7 @@ static void push_transform(struct ui *u, struct transform tr)
 	char err[256];
 	busy(u, "computing the transformed tree...");
 	search_pause(u->pending);   /* the push frees the tree it reads */
+	sigs_quiet(u);
 	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
 		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
 		return;
@@ -1804,6 +1835,7 @@ static void undo_transform(struct ui *u)
 	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
 	snprintf(msg, sizeof msg, "undone: %s", label);
 	search_pause(u->pending);   /* the pop frees the tree it reads */
+	sigs_quiet(u);
 	transform_stack_pop(u->views);
 	views_changed(u);
 	text_sanitize(msg, strlen(msg), u->notice, sizeof u->notice);
@@ -2154,7 +2186,8 @@ static bool direct_term_name(const char *term, char *buf, size_t size)
  * included). Tokens are separated by blanks: one character
  * stands for itself, a name for a special key (Enter BS Esc Tab Space Left
  * Right Up Down Home End), "resize" shrinks or restores the width by 10
- * columns; TOKEN*N repeats a token N times. */
+ * columns, "pause" waits half a second (a person's pause, in which work
+ * done in the background may finish); TOKEN*N repeats a token N times. */
 
 #define UI_BENCH_MAX 32
 
@@ -2248,6 +2281,14 @@ static struct ui_bench *bench_play(struct ui *u, const char *script)
 		if (star) {
 			*star = '\0';
 			reps = strtol(star + 1, NULL, 10);
+		}
+		if (strcmp(tok, "pause") == 0) {
+			/* A person's pause before typing: background work (the
+			 * names' signatures) may finish, as it would for them. */
+			struct timespec ts = { 0, 500000000 };
+			for (long r = 0; r < reps; r++)
+				nanosleep(&ts, NULL);
+			continue;
 		}
 		int key = bench_key(tok);
 		if (key == ERR) {
@@ -2381,6 +2422,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		start_sandwich(u, o->sandwich_name);
 	relayout(u);
 	draw(u);
+	sigs_restart(u);        /* after the first paint: it must not delay it */
 
 	struct ui_bench *bench = NULL;
 	if (o->bench_keys)
@@ -2459,6 +2501,8 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
 	layout_free(&u->lay);
+	namesig_free(u->sigs);  /* before the tree goes */
+	u->sigs = NULL;
 	tableview_free(u->tv);
 	sandwichview_free(u->sw);
 	if (u->diffmode)

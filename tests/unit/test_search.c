@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "namesig.h"
 #include "search.h"
 #include "tree.h"
+#include "xalloc.h"
 #include "tap.h"
 #include "treeutil.h"
 
@@ -430,6 +432,134 @@ static void test_slices(void)
 	tree_free(&big);
 }
 
+/* A match whose subtree crosses the middle of the node scan: its nested
+ * matches in the helper's half are inside it and add nothing. Top-level
+ * "m" has 300,000 children "m0".."m299999" (k % 5 + 1 samples each), then
+ * "x" has 10 children "mx0".."mx9" (2 each), outside of "m". */
+static void test_crossing(void)
+{
+	struct tree t;
+	tree_init(&t);
+	char name[32];
+	for (int k = 0; k < 300000; k++) {
+		snprintf(name, sizeof name, "m%d", k);
+		struct tree_frame f[] = { { "m", 1 }, { name, strlen(name) } };
+		tree_add_stack(&t, f, 2, (uint64_t)(k % 5 + 1));
+	}
+	for (int k = 0; k < 10; k++) {
+		snprintf(name, sizeof name, "mx%d", k);
+		struct tree_frame f[] = { { "x", 1 }, { name, strlen(name) } };
+		tree_add_stack(&t, f, 2, 2);
+	}
+	tree_finalize(&t, TREE_ORDER_NAME);
+	/* 60000 * (1 + 2 + 3 + 4 + 5) under m, plus 10 * 2 under x. */
+	struct search *one = run(&t, "m");
+	is_int((long long)search_total(one, TREE_ROOT).u, 900020, "1 thread: m's subtree once, then the mx");
+	search_set_threads(2);
+	struct search *two = run(&t, "m");
+	search_set_threads(1);
+	is_int((long long)search_count(two), 300011, "2 threads: 1 + 300000 + 10 matches");
+	is_int((long long)search_total(two, TREE_ROOT).u, 900020,
+	       "2 threads: matches inside m past the middle add nothing");
+	ok(search_ordinal(two, search_last(one)) == 300011 && search_first(two) == search_first(one),
+	   "2 threads: the same list");
+	search_free(two);
+	search_free(one);
+	tree_free(&t);
+}
+
+/* Whether searches a and b found exactly the same frames and samples. */
+static bool same_result(const struct search *a, const struct search *b)
+{
+	if (search_count(a) != search_count(b) ||
+	    search_total(a, TREE_ROOT).u != search_total(b, TREE_ROOT).u)
+		return false;
+	tree_idx i = search_first(a), j = search_first(b);
+	for (; i != TREE_NONE && i == j; i = search_next(a, i), j = search_next(b, j))
+		;
+	return i == TREE_NONE && j == TREE_NONE;
+}
+
+/* Signatures change how fast, never what: every pattern finds the same
+ * frames with them as without, on names of mixed case, punctuation,
+ * unclassed bytes and NULs. */
+static void test_sigs(void)
+{
+	static const char *const names[] = {
+		"malloc", "Malloc", "MALLOC", "read", "write", "rea", "std::vector<int>::push_back",
+		"_start", "x86_64", "a.b", "a\x80" "b", "\xc3\xa9t\xc3\xa9", "q", "Q", "zz;zz",
+		"read_write", "m", "", "tail$", "(anonymous namespace)", "[unknown]", "~dtor",
+	};
+	size_t nn = sizeof names / sizeof names[0];
+	struct tree t;
+	tree_init(&t);
+	unsigned seed = 7;
+	for (int k = 0; k < 600; k++) {
+		struct tree_frame f[4];
+		size_t n = 0;
+		for (; n < 1 + (size_t)k % 4; n++) {
+			seed = seed * 1103515245u + 12345u;
+			const char *nm = names[(seed >> 16) % nn];
+			f[n] = (struct tree_frame){ nm, strlen(nm) };
+		}
+		tree_add_stack(&t, f, n, 1 + (uint64_t)k % 3);
+	}
+	/* A NUL inside: "x" NUL "m" and "w" NUL "read". */
+	struct tree_frame z1[] = { { "x\0m", 3 } }, z2[] = { { "w\0read", 6 } };
+	tree_add_stack(&t, z1, 1, 5);
+	tree_add_stack(&t, z2, 1, 6);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	size_t ids = strtab_count(&t.names);
+	uint64_t *sig = xmalloc(ids * sizeof *sig);
+	for (size_t id = 0; id < ids; id++)
+		sig[id] = namesig_of(strtab_str(&t.names, (strtab_id)id), strtab_len(&t.names, (strtab_id)id));
+	static const char *const pats[] = {
+		"m", "M", "q", "Q", "x", "_", ":", ".", "\\.", "$", "~", "ma", "MA", "alloc", "read|w",
+		"read|", "^r", "e$", "^m$", "^$", "^", "std::", "q|z", "zz", "a.b", "\xc3\xa9", "b",
+		"read|write|std", "^_|6$", "(", "\\(", "t\\$",
+	};
+	bool all = true;
+	for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++) {
+		struct search *plain = run(&t, pats[k]);
+		struct search *fast = search_new(&t, pats[k], NULL, 0);
+		if (!plain || !fast) {
+			all &= !plain && !fast;
+			search_free(plain);
+			search_free(fast);
+			continue;
+		}
+		search_use_sigs(fast, sig);
+		search_run(fast, 0);
+		if (!same_result(plain, fast)) {
+			all = false;
+			printf("# '%s': %zu matches without signatures, %zu with\n", pats[k],
+			       search_count(plain), search_count(fast));
+		}
+		search_free(plain);
+		search_free(fast);
+	}
+	ok(all, "signatures: %zu patterns find the same frames as without",
+	   sizeof pats / sizeof pats[0]);
+	/* Counted by hand: "m" is in malloc, Malloc, MALLOC, m, and (after the
+	 * NUL) "x\0m" when the regex library reads names whole. */
+	struct search *m = search_new(&t, "m", NULL, 0);
+	search_use_sigs(m, sig);
+	search_run(m, 0);
+	size_t want = 0;
+	for (tree_idx i = 1; i < tree_size(&t); i++) {
+		const char *nm = tree_name(&t, i);
+		size_t len = tree_name_len(&t, i);
+#ifndef REG_STARTEND
+		len = strnlen(nm, len);
+#endif
+		want += memchr(nm, 'm', len) || memchr(nm, 'M', len);
+	}
+	is_int((long long)search_count(m), (long long)want, "'m' with signatures: every frame with an m or M");
+	search_free(m);
+	free(sig);
+	tree_free(&t);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
@@ -437,5 +567,7 @@ int main(void)
 	test_case_and_bytes();
 	test_frac();
 	test_slices();
+	test_crossing();
+	test_sigs();
 	return done_testing();
 }
