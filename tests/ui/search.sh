@@ -260,6 +260,28 @@ expect "Enter: the first match, fn_19990 (name order), 110 samples of 300,000" \
 tm_keys q
 expect "quits" tm_wait_grep '^rc=0$'
 
+# ---- the same names on 2 threads: signatures computed in the background ----
+# After a second the names' character signatures are ready; a one-key
+# search is then decided from them, a longer one filtered by them. The
+# counts come from awk, not from tflame: names fn_1..fn_300000 holding a 7,
+# and those ending in 77.
+n7=$(awk 'BEGIN { for (i = 1; i <= 300000; i++) n += index(i "", "7") > 0; print n }')
+n77=$(awk 'BEGIN { for (i = 1; i <= 300000; i++) n += i % 100 == 77; print n }')
+tm_run "clear; $(q "$TFLAME") --threads=2 $(q "$T_TMP/many.folded"); echo rc=\$?"
+expect "2 threads: opens" status_is "all${SEP}300,000 samples"
+sleep 1
+tm_keys /
+tm_type 7
+expect "signatures: '7' has the $n7 names with a 7 (counted by awk)" \
+	tm_wait_line 29 "/7  $(printf "%d" "$n7") matches"
+tm_type '7$'
+expect "signatures: '77\$' has the $n77 names ending in 77" tm_wait_line 29 "/77\$  $n77 matches"
+tm_keys BSpace BSpace BSpace
+tm_type Q
+expect "signatures: 'Q' (case-sensitive) has none" tm_wait_line 29 "/Q  no match"
+tm_keys Escape q
+expect "2 threads: quits" tm_wait_grep '^rc=0$'
+
 # ---- without colour: matches still stand out ----
 tm_run "clear; NO_COLOR=1 $(q "$TFLAME") --search=beta $(q "$F"); echo rc=\$?"
 expect "NO_COLOR: beta selected" status_is "/beta/  match 1 of 1${SEP}30.00% of samples"
