@@ -336,8 +336,13 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 	    cmp_stacks(t, f, n, t->path + keep, t->pathlen - keep) < 0)
 		ensure_hash(t);
 	tree_idx cur = keep ? t->path[keep - 1] : TREE_ROOT;
+	size_t old = t->n;  /* nodes below this index existed before */
 	for (size_t i = 0; i < n; i++) {
 		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
+		/* An existing node off the previous stack's path gets new
+		 * descendants after other subtrees: not preorder any more. */
+		if (cur < old && !(keep + i < t->pathlen && t->path[keep + i] == cur))
+			t->revisited = true;
 		t->path[keep + i] = cur;
 	}
 	t->pathlen = keep + n;
@@ -507,6 +512,11 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 			tree_idx p = map[sn->parent];
 			map[i] = p >= fresh ? child_add(dst, p, names[sn->name])
 			                    : child_get(dst, p, names[sn->name]);
+			/* As in extend_path: an old node off dst's last path. */
+			tree_idx c = map[i];
+			uint32_t d = dst->nodes[c].depth;
+			if (c < fresh && !(d - 1 < dst->pathlen && dst->path[d - 1] == c))
+				dst->revisited = true;
 		}
 		struct tree_node *dn = &dst->nodes[map[i]];
 		if (dst->frac) {
@@ -532,6 +542,7 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 	free(names);
 	dst->stacks += src->stacks;
 	dst->saturated |= src->saturated;
+	dst->revisited |= src->revisited;
 }
 
 void tree_merge(struct tree *dst, const struct tree *src)
@@ -850,6 +861,57 @@ static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 	return moved;
 }
 
+/* number_preorder for a tree whose siblings are in index order (built
+ * without the hash: creation order is name order) and whose totals are
+ * all 0 (integer counts, summed later): two passes by index instead of a
+ * walk, whose reads of each node's children scatter over the array. The
+ * subtree sizes go bottom-up into `total` (children come after their
+ * parent), then each node's number is its parent's next free one, which
+ * then moves past the node's subtree (kept in `off`, read by the children
+ * only, which come later). Same results as number_preorder. */
+static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
+{
+	struct tree_node *nd = t->nodes;
+	size_t n = t->n, moved = 0, fcap = 0;
+	tree_idx *f = NULL;
+	bool listing = true;
+	for (size_t i = n; i-- > 1;) {
+		nd[i].total.u += 1;
+		nd[nd[i].parent].total.u += nd[i].total.u;
+	}
+	nd[0].end = 0;
+	nd[0].off.u = 1;
+	for (size_t i = 1; i < n; i++) {
+		struct tree_node *p = &nd[nd[i].parent];
+		tree_idx k = (tree_idx)p->off.u;
+		p->off.u += nd[i].total.u;
+		nd[i].end = k;
+		nd[i].off.u = (uint64_t)k + 1;
+		nd[i].total.u = 0;
+		if (k != i) {
+			if (listing && moved == fcap) {
+				if (fcap == TREE_FROM_MAX) {
+					listing = false;
+				} else {
+					fcap = fcap ? fcap * 2 : 1024;
+					f = xreallocarray(f, fcap, sizeof *f);
+				}
+			}
+			if (listing)
+				f[moved] = (tree_idx)i;
+			moved++;
+		}
+	}
+	nd[0].total.u = 0;
+	if (!listing) {
+		free(f);
+		f = NULL;
+	}
+	*from = f;
+	*nfrom = listing ? moved : 0;
+	return moved;
+}
+
 /* Totals bottom-up, by index: parents are always made before their
  * children, and in preorder too. `total` must be 0 on entry. */
 static void totals_backward(struct tree *t)
@@ -978,12 +1040,23 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	/* Sibling lists are in creation order; stacks added in sorted order
 	 * made them in name order already (find_sorted's reasoning), unless
 	 * a name holds a ';', where the two orders part. */
-	if (order == TREE_ORDER_WEIGHT ||
-	    (order == TREE_ORDER_NAME && (t->hashed || names_have_semicolon(t))))
+	bool semicolons = order == TREE_ORDER_NAME && !t->hashed && names_have_semicolon(t);
+	if (order == TREE_ORDER_WEIGHT || (order == TREE_ORDER_NAME && (t->hashed || semicolons)))
 		sort_lists(t, order);
 
-	tree_idx *from;
-	size_t nfrom, moved = number_preorder(t, &from, &nfrom);
+	/* Built without the hash, siblings are in index order: a tree built
+	 * in order without revisits is in preorder already (nothing to number
+	 * or move), and one with revisits is numbered by index. */
+	tree_idx *from = NULL;
+	size_t nfrom = 0, moved = 0;
+	bool by_index = !t->hashed && !t->chart &&
+	                (order == TREE_ORDER_INPUT || (order == TREE_ORDER_NAME && !semicolons));
+	if (by_index && !t->revisited)
+		;
+	else if (by_index && late)
+		moved = number_by_index(t, &from, &nfrom);
+	else
+		moved = number_preorder(t, &from, &nfrom);
 	if (times) {
 		for (size_t i = 0; i < n; i++)
 			nd[i].off = times[i];

@@ -77,6 +77,10 @@ struct tree {
 	                       Until then a child is found without it (tree.c:
 	                       find_sorted), which is what sorted folded files
 	                       (collapser output) get. */
+	bool revisited;     /* without the hash: a stack reached a child whose
+	                       subtree had been left before (find_sorted walked
+	                       back to it), so index order is not preorder.
+	                       Until then tree_finalize need not renumber. */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
 	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */

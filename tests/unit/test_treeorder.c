@@ -156,6 +156,32 @@ int main(void)
 		tree_free(&t);
 	}
 
+	/* The same walk across a merge: "p;f" and "p;f 2" in one tree, "p;f;x"
+	 * in the next, merged in order (no hash). f gets its child x after
+	 * "f 2" was made, so finalize must renumber: same tree as above. A
+	 * tree built in order without such a walk is in preorder already. */
+	{
+		struct tree a, b;
+		tree_init(&a);
+		tree_init(&b);
+		add(&a, "p;f", 1);
+		add(&a, "p;f 2", 2);
+		ok(!a.revisited, "in order, no walk back: index order is preorder");
+		add(&b, "p;f;x", 4);
+		tree_merge(&a, &b);
+		ok(!a.hashed && a.revisited, "merged in order; the walk back to f is seen");
+		tree_finalize(&a, TREE_ORDER_NAME);
+		const char *want[] = { "all", "p", "f", "x", "f 2" };
+		int good = tree_size(&a) == 5;
+		for (tree_idx i = 0; good && i < 5; i++)
+			good &= strcmp(tree_name(&a, i), want[i]) == 0;
+		ok(good, "merged: preorder all p f x \"f 2\"");
+		is_int(tree_end(&a, 2), 4, "merged: f's subtree is [2,4)");
+		is_int(tree_off_d(&a, 4), 5, "merged: \"f 2\" starts after f's subtree");
+		tree_free(&a);
+		tree_free(&b);
+	}
+
 	/* Out of order: the hash takes over, and nothing already built is
 	 * lost: "b;c", "a", "b;d" gives all a b c d. */
 	{
