@@ -1,6 +1,8 @@
 /* search: see search.h. A pass has two phases, both resumable:
  *   1. names: regexec once per strtab id into hit[id] (the cost scales with
- *      the distinct names, which is what makes typing affordable);
+ *      the distinct names, which is what makes typing affordable); plain
+ *      text is compared without regexec, after the name's signature
+ *      (namesig.h, when given) has not ruled it out;
  *   2. nodes: one preorder scan that lists the matching frames (match[],
  *      sorted since preorder is index order) and sums the samples of the
  *      outermost matches of the whole tree.
