@@ -2,7 +2,7 @@
  *   1. names: regexec once per strtab id into hit[id] (the cost scales with
  *      the distinct names, which is what makes typing affordable); plain
  *      text is compared without regexec, after the name's signature
- *      (namesig.h, when given) has not ruled it out;
+ *      (searchidx.h, when given) has not ruled it out;
  *   2. nodes: one preorder scan that lists the matching frames (match[],
  *      sorted since preorder is index order) and sums the samples of the
  *      outermost matches of the whole tree.
@@ -22,7 +22,7 @@
 #include <wchar.h>
 #include <wctype.h>
 #include "text.h"
-#include "namesig.h"
+#include "searchidx.h"
 #include "xalloc.h"
 
 /* Clock reads are not free: look at it every this many names / nodes. */
@@ -57,7 +57,7 @@ struct search {
 		char *text;         /* lower case when icase */
 		size_t len;
 		bool head, tail;    /* anchored at the start, at the end */
-		uint64_t need;      /* namesig classes a matching name has */
+		uint64_t need;      /* searchidx classes a matching name has */
 		bool one;           /* a name has `need` iff it matches (one
 		                       character of an exact class, unanchored) */
 	} *lits;
@@ -66,7 +66,10 @@ struct search {
 	                           one ("w" in "read|w") skips the longer scans */
 	regex_t re;
 	strtab_id exact_id;
-	const uint64_t *sig;    /* namesig by name id, or NULL */
+	/* From a searchidx (search_use_index), else NULL: */
+	const uint64_t *sig;    /* character classes by name id */
+	const uint16_t *n16;    /* name ids by node index, one of the two */
+	const uint32_t *n32;
 
 	uint8_t *hit;           /* by name id: 1 when the name matches */
 	size_t names_done;      /* ids [0, names_done) are decided */
@@ -192,7 +195,7 @@ static void split_literals(struct search *s, const char *pattern)
 		l->text[len] = '\0';
 		l->len = len;
 		for (size_t k = 0; k < len; k++)
-			l->need |= namesig_bit((unsigned char)buf[k]);
+			l->need |= searchidx_bit((unsigned char)buf[k]);
 		/* A case-sensitive letter's class holds the other case too. */
 		unsigned char c0 = len ? (unsigned char)buf[0] : 0;
 		l->one = len == 1 && !l->head && !l->tail && l->need &&
@@ -279,9 +282,22 @@ void search_narrow(struct search *s, const struct search *prev)
 	s->narrowed = true;
 }
 
-void search_use_sigs(struct search *s, const uint64_t *sig)
+void search_use_index(struct search *s, const struct searchidx *x)
 {
-	s->sig = sig;
+	s->sig = searchidx_sigs(x);
+	s->n16 = searchidx_names16(x);
+	s->n32 = searchidx_names32(x);
+}
+
+/* Name id of node i, from the index when there is one (2 or 4 bytes read
+ * instead of a node). */
+static inline strtab_id name_at(const struct search *s, size_t i)
+{
+	if (s->n16)
+		return s->n16[i];
+	if (s->n32)
+		return s->n32[i];
+	return tree_node(s->t, (tree_idx)i)->name;
 }
 
 bool search_is_narrowed(const struct search *s)
@@ -524,13 +540,12 @@ static void *node_helper_main(void *arg)
 	for (size_t i = s->node_split; i < n; i++) {
 		if ((i & (NODES_PER_CHECK - 1)) == 0 && atomic_load(&s->cancel))
 			break;
-		const struct tree_node *nd = tree_node(t, (tree_idx)i);
-		if (!s->hit[nd->name])
+		if (!s->hit[name_at(s, i)])
 			continue;
 		push_idx(&s->hmatch, &s->nhmatch, &s->caphmatch, (tree_idx)i);
 		if (i >= cover) {
 			push_idx(&s->hchain, &s->nhchain, &s->caphchain, (tree_idx)i);
-			cover = nd->end;
+			cover = tree_node(t, (tree_idx)i)->end;
 		}
 	}
 	return NULL;
@@ -607,7 +622,7 @@ bool search_run(struct search *s, uint64_t budget_ns)
 		if (stop > s->node_split)
 			stop = s->node_split;
 		for (size_t i = s->nodes_done; i < stop; i++)
-			if (s->hit[tree_node(t, (tree_idx)i)->name])
+			if (s->hit[name_at(s, i)])
 				add_match(s, (tree_idx)i);
 		s->nodes_done = stop;
 		if (deadline && now_ns() >= deadline && s->nodes_done < n)

@@ -37,10 +37,11 @@ struct search *search_new(const struct tree *t, const char *pattern, char *err, 
  * "read|w", "^std::" after "^std:" as the user types). Otherwise does
  * nothing. */
 void search_narrow(struct search *s, const struct search *prev);
-/* Lets s (pass not started) rule names out by their character classes:
- * sig[id] is namesig_of() of name id of s's tree, for every id, and stays
- * valid while s lives. Results are the same with or without it. */
-void search_use_sigs(struct search *s, const uint64_t *sig);
+/* Lets s (pass not started) use index x (ready, of s's tree, alive while
+ * s is): names ruled out by their character classes, nodes scanned by
+ * their packed names. Results are the same with or without it. */
+struct searchidx;
+void search_use_index(struct search *s, const struct searchidx *x);
 /* Whether search_narrow applied (for tests and reports). */
 bool search_is_narrowed(const struct search *s);
 /* A search for the frames named exactly as name id `name` (bytes, case and

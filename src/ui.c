@@ -28,7 +28,7 @@
 #include "lineinput.h"
 #include "sandwichview.h"
 #include "tableview.h"
-#include "namesig.h"
+#include "searchidx.h"
 #include "search.h"
 #include "text.h"
 #include "transform.h"
@@ -103,9 +103,9 @@ struct ui {
 	/* What lay was made from: a key that changes neither the tree nor
 	 * the layout parameters (most moves of the selection) reuses it. */
 	struct layout_params lay_lp;
-	/* Character signatures of t's names, computed on a thread of their
-	 * own after the first paint (big name tables, --threads > 1). */
-	struct namesig *sigs;
+	/* The search index of t (searchidx.h), made on a thread of its own
+	 * after the first paint (big trees, --threads > 1). */
+	struct searchidx *idx;
 	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes,
 	                                   from 1: lay_gen 0 is no layout yet */
 	struct layout_params lp;
@@ -776,32 +776,35 @@ static void search_start(struct ui *u, struct search *s)
 		u->jump_when_done = false;
 		return;
 	}
-	search_use_sigs(s, namesig_ready(u->sigs));
+	if (searchidx_ready(u->idx))
+		search_use_index(s, u->idx);
 	u->pass_t0 = now_ms();
 	search_work(u, UI_SEARCH_FIRST_NS);
 }
 
-/* Signatures pay for their thread from this many names on. */
-#define UI_SIGS_MIN 65536u
+/* The index pays for its thread from this many names or nodes on. */
+#define UI_INDEX_MIN_NAMES 65536u
+#define UI_INDEX_MIN_NODES 1000000u
 
-/* Starts the signatures of u->t's names (see namesig.h), after dropping
- * those of the tree before: no pass still running holds them then. */
-static void sigs_restart(struct ui *u)
+/* Starts the search index of u->t, after dropping that of the tree
+ * before: no pass still running holds it then. */
+static void index_restart(struct ui *u)
 {
-	namesig_free(u->sigs);
-	u->sigs = NULL;
-	if (search_get_threads() > 1 && strtab_count(&u->t->names) >= UI_SIGS_MIN)
-		u->sigs = namesig_start(&u->t->names);
+	searchidx_free(u->idx);
+	u->idx = NULL;
+	if (search_get_threads() > 1 && (strtab_count(&u->t->names) >= UI_INDEX_MIN_NAMES ||
+	                                 tree_size(u->t) >= UI_INDEX_MIN_NODES))
+		u->idx = searchidx_start(u->t);
 }
 
-/* Before the tree may be freed: a signature thread still reading its names
- * stops (its array was never handed to a search). A finished one stays,
- * for the searches holding its array, until sigs_restart(). */
-static void sigs_quiet(struct ui *u)
+/* Before the tree may be freed: an index thread still reading it stops
+ * (its arrays were never handed to a search). A finished index stays, for
+ * the searches holding its arrays, until index_restart(). */
+static void index_quiet(struct ui *u)
 {
-	if (u->sigs && !namesig_ready(u->sigs)) {
-		namesig_free(u->sigs);
-		u->sigs = NULL;
+	if (u->idx && !searchidx_ready(u->idx)) {
+		searchidx_free(u->idx);
+		u->idx = NULL;
 	}
 }
 
@@ -1775,7 +1778,7 @@ static void views_changed(struct ui *u)
 	u->pr.exact = -1;
 	u->t = transform_stack_tree(u->views);
 	u->tree_gen++;
-	sigs_restart(u);
+	index_restart(u);
 	free(u->looks);     /* by name id, and ids are the tree's own */
 	u->looks = NULL;
 	u->nlooks = 0;
@@ -1819,7 +1822,7 @@ static void push_transform(struct ui *u, struct transform tr)
 	char err[256];
 	busy(u, "computing the transformed tree...");
 	search_pause(u->pending);   /* the push frees the tree it reads */
-	sigs_quiet(u);
+	index_quiet(u);
 	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
 		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
 		return;
@@ -1835,7 +1838,7 @@ static void undo_transform(struct ui *u)
 	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
 	snprintf(msg, sizeof msg, "undone: %s", label);
 	search_pause(u->pending);   /* the pop frees the tree it reads */
-	sigs_quiet(u);
+	index_quiet(u);
 	transform_stack_pop(u->views);
 	views_changed(u);
 	text_sanitize(msg, strlen(msg), u->notice, sizeof u->notice);
@@ -2422,7 +2425,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		start_sandwich(u, o->sandwich_name);
 	relayout(u);
 	draw(u);
-	sigs_restart(u);        /* after the first paint: it must not delay it */
+	index_restart(u);        /* after the first paint: it must not delay it */
 
 	struct ui_bench *bench = NULL;
 	if (o->bench_keys)
@@ -2501,8 +2504,8 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
 	layout_free(&u->lay);
-	namesig_free(u->sigs);  /* before the tree goes */
-	u->sigs = NULL;
+	searchidx_free(u->idx); /* before the tree goes */
+	u->idx = NULL;
 	tableview_free(u->tv);
 	sandwichview_free(u->sw);
 	if (u->diffmode)

@@ -26,7 +26,7 @@ vg() {
 	fi
 }
 
-for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_namesig; do
+for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_searchidx; do
 	vg "unit $t" "$top_builddir/tests/unit/$t"
 done
 for h in folded perf sniff load; do

@@ -25,7 +25,7 @@ fi
 harnesses=${*:-folded perf sniff load}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript load text layout search namesig palette printer"
+srcs="xalloc arena strtab tree source sniff folded perfscript load text layout search searchidx palette printer"
 for h in $harnesses; do
 	files=""
 	for f in $srcs; do files="$files $src/$f.c"; done

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "namesig.h"
+#include <time.h>
+#include "searchidx.h"
 #include "search.h"
 #include "tree.h"
 #include "xalloc.h"
@@ -19,6 +20,20 @@ static struct search *run(const struct tree *t, const char *pattern)
 	if (s)
 		search_run(s, 0);
 	return s;
+}
+
+/* The index of t, ready (NULL after 20 s without). */
+static struct searchidx *index_of(const struct tree *t)
+{
+	struct searchidx *x = searchidx_start(t);
+	struct timespec ms = { 0, 1000000 };
+	for (int k = 0; x && k < 20000 && !searchidx_ready(x); k++)
+		nanosleep(&ms, NULL);
+	if (x && !searchidx_ready(x)) {
+		searchidx_free(x);
+		x = NULL;
+	}
+	return x;
 }
 
 /* "i i i" of the matches in preorder, through search_next. */
@@ -463,6 +478,24 @@ static void test_crossing(void)
 	       "2 threads: matches inside m past the middle add nothing");
 	ok(search_ordinal(two, search_last(one)) == 300011 && search_first(two) == search_first(one),
 	   "2 threads: the same list");
+	/* Through an index (300,013 names: 4 bytes a node), both ways. */
+	struct searchidx *x = index_of(&t);
+	struct search *ix1 = search_new(&t, "m", NULL, 0), *ix2 = search_new(&t, "mx", NULL, 0);
+	if (x) {
+		search_use_index(ix1, x);
+		search_use_index(ix2, x);
+	}
+	search_set_threads(2);
+	search_run(ix1, 0);
+	search_set_threads(1);
+	search_run(ix2, 0);
+	ok(x && search_count(ix1) == 300011 && search_total(ix1, TREE_ROOT).u == 900020 &&
+	   search_ordinal(ix1, search_last(one)) == 300011, "with the index, 2 threads: the same");
+	ok(search_count(ix2) == 10 && search_total(ix2, TREE_ROOT).u == 20,
+	   "with the index, 1 thread: mx, the 10 frames under x");
+	search_free(ix1);
+	search_free(ix2);
+	searchidx_free(x);
 	search_free(two);
 	search_free(one);
 	tree_free(&t);
@@ -509,10 +542,8 @@ static void test_sigs(void)
 	tree_add_stack(&t, z1, 1, 5);
 	tree_add_stack(&t, z2, 1, 6);
 	tree_finalize(&t, TREE_ORDER_NAME);
-	size_t ids = strtab_count(&t.names);
-	uint64_t *sig = xmalloc(ids * sizeof *sig);
-	for (size_t id = 0; id < ids; id++)
-		sig[id] = namesig_of(strtab_str(&t.names, (strtab_id)id), strtab_len(&t.names, (strtab_id)id));
+	struct searchidx *x = index_of(&t);
+	ok(x != NULL, "the index of a tree of %zu names", strtab_count(&t.names));
 	static const char *const pats[] = {
 		"m", "M", "q", "Q", "x", "_", ":", ".", "\\.", "$", "~", "ma", "MA", "alloc", "read|w",
 		"read|", "^r", "e$", "^m$", "^$", "^", "std::", "q|z", "zz", "a.b", "\xc3\xa9", "b",
@@ -528,7 +559,8 @@ static void test_sigs(void)
 			search_free(fast);
 			continue;
 		}
-		search_use_sigs(fast, sig);
+		if (x)
+			search_use_index(fast, x);
 		search_run(fast, 0);
 		if (!same_result(plain, fast)) {
 			all = false;
@@ -543,7 +575,8 @@ static void test_sigs(void)
 	/* Counted by hand: "m" is in malloc, Malloc, MALLOC, m, and (after the
 	 * NUL) "x\0m" when the regex library reads names whole. */
 	struct search *m = search_new(&t, "m", NULL, 0);
-	search_use_sigs(m, sig);
+	if (x)
+		search_use_index(m, x);
 	search_run(m, 0);
 	size_t want = 0;
 	for (tree_idx i = 1; i < tree_size(&t); i++) {
@@ -556,7 +589,7 @@ static void test_sigs(void)
 	}
 	is_int((long long)search_count(m), (long long)want, "'m' with signatures: every frame with an m or M");
 	search_free(m);
-	free(sig);
+	searchidx_free(x);
 	tree_free(&t);
 }
 
