@@ -289,17 +289,6 @@ void search_use_index(struct search *s, const struct searchidx *x)
 	s->n32 = searchidx_names32(x);
 }
 
-/* Name id of node i, from the index when there is one (2 or 4 bytes read
- * instead of a node). */
-static inline strtab_id name_at(const struct search *s, size_t i)
-{
-	if (s->n16)
-		return s->n16[i];
-	if (s->n32)
-		return s->n32[i];
-	return tree_node(s->t, (tree_idx)i)->name;
-}
-
 bool search_is_narrowed(const struct search *s)
 {
 	return s->narrowed;
@@ -530,6 +519,45 @@ static void push_idx(tree_idx **a, size_t *n, size_t *cap, tree_idx i)
 	(*a)[(*n)++] = i;
 }
 
+/* Makes room in the growing array *a for `more` entries after *n. */
+static void reserve_idx(tree_idx **a, size_t n, size_t *cap, size_t more)
+{
+	if (n + more <= *cap)
+		return;
+	size_t c = *cap ? *cap : 256;
+	while (c < n + more)
+		c *= 2;
+	*a = xreallocarray(*a, c, sizeof **a);
+	*cap = c;
+}
+
+/* Writes to out the nodes of [lo, hi) whose name matched, in order, and
+ * returns how many: out has room for hi - lo. Whether a frame matches is
+ * close to random, so there is no branch on it: every node is written and
+ * only a match moves the end. */
+static size_t scan_nodes(const struct search *s, size_t lo, size_t hi, tree_idx *out)
+{
+	const uint8_t *hit = s->hit;
+	size_t k = 0;
+	if (s->n16) {
+		for (size_t i = lo; i < hi; i++) {
+			out[k] = (tree_idx)i;
+			k += hit[s->n16[i]] != 0;
+		}
+	} else if (s->n32) {
+		for (size_t i = lo; i < hi; i++) {
+			out[k] = (tree_idx)i;
+			k += hit[s->n32[i]] != 0;
+		}
+	} else {
+		for (size_t i = lo; i < hi; i++) {
+			out[k] = (tree_idx)i;
+			k += hit[tree_node(s->t, (tree_idx)i)->name] != 0;
+		}
+	}
+	return k;
+}
+
 /* Phase 2's helper: the matches among nodes [node_split, n), in order. */
 static void *node_helper_main(void *arg)
 {
@@ -537,29 +565,35 @@ static void *node_helper_main(void *arg)
 	const struct tree *t = s->t;
 	size_t n = tree_size(t);
 	tree_idx cover = (tree_idx)s->node_split;
-	for (size_t i = s->node_split; i < n; i++) {
-		if ((i & (NODES_PER_CHECK - 1)) == 0 && atomic_load(&s->cancel))
+	for (size_t lo = s->node_split; lo < n; lo += NODES_PER_CHECK) {
+		if (atomic_load(&s->cancel))
 			break;
-		if (!s->hit[name_at(s, i)])
-			continue;
-		push_idx(&s->hmatch, &s->nhmatch, &s->caphmatch, (tree_idx)i);
-		if (i >= cover) {
-			push_idx(&s->hchain, &s->nhchain, &s->caphchain, (tree_idx)i);
-			cover = tree_node(t, (tree_idx)i)->end;
+		size_t hi = lo + NODES_PER_CHECK < n ? lo + NODES_PER_CHECK : n;
+		reserve_idx(&s->hmatch, s->nhmatch, &s->caphmatch, hi - lo);
+		size_t first = s->nhmatch;
+		s->nhmatch += scan_nodes(s, lo, hi, s->hmatch + first);
+		for (size_t k = first; k < s->nhmatch; k++) {
+			tree_idx i = s->hmatch[k];
+			if (i >= cover) {
+				push_idx(&s->hchain, &s->nhchain, &s->caphchain, i);
+				cover = tree_node(t, i)->end;
+			}
 		}
 	}
 	return NULL;
 }
 
-/* Records match i (in preorder) and, when no earlier match contains it,
- * its samples in the root total. */
-static void add_match(struct search *s, tree_idx i)
+/* Counts matches match[first..nmatch) in the root total, each that no
+ * earlier match contains. */
+static void cover_matches(struct search *s, size_t first)
 {
-	const struct tree_node *nd = tree_node(s->t, i);
-	push_idx(&s->match, &s->nmatch, &s->capmatch, i);
-	if (i >= s->cover_end) {
-		count_add(s->t, &s->root_total, nd->total);
-		s->cover_end = nd->end;
+	for (size_t k = first; k < s->nmatch; k++) {
+		tree_idx i = s->match[k];
+		if (i >= s->cover_end) {
+			const struct tree_node *nd = tree_node(s->t, i);
+			count_add(s->t, &s->root_total, nd->total);
+			s->cover_end = nd->end;
+		}
 	}
 }
 
@@ -621,9 +655,10 @@ bool search_run(struct search *s, uint64_t budget_ns)
 		size_t stop = s->nodes_done + NODES_PER_CHECK;
 		if (stop > s->node_split)
 			stop = s->node_split;
-		for (size_t i = s->nodes_done; i < stop; i++)
-			if (s->hit[name_at(s, i)])
-				add_match(s, (tree_idx)i);
+		reserve_idx(&s->match, s->nmatch, &s->capmatch, stop - s->nodes_done);
+		size_t first = s->nmatch;
+		s->nmatch += scan_nodes(s, s->nodes_done, stop, s->match + first);
+		cover_matches(s, first);
 		s->nodes_done = stop;
 		if (deadline && now_ns() >= deadline && s->nodes_done < n)
 			return false;
