@@ -3,10 +3,11 @@
  *      the distinct names, which is what makes typing affordable); plain
  *      text is compared without regexec, after the name's signature
  *      (searchidx.h, when given) has not ruled it out;
- *   2. nodes: one preorder scan that lists the matching frames (match[],
- *      sorted since preorder is index order) and sums the samples of the
- *      outermost matches of the whole tree.
- * Everything afterwards works on match[] with binary searches. */
+ *   2. nodes: one preorder scan that marks the matching frames in a bitmap
+ *      (bits[], a bit per node: preorder is index order) and sums the
+ *      samples of the outermost matches of the whole tree.
+ * Everything afterwards works on the bitmap, with a count of its bits per
+ * block of 512 for ordinals. */
 #include "config.h"
 #include "search.h"
 
@@ -79,12 +80,11 @@ struct search {
 	bool helper_on;
 	pthread_t helper;
 	atomic_bool cancel;
-	/* Phase 2 likewise: the helper lists the matches among nodes
-	 * [node_split, n) into hmatch; node_split 0: not decided yet. */
+	/* Phase 2 likewise: the helper marks the matches among nodes
+	 * [node_split, n), a multiple of 64 (whole words of bits[]);
+	 * node_split 0: not decided yet. */
 	size_t node_split;
 	bool alone;             /* search_pause: no more helpers */
-	tree_idx *hmatch;
-	size_t nhmatch, caphmatch;
 	/* The helper's outermost matches as if nothing before node_split
 	 * matched. Every match before node_split ends by the end of the last
 	 * outermost one before it (cover_end), so the real outermost matches
@@ -96,8 +96,9 @@ struct search {
 	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
 	bool done;
 
-	tree_idx *match;        /* matching frames, preorder */
-	size_t nmatch, capmatch;
+	uint64_t *bits;         /* bit i of word i / 64: node i matches */
+	uint32_t *rank;         /* set bits before each block of 512 (when done) */
+	size_t nmatch;          /* set bits (when done) */
 	tree_idx cover_end;     /* end of the last outermost match seen */
 	tree_count root_total;  /* search_total(s, root) */
 
@@ -149,6 +150,7 @@ static struct search *alloc_search(const struct tree *t)
 	struct search *s = xcalloc(1, sizeof *s);
 	s->t = t;
 	s->hit = xcalloc(strtab_count(&t->names) ? strtab_count(&t->names) : 1, 1);
+	s->bits = xmalloc((tree_size(t) / 64 + 1) * sizeof *s->bits);
 	s->cache_z = TREE_NONE;
 	return s;
 }
@@ -321,7 +323,7 @@ void search_pause(struct search *s)
 		s->split = strtab_count(&s->t->names);
 	} else {
 		s->node_split = tree_size(s->t);
-		s->nhmatch = s->nhchain = 0;
+		s->nhchain = 0;
 	}
 }
 
@@ -341,8 +343,8 @@ void search_free(struct search *s)
 	free(s->lits);
 	free(s->lit_order);
 	free(s->hit);
-	free(s->match);
-	free(s->hmatch);
+	free(s->bits);
+	free(s->rank);
 	free(s->hchain);
 	free(s);
 }
@@ -519,93 +521,110 @@ static void push_idx(tree_idx **a, size_t *n, size_t *cap, tree_idx i)
 	(*a)[(*n)++] = i;
 }
 
-/* Makes room in the growing array *a for `more` entries after *n. */
-static void reserve_idx(tree_idx **a, size_t n, size_t *cap, size_t more)
-{
-	if (n + more <= *cap)
-		return;
-	size_t c = *cap ? *cap : 256;
-	while (c < n + more)
-		c *= 2;
-	*a = xreallocarray(*a, c, sizeof **a);
-	*cap = c;
-}
-
-/* Writes to out the nodes of [lo, hi) whose name matched, in order, and
- * returns how many: out has room for hi - lo. Whether a frame matches is
- * close to random, so there is no branch on it: every node is written and
- * only a match moves the end. */
-static size_t scan_nodes(const struct search *s, size_t lo, size_t hi, tree_idx *out)
+/* Marks in bits[] the matches among nodes [w0 * 64, w1 * 64) (clipped to
+ * the tree), a word at a time. Whether a frame matches is close to random:
+ * no branch on it. */
+static void scan_words(struct search *s, size_t w0, size_t w1)
 {
 	const uint8_t *hit = s->hit;
-	size_t k = 0;
-	if (s->n16) {
-		for (size_t i = lo; i < hi; i++) {
-			out[k] = (tree_idx)i;
-			k += hit[s->n16[i]] != 0;
+	size_t n = tree_size(s->t);
+	for (size_t w = w0; w < w1; w++) {
+		size_t lo = w * 64, hi = lo + 64 < n ? lo + 64 : n;
+		uint64_t m = 0;
+		if (s->n16) {
+			for (size_t i = lo; i < hi; i++)
+				m |= (uint64_t)(hit[s->n16[i]] != 0) << (i - lo);
+		} else if (s->n32) {
+			for (size_t i = lo; i < hi; i++)
+				m |= (uint64_t)(hit[s->n32[i]] != 0) << (i - lo);
+		} else {
+			for (size_t i = lo; i < hi; i++)
+				m |= (uint64_t)(hit[tree_node(s->t, (tree_idx)i)->name] != 0) << (i - lo);
 		}
-	} else if (s->n32) {
-		for (size_t i = lo; i < hi; i++) {
-			out[k] = (tree_idx)i;
-			k += hit[s->n32[i]] != 0;
-		}
-	} else {
-		for (size_t i = lo; i < hi; i++) {
-			out[k] = (tree_idx)i;
-			k += hit[tree_node(s->t, (tree_idx)i)->name] != 0;
-		}
+		if (w == 0)
+			m &= ~(uint64_t)1;  /* the root is never a match */
+		s->bits[w] = m;
 	}
-	return k;
 }
 
-/* Phase 2's helper: the matches among nodes [node_split, n), in order. */
+/* The first set bit of bits[] in [from, limit), or limit. */
+static size_t next_bit(const uint64_t *bits, size_t from, size_t limit)
+{
+	if (from >= limit)
+		return limit;
+	size_t w = from / 64;
+	uint64_t m = bits[w] & (~(uint64_t)0 << (from % 64));
+	while (!m) {
+		if (++w * 64 >= limit)
+			return limit;
+		m = bits[w];
+	}
+	size_t i = w * 64 + (size_t)__builtin_ctzll(m);
+	return i < limit ? i : limit;
+}
+
+/* The last set bit of bits[] below `before`, or SIZE_MAX. */
+static size_t prev_bit(const uint64_t *bits, size_t before)
+{
+	if (before == 0)
+		return SIZE_MAX;
+	size_t w = (before - 1) / 64;
+	unsigned top = (unsigned)((before - 1) % 64);
+	uint64_t m = bits[w] & (top == 63 ? ~(uint64_t)0 : ((uint64_t)2 << top) - 1);
+	while (!m) {
+		if (w == 0)
+			return SIZE_MAX;
+		m = bits[--w];
+	}
+	return w * 64 + 63 - (size_t)__builtin_clzll(m);
+}
+
+/* Phase 2's helper: marks the matches among nodes [node_split, n) and
+ * lists their outermost ones, as if nothing before matched. */
 static void *node_helper_main(void *arg)
 {
 	struct search *s = arg;
 	const struct tree *t = s->t;
-	size_t n = tree_size(t);
-	tree_idx cover = (tree_idx)s->node_split;
-	for (size_t lo = s->node_split; lo < n; lo += NODES_PER_CHECK) {
+	size_t n = tree_size(t), words = (n + 63) / 64;
+	size_t cover = s->node_split;
+	for (size_t w = s->node_split / 64; w < words; w += NODES_PER_CHECK / 64) {
 		if (atomic_load(&s->cancel))
 			break;
-		size_t hi = lo + NODES_PER_CHECK < n ? lo + NODES_PER_CHECK : n;
-		reserve_idx(&s->hmatch, s->nhmatch, &s->caphmatch, hi - lo);
-		size_t first = s->nhmatch;
-		s->nhmatch += scan_nodes(s, lo, hi, s->hmatch + first);
-		for (size_t k = first; k < s->nhmatch; k++) {
-			tree_idx i = s->hmatch[k];
-			if (i >= cover) {
-				push_idx(&s->hchain, &s->nhchain, &s->caphchain, i);
-				cover = tree_node(t, i)->end;
-			}
+		size_t w1 = w + NODES_PER_CHECK / 64 < words ? w + NODES_PER_CHECK / 64 : words;
+		scan_words(s, w, w1);
+		size_t hi = w1 * 64 < n ? w1 * 64 : n;
+		for (size_t i = next_bit(s->bits, cover, hi); i < hi; i = next_bit(s->bits, cover, hi)) {
+			push_idx(&s->hchain, &s->nhchain, &s->caphchain, (tree_idx)i);
+			cover = tree_node(t, (tree_idx)i)->end;
 		}
 	}
 	return NULL;
 }
 
-/* Counts matches match[first..nmatch) in the root total, each that no
- * earlier match contains. */
-static void cover_matches(struct search *s, size_t first)
+/* Counts the matches of nodes [lo, hi) that no earlier match contains in
+ * the root total; after an outermost one, its nested matches are skipped
+ * a word at a time. */
+static void cover_matches(struct search *s, size_t lo, size_t hi)
 {
-	for (size_t k = first; k < s->nmatch; k++) {
-		tree_idx i = s->match[k];
-		if (i >= s->cover_end) {
-			const struct tree_node *nd = tree_node(s->t, i);
-			count_add(s->t, &s->root_total, nd->total);
-			s->cover_end = nd->end;
-		}
+	size_t from = lo > s->cover_end ? lo : s->cover_end;
+	for (size_t i = next_bit(s->bits, from, hi); i < hi; i = next_bit(s->bits, s->cover_end, hi)) {
+		const struct tree_node *nd = tree_node(s->t, (tree_idx)i);
+		count_add(s->t, &s->root_total, nd->total);
+		s->cover_end = nd->end;
 	}
 }
 
 /* Sets *split, where the caller's part of a phase over [0, total) ends:
- * total / 2 with fn started on the rest (it reads *split), when another
- * thread is allowed and the phase is big enough (min); else total. */
-static void share(struct search *s, size_t total, size_t min, void *(*fn)(void *), size_t *split)
+ * total / 2 (rounded down to a multiple of align) with fn started on the
+ * rest (it reads *split), when another thread is allowed and the phase is
+ * big enough (min); else total. */
+static void share(struct search *s, size_t total, size_t min, size_t align,
+                  void *(*fn)(void *), size_t *split)
 {
 	*split = total;
 	if (search_threads < 2 || s->alone || total < min)
 		return;
-	*split = total / 2;
+	*split = total / 2 / align * align;
 	atomic_store(&s->cancel, false);
 	s->helper_on = pthread_create(&s->helper, NULL, fn, s) == 0;
 	if (!s->helper_on)
@@ -629,7 +648,7 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	uint64_t deadline = budget_ns ? now_ns() + budget_ns : 0;
 	size_t names = strtab_count(&t->names);
 	if (s->names_done == 0 && s->split == 0) {
-		share(s, names, s->nlits ? NAMES_PARALLEL : SIZE_MAX, helper_main, &s->split);
+		share(s, names, s->nlits ? NAMES_PARALLEL : SIZE_MAX, 1, helper_main, &s->split);
 	}
 	while (s->names_done < s->split) {
 		size_t stop = s->names_done + NAMES_PER_CHECK;
@@ -645,20 +664,18 @@ bool search_run(struct search *s, uint64_t budget_ns)
 		s->helper_on = false;
 	}
 	s->names_done = names;
-	size_t n = tree_size(t);
-	if (s->nodes_done == 0)
-		s->nodes_done = 1;  /* the root is never a match */
+	size_t n = tree_size(t), words = (n + 63) / 64;
 	if (s->node_split == 0) {
-		share(s, n, NODES_PARALLEL, node_helper_main, &s->node_split);
+		share(s, n, NODES_PARALLEL, 64, node_helper_main, &s->node_split);
 	}
+	/* Slices of whole words: nodes_done stays a multiple of 64 until n. */
 	while (s->nodes_done < s->node_split) {
 		size_t stop = s->nodes_done + NODES_PER_CHECK;
 		if (stop > s->node_split)
 			stop = s->node_split;
-		reserve_idx(&s->match, s->nmatch, &s->capmatch, stop - s->nodes_done);
-		size_t first = s->nmatch;
-		s->nmatch += scan_nodes(s, s->nodes_done, stop, s->match + first);
-		cover_matches(s, first);
+		size_t w1 = (stop + 63) / 64;
+		scan_words(s, s->nodes_done / 64, w1 < words ? w1 : words);
+		cover_matches(s, s->nodes_done, stop);
 		s->nodes_done = stop;
 		if (deadline && now_ns() >= deadline && s->nodes_done < n)
 			return false;
@@ -666,13 +683,6 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	if (s->helper_on) {
 		pthread_join(s->helper, NULL);
 		s->helper_on = false;
-		if (s->nmatch + s->nhmatch > s->capmatch) {
-			s->capmatch = s->nmatch + s->nhmatch;
-			s->match = xreallocarray(s->match, s->capmatch, sizeof *s->match);
-		}
-		if (s->nhmatch)
-			memcpy(s->match + s->nmatch, s->hmatch, s->nhmatch * sizeof *s->match);
-		s->nmatch += s->nhmatch;
 		/* In preorder, as one thread would add them (fractional sums
 		 * round the same way). */
 		for (size_t k = 0; k < s->nhchain; k++) {
@@ -682,11 +692,19 @@ bool search_run(struct search *s, uint64_t budget_ns)
 				s->cover_end = tree_node(t, i)->end;
 			}
 		}
-		free(s->hmatch);
 		free(s->hchain);
-		s->hmatch = s->hchain = NULL;
-		s->nhmatch = s->caphmatch = s->nhchain = s->caphchain = 0;
+		s->hchain = NULL;
+		s->nhchain = s->caphchain = 0;
 	}
+	/* Ordinals: the set bits before each block of 8 words. */
+	size_t blocks = words / 8 + 1, sum = 0;
+	s->rank = xmalloc(blocks * sizeof *s->rank);
+	for (size_t b = 0; b < blocks; b++) {
+		s->rank[b] = (uint32_t)sum;
+		for (size_t w = b * 8; w < b * 8 + 8 && w < words; w++)
+			sum += (size_t)__builtin_popcountll(s->bits[w]);
+	}
+	s->nmatch = sum;
 	s->nodes_done = n;
 	s->done = true;
 	return true;
@@ -702,20 +720,6 @@ size_t search_count(const struct search *s)
 	return s->done ? s->nmatch : 0;
 }
 
-/* First k with match[k] >= i. */
-static size_t lower_bound(const struct search *s, tree_idx i)
-{
-	size_t lo = 0, hi = s->nmatch;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->match[mid] < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 tree_count search_total(const struct search *s, tree_idx z)
 {
 	tree_count sum = { 0 };
@@ -728,12 +732,12 @@ tree_count search_total(const struct search *s, tree_idx z)
 	if (z == s->cache_z)
 		return s->cache_total;
 	/* Outermost matches of [z, end(z)): take one, then jump past its
-	 * subtree with a binary search instead of walking nested matches. */
-	tree_idx end = tree_end(s->t, z);
-	for (size_t k = lower_bound(s, z); k < s->nmatch && s->match[k] < end;) {
-		const struct tree_node *nd = tree_node(s->t, s->match[k]);
+	 * subtree, a word of nested matches at a time. */
+	size_t end = tree_end(s->t, z);
+	for (size_t i = next_bit(s->bits, z, end); i < end;) {
+		const struct tree_node *nd = tree_node(s->t, (tree_idx)i);
 		count_add(s->t, &sum, nd->total);
-		k = lower_bound(s, nd->end);
+		i = next_bit(s->bits, nd->end, end);
 	}
 	/* A cache, not state: the answer does not change for this z. */
 	struct search *mut = (struct search *)s;
@@ -744,36 +748,40 @@ tree_count search_total(const struct search *s, tree_idx z)
 
 size_t search_ordinal(const struct search *s, tree_idx i)
 {
-	if (!s->done)
+	if (!s->done || i >= tree_size(s->t) || !(s->bits[i / 64] >> (i % 64) & 1))
 		return 0;
-	size_t k = lower_bound(s, i);
-	return k < s->nmatch && s->match[k] == i ? k + 1 : 0;
+	size_t w = i / 64, k = s->rank[w / 8];
+	for (size_t v = w / 8 * 8; v < w; v++)
+		k += (size_t)__builtin_popcountll(s->bits[v]);
+	k += (size_t)__builtin_popcountll(s->bits[w] & (((uint64_t)1 << (i % 64)) - 1));
+	return k + 1;
 }
 
 tree_idx search_next(const struct search *s, tree_idx i)
 {
 	if (!s->done || i == TREE_NONE)
 		return TREE_NONE;
-	size_t k = lower_bound(s, i + 1);
-	return k < s->nmatch ? s->match[k] : TREE_NONE;
+	size_t n = tree_size(s->t), k = next_bit(s->bits, (size_t)i + 1, n);
+	return k < n ? (tree_idx)k : TREE_NONE;
 }
 
 tree_idx search_prev(const struct search *s, tree_idx i)
 {
 	if (!s->done)
 		return TREE_NONE;
-	size_t k = lower_bound(s, i);
-	return k > 0 ? s->match[k - 1] : TREE_NONE;
+	size_t n = tree_size(s->t);
+	size_t k = prev_bit(s->bits, i < n ? i : n);
+	return k == SIZE_MAX ? TREE_NONE : (tree_idx)k;
 }
 
 tree_idx search_first(const struct search *s)
 {
-	return s->done && s->nmatch ? s->match[0] : TREE_NONE;
+	return s->done ? search_next(s, TREE_ROOT) : TREE_NONE;
 }
 
 tree_idx search_last(const struct search *s)
 {
-	return s->done && s->nmatch ? s->match[s->nmatch - 1] : TREE_NONE;
+	return s->done ? search_prev(s, (tree_idx)tree_size(s->t)) : TREE_NONE;
 }
 
 char *search_quote(const char *s, size_t len)
