@@ -91,6 +91,8 @@ struct search {
 	 * of the helper's part are those of hchain from cover_end on. */
 	tree_idx *hchain;
 	size_t nhchain, caphchain;
+	tree_idx *outer;        /* the main thread's outermost matches of a slice */
+	size_t nouter, capouter;
 	bool narrowed;          /* hit[] starts as a wider search's: only its
 	                           hits are tested (search_narrow) */
 	size_t nodes_done;      /* nodes [0, nodes_done) are scanned */
@@ -346,6 +348,7 @@ void search_free(struct search *s)
 	free(s->bits);
 	free(s->rank);
 	free(s->hchain);
+	free(s->outer);
 	free(s);
 }
 
@@ -579,6 +582,35 @@ static size_t prev_bit(const uint64_t *bits, size_t before)
 	return w * 64 + 63 - (size_t)__builtin_clzll(m);
 }
 
+/* Appends to *a (*n used, *cap allocated) the matches of nodes [lo, hi)
+ * that no match from *cover on contains, in order, moving *cover past
+ * each. Their nodes are asked for AHEAD at a time before they are read:
+ * outermost matches are often a million scattered nodes. */
+#define OUTER_AHEAD 32
+static void outermost(const struct search *s, size_t lo, size_t hi, size_t *cover,
+                      tree_idx **a, size_t *n, size_t *cap)
+{
+	size_t pos[OUTER_AHEAD];
+	size_t from = lo > *cover ? lo : *cover;
+	while (from < hi) {
+		size_t k = 0;
+		for (size_t i = next_bit(s->bits, from, hi); i < hi && k < OUTER_AHEAD;
+		     i = next_bit(s->bits, i + 1, hi)) {
+			__builtin_prefetch(tree_node(s->t, (tree_idx)i));
+			pos[k++] = i;
+		}
+		if (k == 0)
+			break;
+		for (size_t j = 0; j < k; j++) {
+			if (pos[j] < *cover)
+				continue;   /* inside the last one */
+			push_idx(a, n, cap, (tree_idx)pos[j]);
+			*cover = tree_node(s->t, (tree_idx)pos[j])->end;
+		}
+		from = pos[k - 1] + 1 > *cover ? pos[k - 1] + 1 : *cover;
+	}
+}
+
 /* Phase 2's helper: marks the matches among nodes [node_split, n) and
  * lists their outermost ones, as if nothing before matched. */
 static void *node_helper_main(void *arg)
@@ -593,25 +625,21 @@ static void *node_helper_main(void *arg)
 		size_t w1 = w + NODES_PER_CHECK / 64 < words ? w + NODES_PER_CHECK / 64 : words;
 		scan_words(s, w, w1);
 		size_t hi = w1 * 64 < n ? w1 * 64 : n;
-		for (size_t i = next_bit(s->bits, cover, hi); i < hi; i = next_bit(s->bits, cover, hi)) {
-			push_idx(&s->hchain, &s->nhchain, &s->caphchain, (tree_idx)i);
-			cover = tree_node(t, (tree_idx)i)->end;
-		}
+		outermost(s, w * 64, hi, &cover, &s->hchain, &s->nhchain, &s->caphchain);
 	}
 	return NULL;
 }
 
 /* Counts the matches of nodes [lo, hi) that no earlier match contains in
- * the root total; after an outermost one, its nested matches are skipped
- * a word at a time. */
+ * the root total. */
 static void cover_matches(struct search *s, size_t lo, size_t hi)
 {
-	size_t from = lo > s->cover_end ? lo : s->cover_end;
-	for (size_t i = next_bit(s->bits, from, hi); i < hi; i = next_bit(s->bits, s->cover_end, hi)) {
-		const struct tree_node *nd = tree_node(s->t, (tree_idx)i);
-		count_add(s->t, &s->root_total, nd->total);
-		s->cover_end = nd->end;
-	}
+	size_t cover = s->cover_end;
+	s->nouter = 0;
+	outermost(s, lo, hi, &cover, &s->outer, &s->nouter, &s->capouter);
+	for (size_t k = 0; k < s->nouter; k++)
+		count_add(s->t, &s->root_total, tree_node(s->t, s->outer[k])->total);
+	s->cover_end = (tree_idx)cover;
 }
 
 /* Sets *split, where the caller's part of a phase over [0, total) ends:
