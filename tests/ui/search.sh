@@ -279,6 +279,23 @@ expect "signatures: '77\$' has the $n77 names ending in 77" tm_wait_line 29 "/77
 tm_keys BSpace BSpace BSpace
 tm_type Q
 expect "signatures: 'Q' (case-sensitive) has none" tm_wait_line 29 "/Q  no match"
+tm_keys Escape
+# A transform at once, while the index of the tree it replaces may still
+# be in the making, and undone: each tree gets an index of its own. The
+# reversed tree has the fn_ frames at the top, root under each: still
+# $n7 frames with a 7.
+tm_keys r
+expect "r: reversed" tm_wait_grep '\[reverse\]'
+sleep 1
+tm_keys /
+tm_type 7
+expect "reversed, signatures: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches"
+tm_keys Escape u
+expect "u: undone" tm_wait eval '! tm__grep "\[reverse\]"'
+sleep 1
+tm_keys /
+tm_type 7
+expect "undone, signatures again: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches"
 tm_keys Escape q
 expect "2 threads: quits" tm_wait_grep '^rc=0$'
 
