@@ -584,8 +584,8 @@ static size_t prev_bit(const uint64_t *bits, size_t before)
 
 /* Appends to *a (*n used, *cap allocated) the matches of nodes [lo, hi)
  * that no match from *cover on contains, in order, moving *cover past
- * each. Their nodes are asked for AHEAD at a time before they are read:
- * outermost matches are often a million scattered nodes. */
+ * each. Their nodes are asked for OUTER_AHEAD at a time before any is
+ * read: outermost matches are often a million scattered nodes. */
 #define OUTER_AHEAD 32
 static void outermost(const struct search *s, size_t lo, size_t hi, size_t *cover,
                       tree_idx **a, size_t *n, size_t *cap)
