@@ -57,6 +57,8 @@
 /* Searches remembered for Up/Down in the prompt. */
 #define UI_HISTORY_MAX 100
 /* Colour pairs: 1 the ancestor rows, 2 search matches, 3.. the frames. */
+/* Layouts of earlier views kept for going back (a few spans' worth each). */
+#define UI_OLD_LAYOUTS 4
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_MATCH 2
 #define UI_PAIR_PLAIN 3
@@ -106,6 +108,13 @@ struct ui {
 	/* The search index of t (searchidx.h), made on a thread of its own
 	 * after the first paint (big trees, --threads > 1). */
 	struct searchidx *idx;
+	/* Layouts of the views before (zoom levels left, ...), newest first:
+	 * going back to one (Backspace) reuses it. Same validity as lay. */
+	struct {
+		struct layout lay;
+		struct layout_params lp;
+		unsigned gen;           /* 0: empty */
+	} old_lay[UI_OLD_LAYOUTS];
 	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes,
 	                                   from 1: lay_gen 0 is no layout yet */
 	struct layout_params lp;
@@ -484,10 +493,33 @@ static void relayout(struct ui *u)
 	struct layout_params turned = u->lay_lp;
 	turned.orient = u->lp.orient;
 	if (u->lay_gen == u->tree_gen && u->lay_lp.orient != u->lp.orient &&
-	    same_params(&turned, &u->lp))
+	    same_params(&turned, &u->lp)) {
 		layout_reorient(&u->lay);       /* `i`: flipped, not laid out again */
-	else
+		u->lay_lp = u->lp;
+		return;
+	}
+	/* The current layout goes to the front of the old ones (the last
+	 * falls out); one made for this view before comes back from there. */
+	const size_t n = UI_OLD_LAYOUTS;
+	size_t k = 0;
+	while (k < n && !(u->old_lay[k].gen == u->tree_gen && same_params(&u->old_lay[k].lp, &u->lp)))
+		k++;
+	if (k == n) {
+		k = n - 1;
+		layout_free(&u->old_lay[k].lay);
+		u->old_lay[k].gen = 0;
+	}
+	struct layout back = u->old_lay[k].lay;
+	unsigned back_gen = u->old_lay[k].gen;
+	memmove(&u->old_lay[1], &u->old_lay[0], k * sizeof u->old_lay[0]);
+	u->old_lay[0].lay = u->lay;
+	u->old_lay[0].lp = u->lay_lp;
+	u->old_lay[0].gen = u->lay_gen;
+	u->lay = back;
+	if (back_gen == 0) {
+		layout_init(&u->lay);
 		layout_compute(&u->lay, u->t, &u->lp);
+	}
 	u->lay_lp = u->lp;
 	u->lay_gen = u->tree_gen;
 }
@@ -2504,6 +2536,8 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
 	layout_free(&u->lay);
+	for (size_t k = 0; k < UI_OLD_LAYOUTS; k++)
+		layout_free(&u->old_lay[k].lay);
 	searchidx_free(u->idx); /* before the tree goes */
 	u->idx = NULL;
 	tableview_free(u->tv);
