@@ -807,39 +807,63 @@ static bool names_have_semicolon(const struct tree *t)
 	return false;
 }
 
+#ifndef TREE_FROM_MAX
+#define TREE_FROM_MAX ((size_t)1 << 20)
+#endif
+
+/* The nodes that move in a renumbering: listed while they are at most
+ * TREE_FROM_MAX, then only counted (permute then reads them all). */
+struct moved {
+	tree_idx *from;
+	size_t n, cap;
+	bool listing;
+};
+
+static void moved_add(struct moved *m, tree_idx u)
+{
+	if (m->listing && m->n == m->cap) {
+		if (m->cap == TREE_FROM_MAX) {
+			m->listing = false;
+		} else {
+			m->cap = m->cap ? m->cap * 2 : 1024;
+			m->from = xreallocarray(m->from, m->cap, sizeof *m->from);
+		}
+	}
+	if (m->listing)
+		m->from[m->n] = u;
+	m->n++;
+}
+
+/* Hands the list over (NULL when it overflowed) and returns the count. */
+static size_t moved_end(struct moved *m, tree_idx **from, size_t *nfrom)
+{
+	if (!m->listing) {
+		free(m->from);
+		m->from = NULL;
+	}
+	*from = m->from;
+	*nfrom = m->listing ? m->n : 0;
+	return m->n;
+}
+
 /* Preorder numbers, into each node's `end`, from the child lists, by a
  * depth-first walk with an explicit stack: a node's children are pushed
  * newest first, so the oldest (first in the lists' order) comes off first.
  * A stack entry carries the node's newest child too, read with its sibling
  * link: each node is read once. Returns how many nodes move, and lists
  * them in *from while they are few (else *from is NULL). */
-#ifndef TREE_FROM_MAX
-#define TREE_FROM_MAX ((size_t)1 << 20)
-#endif
 static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 {
 	struct tree_node *nd = t->nodes;
-	size_t cap = 1024, sp = 0, k = 0, moved = 0, fcap = 0;
+	size_t cap = 1024, sp = 0, k = 0;
 	uint64_t *stk = xmalloc(cap * sizeof *stk);    /* newest child << 32 | node */
-	tree_idx *f = NULL;
-	bool listing = true;
+	struct moved m = { NULL, 0, 0, true };
 	stk[sp++] = (uint64_t)kid_newest(&nd[TREE_ROOT]) << 32 | TREE_ROOT;
 	while (sp) {
 		uint64_t e = stk[--sp];
 		tree_idx u = (tree_idx)e;
-		if (u != k) {
-			if (listing && moved == fcap) {
-				if (fcap == TREE_FROM_MAX) {
-					listing = false;
-				} else {
-					fcap = fcap ? fcap * 2 : 1024;
-					f = xreallocarray(f, fcap, sizeof *f);
-				}
-			}
-			if (listing)
-				f[moved] = u;
-			moved++;
-		}
+		if (u != k)
+			moved_add(&m, u);
 		nd[u].end = (tree_idx)k++;
 		for (tree_idx c = (tree_idx)(e >> 32); c != 0;) {
 			uint64_t links = nd[c].off.u;
@@ -852,13 +876,7 @@ static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 		}
 	}
 	free(stk);
-	if (!listing) {
-		free(f);
-		f = NULL;
-	}
-	*from = f;
-	*nfrom = listing ? moved : 0;
-	return moved;
+	return moved_end(&m, from, nfrom);
 }
 
 /* number_preorder for a tree whose siblings are in index order (built
@@ -872,9 +890,8 @@ static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
 {
 	struct tree_node *nd = t->nodes;
-	size_t n = t->n, moved = 0, fcap = 0;
-	tree_idx *f = NULL;
-	bool listing = true;
+	size_t n = t->n;
+	struct moved m = { NULL, 0, 0, true };
 	for (size_t i = n; i-- > 1;) {
 		nd[i].total.u += 1;
 		nd[nd[i].parent].total.u += nd[i].total.u;
@@ -888,28 +905,11 @@ static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
 		nd[i].end = k;
 		nd[i].off.u = (uint64_t)k + 1;
 		nd[i].total.u = 0;
-		if (k != i) {
-			if (listing && moved == fcap) {
-				if (fcap == TREE_FROM_MAX) {
-					listing = false;
-				} else {
-					fcap = fcap ? fcap * 2 : 1024;
-					f = xreallocarray(f, fcap, sizeof *f);
-				}
-			}
-			if (listing)
-				f[moved] = (tree_idx)i;
-			moved++;
-		}
+		if (k != i)
+			moved_add(&m, (tree_idx)i);
 	}
 	nd[0].total.u = 0;
-	if (!listing) {
-		free(f);
-		f = NULL;
-	}
-	*from = f;
-	*nfrom = listing ? moved : 0;
-	return moved;
+	return moved_end(&m, from, nfrom);
 }
 
 /* Totals bottom-up, by index: parents are always made before their
