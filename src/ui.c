@@ -59,6 +59,14 @@
 /* Colour pairs: 1 the ancestor rows, 2 search matches, 3.. the frames. */
 /* Layouts of earlier views kept for going back (a few spans' worth each). */
 #define UI_OLD_LAYOUTS 4
+
+/* A layout, the parameters it was made for, and the tree generation it was
+ * made of (0: none). */
+struct ui_laid {
+	struct layout lay;
+	struct layout_params lp;
+	unsigned gen;
+};
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_MATCH 2
 #define UI_PAIR_PLAIN 3
@@ -101,22 +109,17 @@ struct ui {
 
 	int lines, cols;
 	bool too_small;
-	struct layout lay;
-	/* What lay was made from: a key that changes neither the tree nor
-	 * the layout parameters (most moves of the selection) reuses it. */
-	struct layout_params lay_lp;
+	/* The layout on screen and what it was made from: a key that changes
+	 * neither the tree nor the layout parameters (most moves of the
+	 * selection) reuses it. */
+	struct ui_laid laid;
+	/* Layouts of the views before (zoom levels left, ...), newest first:
+	 * going back to one (Backspace) reuses it. */
+	struct ui_laid old_lay[UI_OLD_LAYOUTS];
 	/* The search index of t (searchidx.h), made on a thread of its own
 	 * after the first paint (big trees, --threads > 1). */
 	struct searchidx *idx;
-	/* Layouts of the views before (zoom levels left, ...), newest first:
-	 * going back to one (Backspace) reuses it. Same validity as lay. */
-	struct {
-		struct layout lay;
-		struct layout_params lp;
-		unsigned gen;           /* 0: empty */
-	} old_lay[UI_OLD_LAYOUTS];
-	unsigned lay_gen, tree_gen;     /* tree_gen: bumped when u->t changes,
-	                                   from 1: lay_gen 0 is no layout yet */
+	unsigned tree_gen;      /* bumped when u->t changes, from 1 */
 	struct layout_params lp;
 
 	tree_idx sel;           /* the selected frame, always drawn */
@@ -488,14 +491,14 @@ static bool same_params(const struct layout_params *a, const struct layout_param
 
 static void relayout(struct ui *u)
 {
-	if (u->lay_gen == u->tree_gen && same_params(&u->lay_lp, &u->lp))
+	struct ui_laid *c = &u->laid;
+	if (c->gen == u->tree_gen && same_params(&c->lp, &u->lp))
 		return;
-	struct layout_params turned = u->lay_lp;
+	struct layout_params turned = c->lp;
 	turned.orient = u->lp.orient;
-	if (u->lay_gen == u->tree_gen && u->lay_lp.orient != u->lp.orient &&
-	    same_params(&turned, &u->lp)) {
-		layout_reorient(&u->lay);       /* `i`: flipped, not laid out again */
-		u->lay_lp = u->lp;
+	if (c->gen == u->tree_gen && c->lp.orient != u->lp.orient && same_params(&turned, &u->lp)) {
+		layout_reorient(&c->lay);       /* `i`: flipped, not laid out again */
+		c->lp = u->lp;
 		return;
 	}
 	/* The current layout goes to the front of the old ones (the last
@@ -509,19 +512,16 @@ static void relayout(struct ui *u)
 		layout_free(&u->old_lay[k].lay);
 		u->old_lay[k].gen = 0;
 	}
-	struct layout back = u->old_lay[k].lay;
-	unsigned back_gen = u->old_lay[k].gen;
+	struct ui_laid back = u->old_lay[k];
 	memmove(&u->old_lay[1], &u->old_lay[0], k * sizeof u->old_lay[0]);
-	u->old_lay[0].lay = u->lay;
-	u->old_lay[0].lp = u->lay_lp;
-	u->old_lay[0].gen = u->lay_gen;
-	u->lay = back;
-	if (back_gen == 0) {
-		layout_init(&u->lay);
-		layout_compute(&u->lay, u->t, &u->lp);
+	u->old_lay[0] = *c;
+	*c = back;
+	if (c->gen == 0) {
+		layout_init(&c->lay);
+		layout_compute(&c->lay, u->t, &u->lp);
 	}
-	u->lay_lp = u->lp;
-	u->lay_gen = u->tree_gen;
+	c->lp = u->lp;
+	c->gen = u->tree_gen;
 }
 
 static void span_middle(struct ui *u, tree_idx i)
@@ -623,7 +623,7 @@ static void move_vertical(struct ui *u, bool up_on_screen)
 static void move_sideways(struct ui *u, int dir)
 {
 	int row = layout_row_of_level(&u->lp, tree_depth(u->t, u->sel));
-	const struct layout_span *s = layout_neighbor(&u->lay, u->sel, row, dir);
+	const struct layout_span *s = layout_neighbor(&u->laid.lay, u->sel, row, dir);
 	if (!s)
 		return;
 	u->sel = s->node;
@@ -647,7 +647,7 @@ static void on_mouse(struct ui *u)
 #endif
 	if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
 		return;
-	const struct layout_span *s = layout_span_at(&u->lay, ev.y - 1, ev.x);
+	const struct layout_span *s = layout_span_at(&u->laid.lay, ev.y - 1, ev.x);
 	if (!s)
 		return;
 	u->sel = s->node;
@@ -1150,9 +1150,9 @@ static void draw_span(struct ui *u, const struct layout_span *s)
 
 static void draw_graph(struct ui *u)
 {
-	for (size_t k = 0; k < u->lay.n; k++)
-		draw_span(u, &u->lay.spans[k]);
-	if (u->lay.n == 0)     /* an empty profile: even the root has no cell */
+	for (size_t k = 0; k < u->laid.lay.n; k++)
+		draw_span(u, &u->laid.lay.spans[k]);
+	if (u->laid.lay.n == 0)     /* an empty profile: even the root has no cell */
 		put_text(u, 1 + u->lp.height / 2, u->cols > 10 ? (u->cols - 10) / 2 : 0, "no samples");
 }
 
@@ -1720,7 +1720,7 @@ static void draw_too_small(struct ui *u)
 static void draw(struct ui *u)
 {
 	erase();
-	colours_begin(u, u->lay.n + (size_t)u->cols);
+	colours_begin(u, u->laid.lay.n + (size_t)u->cols);
 	if (u->too_small)
 		draw_too_small(u);
 	else if (u->mode == UI_MODE_HELP)
@@ -2433,7 +2433,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
 	u->tv = tableview_new(o->table_sort);
 	u->sw = sandwichview_new();
-	layout_init(&u->lay);
+	layout_init(&u->laid.lay);
 	set_notice(u, o->notice);
 	colours_init(u, o);
 	search_colours(u);
@@ -2535,7 +2535,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
-	layout_free(&u->lay);
+	layout_free(&u->laid.lay);
 	for (size_t k = 0; k < UI_OLD_LAYOUTS; k++)
 		layout_free(&u->old_lay[k].lay);
 	searchidx_free(u->idx); /* before the tree goes */
