@@ -202,7 +202,7 @@ static void any_free(struct any_reader *r)
 #define PAR_PIECE ((size_t)16 << 20)       /* input per piece */
 #define PAR_MAX_PIECES 4096
 #define PAR_POOL 2
-#define PAR_BACKLOG 4                      /* finished pieces a thread waits on */
+#define PAR_BACKLOG 2                      /* finished pieces a thread waits on */
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
 #define PAR_SEARCH ((size_t)16 << 20)      /* how far to look for a blank line */
 #define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */

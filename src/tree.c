@@ -83,31 +83,58 @@ void tree_free(struct tree *t)
 /* Slots are indexed by the top bits of the hash, and a slot keeps the top
  * 32 bits as its tag: growing the table rehashes from the slots alone,
  * without touching the nodes (a cache miss each on big trees). */
-static inline size_t slot_of(const struct tree *t, uint64_t h)
+/* The child hash is addressed by multiply-shift of the hash's upper half
+ * (the tag a slot keeps), which works for any table size: the table grows
+ * by half instead of doubling, so it ends at 1.25 to 1.9 slots an entry
+ * rather than 1.33 to 2.7, and the moment of growth holds 2.5 tables' worth
+ * rather than 3. On a big shuffled profile the table is the largest thing
+ * beside the nodes. Tags are 32 bits: at most 2^32 - 1 slots. */
+#define SLOTS_MAX ((size_t)UINT32_MAX)
+
+static inline size_t slot_home(size_t nslots, uint64_t h)
 {
-	return (size_t)(h >> t->slot_shift);
+	return (size_t)(((h >> 32) * (uint64_t)nslots) >> 32);
+}
+
+static inline size_t slot_next(size_t nslots, size_t j)
+{
+	return j + 1 == nslots ? 0 : j + 1;
+}
+
+/* Slots for `entries` entries at a load of 60%, at least 1024. */
+static size_t slots_for(size_t entries)
+{
+	size_t n = entries / 3 * 5 + 5;
+	if (n < 1024)
+		n = 1024;
+	return n < SLOTS_MAX ? n : SLOTS_MAX;
+}
+
+static void slots_place(uint64_t *slots, size_t n, uint64_t v)
+{
+	size_t j = slot_home(n, v);
+	while (slots[j])
+		j = slot_next(n, j);
+	slots[j] = v;
 }
 
 static void grow_slots(struct tree *t)
 {
-	if (t->slot_shift <= 32)
+	if (t->nslots == SLOTS_MAX) {
+		if (t->nhashed + 1 < SLOTS_MAX)
+			return;     /* full load from here: slow, still correct */
 		xdie("too many distinct stack frames");
-	size_t n = t->nslots * 2, mask = n - 1;
-	unsigned shift = t->slot_shift - 1;
-	uint64_t *slots = xcalloc(n, sizeof *slots);
-	for (size_t i = 0; i < t->nslots; i++) {
-		uint64_t v = t->slots[i];
-		if (!v)
-			continue;
-		size_t j = (size_t)(v >> shift);
-		while (slots[j])
-			j = (j + 1) & mask;
-		slots[j] = v;
 	}
+	size_t n = t->nslots + t->nslots / 2;
+	if (n > SLOTS_MAX)
+		n = SLOTS_MAX;
+	uint64_t *slots = xcalloc(n, sizeof *slots);
+	for (size_t i = 0; i < t->nslots; i++)
+		if (t->slots[i])
+			slots_place(slots, n, t->slots[i]);
 	free(t->slots);
 	t->slots = slots;
 	t->nslots = n;
-	t->slot_shift = shift;
 }
 
 /* Appends a node; its `end` starts as "no children". */
@@ -137,17 +164,21 @@ static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	return c;
 }
 
+/* Counts an entry put in the child hash. It grows at a load of 80%:
+ * linear probing stays short, as a probe reads tags (8 to a cache line),
+ * not nodes. */
+static void slot_filled(struct tree *t)
+{
+	if (++t->nhashed * 5 > t->nslots * 4)
+		grow_slots(t);
+}
+
 /* Inserts node c, known to be absent, into the child hash. */
 static void hash_insert(struct tree *t, tree_idx c)
 {
-	size_t mask = t->nslots - 1;
 	uint64_t h = child_hash(t->nodes[c].parent, t->nodes[c].name);
-	size_t j = slot_of(t, h);
-	while (t->slots[j])
-		j = (j + 1) & mask;
-	t->slots[j] = (h & 0xffffffff00000000ULL) | c;
-	if (++t->nhashed * 4 > t->nslots * 3)
-		grow_slots(t);
+	slots_place(t->slots, t->nslots, (h & 0xffffffff00000000ULL) | c);
+	slot_filled(t);
 }
 
 static void ensure_hash(struct tree *t);
@@ -246,10 +277,9 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 		hash_insert(t, c);
 		return c;
 	}
-	size_t mask = t->nslots - 1;
-	uint64_t h = child_hash(parent, name);
-	uint64_t tag = h & 0xffffffff00000000ULL;
-	for (size_t j = slot_of(t, h); t->slots[j] != 0; j = (j + 1) & mask) {
+	uint64_t h = child_hash(parent, name), tag = h & 0xffffffff00000000ULL;
+	size_t ns = t->nslots, j = slot_home(ns, h);
+	for (; t->slots[j] != 0; j = slot_next(ns, j)) {
 		uint64_t v = t->slots[j];
 		if ((v & 0xffffffff00000000ULL) != tag)
 			continue;
@@ -257,8 +287,10 @@ static tree_idx child_get(struct tree *t, tree_idx parent, strtab_id name)
 		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
 			return c;
 	}
+	/* Absent: the new node takes the empty slot that ended the search. */
 	tree_idx c = new_node(t, parent, name);
-	hash_insert(t, c);
+	t->slots[j] = tag | c;
+	slot_filled(t);
 	return c;
 }
 
@@ -271,16 +303,10 @@ static void ensure_hash(struct tree *t)
 	size_t many = 0;
 	for (size_t i = 1; i < t->n; i++)
 		many += t->nodes[t->nodes[i].parent].end == KIDS_MANY;
-	size_t n = 1024;
-	unsigned shift = 64 - 10;
-	while (many * 4 > n * 3) {
-		n *= 2;
-		shift--;
-	}
+	size_t n = slots_for(many);
 	free(t->slots);
 	t->slots = xcalloc(n, sizeof *t->slots);
 	t->nslots = n;
-	t->slot_shift = shift;
 	t->nhashed = 0;
 	for (size_t i = 1; i < t->n; i++)
 		if (t->nodes[t->nodes[i].parent].end == KIDS_MANY)

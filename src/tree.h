@@ -83,7 +83,6 @@ struct tree {
 	                       Until then tree_finalize need not renumber. */
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
-	unsigned slot_shift;    /* slot index = hash >> slot_shift (top bits) */
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;
 	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:

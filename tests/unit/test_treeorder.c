@@ -277,6 +277,13 @@ int main(void)
 			add_stack(&shuffled, &st[i]);
 		snprintf(name, sizeof name, "round %d: shuffled stacks use the hash", round);
 		ok(shuffled.hashed, "%s", name);
+		/* 3000 stacks branch enough for the hash to grow past its first
+		 * 1024 slots, by half each time (sizes that are not powers of 2). */
+		if (n >= 3000) {
+			snprintf(name, sizeof name, "round %d: the child hash grew (%zu entries, %zu slots)",
+			         round, shuffled.nhashed, shuffled.nslots);
+			ok(shuffled.nslots > 1024 && shuffled.nhashed * 5 <= shuffled.nslots * 4, "%s", name);
+		}
 
 		enum tree_order ord = round % 3 == 2 ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME;
 		tree_finalize(&sorted, ord);
