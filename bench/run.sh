@@ -225,14 +225,14 @@ for f in "$fs" "$fu" $fp; do
 			"$(mb "$tb")" "$bpn" ">=$tgt MB/s: $(verdict "$r" '>=' "$tgt")"
 		if [ "${nodes:-0}" -gt "$bignodes" ]; then big=$f bignodes=$nodes; fi
 		# Peak RSS of a mapped file: the tree plus at most 128 MB.
-		[ $th = 1 ] && echo "$label $rss $(mb "$tb")" >> "$tmp/rss"
+		echo "$label $th $rss $(mb "$tb")" >> "$tmp/rss"
 	done
 done
 echo
 echo "Memory"
-while read -r label rss tmb; do
+while read -r label th rss tmb; do
 	lim=$(awk -v t="$tmb" 'BEGIN { printf "%.0f", t + 128 }')
-	echo "  $label: peak RSS $rss MB, tree $tmb MB: <= tree + 128 MB = $lim MB: $(verdict "$rss" '<=' "$lim")"
+	echo "  $label, $th thread(s): peak RSS $rss MB, tree $tmb MB: <= tree + 128 MB = $lim MB: $(verdict "$rss" '<=' "$lim")"
 done < "$tmp/rss"
 "$TFLAME" --stats --print -w 1 "$fs" > /dev/null 2> "$tmp/err"
 nb=$(stat bytes) nn=$(stat nodes) nm=$(stat name_bytes)
