@@ -302,6 +302,83 @@ else
 	skip "8 colours" "no terminfo entry 'screen'"
 fi
 
+# ---- one-cell frames: background only ----
+# narrow.folded, 100 samples on 100 columns: under "a" (line 27) the frames
+# n1 n2 n3 (one sample, one column each: columns 0, 1, 2 of line 26) and
+# "wide" (97 columns from column 3). A one-cell frame shows no text, so its
+# pair keeps the terminal's own text colour (only the background is sent
+# when two such cells meet); a frame with text has black text (30).
+printf 'a;n1 1\na;n2 1\na;n3 1\na;wide 97\n' > "$T_TMP/narrow.folded"
+# looks N TEXT: "fg/bg" in force at each printable cell of line N before
+# TEXT, then "at:fg/bg" at TEXT (fg: "" the terminal's own, "30" black,
+# "5;N"; bg as in bg_of). Cells are bytes: only for ASCII before TEXT.
+looks() {
+	sgr_upto "$1" "$2" | awk -v last="$(($1 + 1))" '
+		function sgr(p,   n, a, i) {
+			if (p == "") { fg = ""; bg = ""; return }
+			n = split(p, a, ";")
+			for (i = 1; i <= n; i++) {
+				if (a[i] == 0) { fg = ""; bg = "" }
+				else if (a[i] == 38 || a[i] == 48) {
+					v = a[i + 1] == 5 ? "5;" a[i + 2] : "rgb"
+					if (a[i] == 38) fg = v; else bg = v
+					i += a[i + 1] == 5 ? 2 : 4
+				}
+				else if (a[i] ~ /^3[0-7]$/) fg = a[i]
+				else if (a[i] == 39) fg = ""
+				else if (a[i] ~ /^4[0-7]$/) bg = a[i]
+				else if (a[i] == 49) bg = ""
+			}
+		}
+		{
+			line = $0
+			while (length(line) > 0) {
+				if (match(line, /^\033\[[0-9;]*m/)) {
+					sgr(substr(line, 3, RLENGTH - 3))
+					line = substr(line, RLENGTH + 1)
+				} else if (match(line, /^\033\[[0-9;]*[A-Za-z]/)) {
+					line = substr(line, RLENGTH + 1)
+				} else {
+					if (NR == last) printf "%s/%s ", fg, bg
+					line = substr(line, 2)
+				}
+			}
+		}
+		END { printf "at:%s/%s\n", fg, bg }'
+}
+# narrow_ok: three cells before "wide", each with a background and the
+# terminal's own text colour, and black text on a background at "wide".
+narrow_ok() {
+	# shellcheck disable=SC2046
+	set -- $(looks 26 wide)
+	[ $# -eq 4 ] || return 1
+	for c in "$1" "$2" "$3"; do
+		case $c in /?*) ;; *) return 1 ;; esac
+	done
+	case $4 in at:30/?*) return 0 ;; esac
+	return 1
+}
+tm_run "clear; $(q "$TFLAME") $(q "$T_TMP/narrow.folded"); echo rc=\$?"
+expect "narrow: opens" status_is "all${SEP}100 samples"
+expect "narrow: n1 n2 n3 are one blank cell each, then wide" tm_wait_line 26 "   wide"
+if tm_wait narrow_ok; then
+	pass "narrow: one-cell frames have a background and the terminal's text colour; wide has black text"
+else
+	fail "narrow: one-cell frames have a background and the terminal's text colour; wide has black text" \
+		"looks: $(looks 26 wide)"
+fi
+# k onto "a", k onto "wide" (under the middle), h: n3, now a dot.
+tm_keys k k h
+expect "narrow: h selects n3" status_is "n3${SEP}1 sample${SEP}1.00% of all"
+expect "narrow: the selected one-cell frame shows a dot" tm_wait_line 26 "  ·wide"
+dot_ok() { looks 26 "·" | grep -Eq ' at:30/.+$'; }
+if tm_wait dot_ok; then
+	pass "narrow: the dot is in black"
+else
+	fail "narrow: the dot is in black" "looks: $(looks 26 "·")"
+fi
+quit
+
 # ---- 24-bit colour ----
 # A direct-colour entry "<TERM>-direct" compiled into a private TERMINFO:
 # TERM's own entry plus RGB, 2^24 colours and SGR 38;2 / 48;2.
