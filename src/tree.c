@@ -80,15 +80,14 @@ void tree_free(struct tree *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Slots are indexed by the top bits of the hash, and a slot keeps the top
- * 32 bits as its tag: growing the table rehashes from the slots alone,
- * without touching the nodes (a cache miss each on big trees). */
-/* The child hash is addressed by multiply-shift of the hash's upper half
- * (the tag a slot keeps), which works for any table size: the table grows
- * by half instead of doubling, so it ends at 1.25 to 1.9 slots an entry
- * rather than 1.33 to 2.7, and the moment of growth holds 2.5 tables' worth
+/* A slot keeps the upper 32 bits of its key's hash as a tag, and its home
+ * is that tag scaled to the table (multiply-shift): growing the table
+ * rehashes from the slots alone, without touching the nodes (a cache miss
+ * each on big trees), and works for any table size. So the table grows by
+ * half instead of doubling: it ends at 1.25 to 1.9 slots an entry rather
+ * than 1.33 to 2.7, and the moment of growth holds 2.5 tables' worth
  * rather than 3. On a big shuffled profile the table is the largest thing
- * beside the nodes. Tags are 32 bits: at most 2^32 - 1 slots. */
+ * beside the nodes. With 32-bit tags: at most 2^32 - 1 slots. */
 #define SLOTS_MAX ((size_t)UINT32_MAX)
 
 static inline size_t slot_home(size_t nslots, uint64_t h)
