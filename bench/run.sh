@@ -22,7 +22,10 @@
 # nodes, unique names and bytes per node when tflame has `--stats` (a line
 # "nodes N names N bytes N" on stderr). The collapse column checks that
 # `tflame --collapse` of both folded inputs reproduces the sorted file byte
-# for byte. MB means MiB (2^20 bytes) throughout.
+# for byte. MB means MiB (2^20 bytes) throughout. Then time to first
+# paint (best of 3), keys on the largest tree and searches (from inside
+# tflame: --bench-keys), each the run of BENCH_RUNS with the lowest maximum,
+# with the highest maximum of all runs beside it.
 #
 # Environment: TFLAME (default ./src/tflame), CC (default cc), BENCH_RUNS
 # (default 3), TFLAME_BENCH_PERF.
@@ -286,18 +289,38 @@ for f in "$fs" "$fu" $fp; do
 done
 
 echo
-echo "Keys on the largest tree ($(basename "$big"), $bignodes nodes), 200x50 pty: ms per key, layout + render"
+echo "Keys on the largest tree ($(basename "$big"), $bignodes nodes), 200x50 pty: ms per key, layout + render,"
+echo "the run of $runs with the lowest maximum (the highest maximum of all runs beside it)"
 keys='k*40 Enter*3 BS*3 Home l*20 h*20 j*40 i*4 resize*4 Enter Home'
 has_search=0
 if "$TFLAME" --list-keys 2> /dev/null | grep -q '^/'; then
 	has_search=1
 fi
-"$bin/ptyrun" -s 200x50 -e "$tmp/keys" -- "$TFLAME" --bench-keys "$keys q" "$big" > /dev/null
-printf '  %-8s %5s %12s %12s %12s  %s\n' key n 'layout ms' 'render ms' 'total max' 'target <= 5 ms'
-sed -n 's/^bench-key //p' "$tmp/keys" | while read -r k _ n _ lmean lmax _ rmean rmax; do
-	[ "$k" = q ] && continue
-	tot=$(awk -v a="$lmax" -v b="$rmax" 'BEGIN { printf "%.3f", a + b }')
-	printf '  %-8s %5s %12s %12s %12s  %s\n' "$k" "$n" "$lmean" "$rmean" "$tot" "$(verdict "$tot" '<=' 5)"
+# The script runs $runs times, like the loads (best of $runs): a key's row
+# is from the run whose maximum was lowest, and the last column gives the
+# highest maximum of all runs, so the spread stays in sight. A maximum is
+# the slowest layout plus the slowest render of that key in the run.
+: > "$tmp/keys.all"
+i=0
+while [ $i -lt "$runs" ]; do
+	i=$((i + 1))
+	"$bin/ptyrun" -s 200x50 -e "$tmp/keys" -- "$TFLAME" --bench-keys "$keys q" "$big" > /dev/null
+	sed -n 's/^bench-key //p' "$tmp/keys" >> "$tmp/keys.all"
+done
+printf '  %-8s %5s %12s %12s %12s %12s  %s\n' key n 'layout ms' 'render ms' 'total max' 'worst run' 'target <= 5 ms'
+awk '$1 != "q" {
+		t = $6 + $9
+		if (!($1 in best) || t < best[$1]) { best[$1] = t; row[$1] = $0 }
+		if (!($1 in worst) || t > worst[$1]) worst[$1] = t
+		if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]; split(row[k], f, " ")
+			printf "%s %s %s %s %.3f %.3f\n", k, f[3], f[5], f[8], best[k], worst[k]
+		}
+	}' "$tmp/keys.all" | while read -r k n lmean rmean tot worst; do
+	printf '  %-8s %5s %12s %12s %12s %12s  %s\n' "$k" "$n" "$lmean" "$rmean" "$tot" "$worst" "$(verdict "$tot" '<=' 5)"
 done
 
 echo
@@ -306,7 +329,8 @@ if [ $has_search = 1 ]; then
 	echo "Search on $(basename "$fn") ($(stat nodes) nodes, $(stat names) distinct names): ms per keystroke,"
 	echo "the pattern typed one key at a time; each key's whole match pass (run to its end) plus the redraw;"
 	echo "typed after a 0.5 s pause (the names' signatures are computed in the background by then), and,"
-	echo "for the first pattern, also at once after the first paint; and on the largest tree ($bignodes nodes)"
+	echo "for the first pattern, also at once after the first paint; and on the largest tree ($bignodes nodes);"
+	echo "the run of $runs with the lowest max"
 	largest=$big
 	for pat in 'malloc' 'read|write' '^std::' 'malloc ' 'malloc  '; do
 		# 'malloc ' (one trailing blank): malloc again, typed without the
@@ -323,10 +347,21 @@ if [ $has_search = 1 ]; then
 			script="$script $c"
 			i=$((i + 1))
 		done
-		"$bin/ptyrun" -s 200x50 -e "$tmp/s" -- "$TFLAME" --bench-keys "$script Enter q" "$big" > /dev/null
-		sed -n 's/^bench-key //p' "$tmp/s" | awk -v p="$pat" -v w="$w" '
-			$1 != "/" && $1 != "Enter" && $1 != "q" { n += $3; sum += ($5 + $8) * $3; if ($6 + $9 > mx) mx = $6 + $9 }
-			END { if (n) printf "  %-10s mean %.1f ms, max %.1f ms over %d keystrokes (target <= 50 ms: %s)%s\n", p, sum / n, mx, n, mx <= 50 ? "met" : "NOT met", w }'
+		# Best of $runs runs, as above: "mean max" of each run, then the
+		# run with the lowest max, and the highest max of all.
+		: > "$tmp/s.all"
+		i=0
+		while [ $i -lt "$runs" ]; do
+			i=$((i + 1))
+			"$bin/ptyrun" -s 200x50 -e "$tmp/s" -- "$TFLAME" --bench-keys "$script Enter q" "$big" > /dev/null
+			sed -n 's/^bench-key //p' "$tmp/s" | awk '
+				$1 != "/" && $1 != "Enter" && $1 != "q" { n += $3; sum += ($5 + $8) * $3; if ($6 + $9 > mx) mx = $6 + $9 }
+				END { if (n) printf "%.1f %.1f %d\n", sum / n, mx, n }' >> "$tmp/s.all"
+		done
+		sort -n -k2 "$tmp/s.all" | awk -v p="$pat" -v w="$w" '
+			NR == 1 { mean = $1; mx = $2; n = $3 }
+			{ worst = $2 }
+			END { if (n) printf "  %-10s mean %.1f ms, max %.1f ms over %d keystrokes, worst run max %.1f (target <= 50 ms: %s)%s\n", p, mean, mx, n, worst, mx <= 50 ? "met" : "NOT met", w }'
 	done
 else
 	echo "Search: this tflame has no search yet"
