@@ -319,7 +319,6 @@ void search_pause(struct search *s)
 	atomic_store(&s->cancel, true);
 	pthread_join(s->helper, NULL);
 	s->helper_on = false;
-	s->alone = true;
 	/* What the helper did is done again: the same answers. */
 	if (s->names_done < strtab_count(&s->t->names)) {
 		s->split = strtab_count(&s->t->names);

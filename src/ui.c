@@ -56,7 +56,6 @@
 #define UI_PROGRESS_MS 100
 /* Searches remembered for Up/Down in the prompt. */
 #define UI_HISTORY_MAX 100
-/* Colour pairs: 1 the ancestor rows, 2 search matches, 3.. the frames. */
 /* Layouts of earlier views kept for going back (a few spans' worth each). */
 #define UI_OLD_LAYOUTS 4
 
@@ -67,6 +66,8 @@ struct ui_laid {
 	struct layout_params lp;
 	unsigned gen;
 };
+/* Colour pairs: 1 the ancestor rows, 2 search matches, 3 the terminal's
+ * own colours (blank cells, plain text), 4.. the frames. */
 #define UI_PAIR_ANCESTOR 1
 #define UI_PAIR_MATCH 2
 #define UI_PAIR_PLAIN 3
@@ -1119,14 +1120,13 @@ static void search_clear(struct ui *u)
 /* ---- drawing ---- */
 
 /* All that a search changes in a frame's look: while a search is shown,
- * matches get the match colour plus bold and underline (visible without
- * colour too), every other frame is dimmed. Sets *match. */
-static attr_t search_decorate(const struct ui *u, tree_idx i, attr_t a, int *pair, bool *match)
+ * matches (`match`) get the match colour plus bold and underline (visible
+ * without colour too), every other frame is dimmed. */
+static attr_t search_decorate(const struct ui *u, bool match, attr_t a, int *pair)
 {
-	*match = u->shown && search_matches(u->shown, i);
 	if (!u->shown)
 		return a;
-	if (*match) {
+	if (match) {
 		if (u->match_pair)
 			*pair = u->match_pair;
 		return (a & ~A_DIM) | u->match_attr;
@@ -1137,15 +1137,15 @@ static attr_t search_decorate(const struct ui *u, tree_idx i, attr_t a, int *pai
 static void draw_span(struct ui *u, const struct layout_span *s)
 {
 	int y = 1 + s->row, w = s->col1 - s->col0;
-	bool selected = s->node == u->sel, match;
+	bool selected = s->node == u->sel, match = u->shown && search_matches(u->shown, s->node);
 	/* A frame one cell wide is too narrow for text; a dot keeps it
 	 * visible without colour, and marks it selected or matching. Without
 	 * the dot the cell is blank: only its background shows. */
-	bool dot = u->depth == PALETTE_MONO || selected || (u->shown && search_matches(u->shown, s->node));
+	bool dot = u->depth == PALETTE_MONO || selected || match;
 	int pair = u->ancestor_pair;
 	attr_t a = s->kind == LAYOUT_ANCESTOR ? u->ancestor_attr
 	                                      : frame_attr(u, s->node, w == 1 && !dot, &pair);
-	a = search_decorate(u, s->node, a, &pair, &match);
+	a = search_decorate(u, match, a, &pair);
 	if (selected)
 		a = (a & ~A_DIM) | A_REVERSE | A_BOLD;
 	set_look(a, pair);
