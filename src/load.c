@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "folded.h"
+#include "perfdata.h"
 #include "source.h"
 #include "text.h"
 #include "xalloc.h"
@@ -514,6 +515,32 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 	return true;
 }
 
+static void load_msg_cb(void *arg, const char *text)
+{
+	load_messages_add(arg, "%s", text);
+}
+
+static void load_progress_cb(void *arg, uint64_t done, uint64_t size, uint64_t stacks)
+{
+	progress_update(arg, done, size, stacks, false);
+}
+
+/* perf.data through the native reader. */
+static int load_perfdata(struct tree *t, struct source *s, const char *name, const struct load_options *o,
+                         struct progress *pr, struct load_messages *m)
+{
+	struct perfdata_options po = {
+		.perf = &o->perf, .symfs = o->symfs,
+		.progress = load_progress_cb, .progress_arg = pr
+	};
+	struct perfdata_info info;
+	enum perfdata_status st = perfdata_load(t, s, name, &po, &info, load_msg_cb, m);
+	progress_update(pr, source_offset(s), source_size(s), t->stacks, true);
+	if (o->perfdata_info)
+		*o->perfdata_info = info;
+	return st == PERFDATA_OK ? 0 : 1;
+}
+
 static int load_one(struct tree *t, const char *path, const struct load_options *o,
                     struct load_messages *m)
 {
@@ -529,6 +556,20 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	struct progress pr = { .enabled = o->progress && isatty(STDERR_FILENO) };
 	pr.start = pr.last = now();
 	text_sanitize(name, strlen(name), pr.name, sizeof pr.name);
+
+	char head[16];
+	ssize_t hn = (o->format == SNIFF_UNKNOWN || o->format == SNIFF_PERFDATA)
+	             ? source_peek(s, head, sizeof head) : 0;
+	if (hn < 0) {
+		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
+		source_close(s);
+		return 1;
+	}
+	if (o->format == SNIFF_PERFDATA || (o->format == SNIFF_UNKNOWN && perfdata_sniff(head, (size_t)hn))) {
+		int rc = load_perfdata(t, s, name, o, &pr, m);
+		source_close(s);
+		return rc;
+	}
 
 	const char *buf = "";
 	ssize_t n = source_next(s, &buf);

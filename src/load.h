@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "perfdata.h"
 #include "perfscript.h"
 #include "sniff.h"
 #include "tree.h"
@@ -19,6 +20,9 @@ struct load_options {
 	bool threads_forced;        /* also for small files (tests) */
 	struct tree *before;        /* folded inputs: the BEFORE counts of
 	                               differential lines go here (NULL: ignored) */
+	const char *symfs;          /* perf.data: object files under this root */
+	struct perfdata_info *perfdata_info;    /* perf.data: what it said of
+	                               itself, when not NULL */
 };
 
 struct load_messages {

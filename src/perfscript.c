@@ -8,7 +8,9 @@
 #include "config.h"
 #include "perfscript.h"
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "xalloc.h"
@@ -867,6 +869,82 @@ static void perf_line(struct perf_reader *r, const char *s, size_t n)
 		perf_frame_line(r, s, n);
 	else
 		perf_event_line(r, s, n);
+}
+
+/* ---- records as fields ------------------------------------------------- */
+
+bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len,
+                        int32_t pid, int32_t tid, const char *event, size_t event_len,
+                        bool have_period, uint64_t period)
+{
+	/* The event line perf script -F+pid prints, "COMM PID/TID ", parsed
+	 * as text is: a name with digit words or spaces splits the same. */
+	char line[64 + 2 * 12];
+	struct perf_event_parts ep;
+	const char *colon = memchr(event, ':', event_len);
+	size_t n;
+
+	if (r->nent)
+		perf_flush(r);
+	r->d.lines++;
+	r->started = true;
+	if (comm_len > 64)
+		comm_len = 64;
+	memcpy(line, comm, comm_len);
+	n = comm_len + (size_t)snprintf(line + comm_len, sizeof line - comm_len, " %" PRId32 "/%" PRId32 " ",
+	                                pid, tid);
+	if (colon)
+		event_len = (size_t)(colon - event);
+	if (!perf_event_kept(r, event, event_len)) {
+		r->skip = true;
+		return false;
+	}
+	r->skip = false;
+	r->have_period = have_period;
+	r->period = period;
+	if (perf_event_line_parts(line, n, &ep)) {
+		perf_set_pname(r, &ep);
+	} else {
+		r->pname_len = 0;
+		r->java = false;
+	}
+	return true;
+}
+
+void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
+                       const char *sym, size_t sym_len, const char *dso, size_t dso_len)
+{
+	struct perf_frame_parts fp;
+
+	if (r->skip)
+		return;
+	perf_trim(&sym, &sym_len);
+	if (!sym_len) {
+		sym = " ";
+		sym_len = 1;
+	}
+	fp.pc = pc;
+	fp.pc_len = pc_len;
+	fp.func = sym;
+	fp.func_len = sym_len;
+	fp.module = dso;
+	fp.module_len = dso_len;
+	perf_frame(r, &fp);
+}
+
+void perf_reader_record_end(struct perf_reader *r)
+{
+	if (!r->skip && r->nent)
+		perf_flush(r);
+	r->skip = false;
+	r->nent = 0;
+	r->flen = 0;
+}
+
+void perf_reader_record_clear(struct perf_reader *r)
+{
+	r->nent = 0;
+	r->flen = 0;
 }
 
 /* ---- public ------------------------------------------------------------ */

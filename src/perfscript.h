@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "reader.h"
 #include "tree.h"
 
@@ -35,6 +36,22 @@ const char *perf_reader_filter(const struct perf_reader *r);
 uint64_t perf_reader_weird_events(const struct perf_reader *r);
 uint64_t perf_reader_weird_stacks(const struct perf_reader *r);
 void perf_reader_free(struct perf_reader *r);
+
+/* Records given as fields rather than text (the perf.data reader), collapsed
+ * exactly as the same record printed by `perf script -F+pid` would be.
+ * perf_reader_record starts one and returns false when the event filter
+ * drops it (frames may still be given; they are ignored); frames come leaf
+ * first, as perf prints them: pc as perf prints it (hex, no "0x"), sym the
+ * symbol with its "+0x" offset or "[unknown]", dso without parentheses.
+ * perf_reader_record_end hands the stack to the tree. */
+bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len,
+                        int32_t pid, int32_t tid, const char *event, size_t event_len,
+                        bool have_period, uint64_t period);
+void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
+                       const char *sym, size_t sym_len, const char *dso, size_t dso_len);
+void perf_reader_record_end(struct perf_reader *r);
+/* Drops the frames given so far to the record being built. */
+void perf_reader_record_clear(struct perf_reader *r);
 
 /* Line-level parsers, shared with sniff. Spans point into the line. */
 struct perf_event_parts {

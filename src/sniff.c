@@ -184,5 +184,9 @@ bool sniff_parse_name(const char *name, enum sniff_format *out)
 		*out = SNIFF_PERF;
 		return true;
 	}
+	if (!strcmp(name, "perf-data")) {
+		*out = SNIFF_PERFDATA;
+		return true;
+	}
 	return false;
 }

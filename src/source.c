@@ -287,6 +287,61 @@ ssize_t source_next(struct source *s, const char **buf)
 	return next_stream(s, buf);
 }
 
+ssize_t source_peek(struct source *s, void *dst, size_t n)
+{
+	if (s->map) {
+		size_t k = n < s->maplen ? n : s->maplen;
+		memcpy(dst, s->map, k);
+		return (ssize_t)k;
+	}
+	if (n > s->cap) {
+		s->cap = n;
+		s->buf = xrealloc(s->buf, s->cap);
+	}
+	if (fill(s, n, false) != 0)
+		return -1;
+	size_t k = n < s->len ? n : s->len;
+	memcpy(dst, s->buf, k);
+	return (ssize_t)k;
+}
+
+ssize_t source_read(struct source *s, void *dst, size_t n)
+{
+	char *out = dst;
+	size_t got = 0;
+
+	if (s->map) {
+		size_t left = s->maplen - s->pos, k = n < left ? n : left;
+		memcpy(out, s->map + s->pos, k);
+		s->pos += k;
+		s->offset += k;
+		return (ssize_t)k;
+	}
+	/* what peek buffered first (tail counts what was consumed of it) */
+	if (s->tail < s->len) {
+		size_t k = s->len - s->tail < n ? s->len - s->tail : n;
+		memcpy(out, s->buf + s->tail, k);
+		s->tail += k;
+		got = k;
+		if (s->tail == s->len)
+			s->tail = s->len = 0;
+	}
+	while (got < n && !s->eof) {
+		ssize_t r = read(s->fd, out + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno));
+			return -1;
+		}
+		if (r == 0)
+			s->eof = true;
+		got += (size_t)r;
+	}
+	s->offset += got;
+	return (ssize_t)got;
+}
+
 const char *source_error(const struct source *s)
 {
 	return s->err[0] ? s->err : "read error";

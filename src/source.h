@@ -29,6 +29,14 @@ struct source *source_open(const char *path, char *err, size_t errsize);
 #define SOURCE_MAX_LINE ((size_t)64 << 20)
 ssize_t source_next(struct source *s, const char **buf);
 
+/* Binary inputs (perf.data), used instead of source_next, never with it.
+ * source_peek copies the first n bytes (fewer at end of input) to dst
+ * without consuming them; source_read copies the next n bytes and consumes
+ * them. Both return the count copied (< n only at end of input), or -1 on
+ * a read error (source_error says which). */
+ssize_t source_peek(struct source *s, void *dst, size_t n);
+ssize_t source_read(struct source *s, void *dst, size_t n);
+
 /* After source_next returned -1: what went wrong ("read error: ...", or
  * the line limit), for "tflame: FILE: <this>". */
 const char *source_error(const struct source *s);

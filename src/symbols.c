@@ -1,0 +1,1086 @@
+/* symbols: perf 6.1's symbol rules (tools/perf/util/symbol.c,
+ * symbol-elf.c, srcline.c, dso.c were read for them; no code comes from
+ * there), so that names match what `perf script` prints:
+ *
+ * - files are looked for where perf looks, in its order (debuglink, the
+ *   build-id cache ~/.debug, /usr/lib/debug by path and by build id, the
+ *   path itself), a file with another build id than recorded is refused;
+ *   symbols come from the first one with a .symtab (and its .dynsym), else
+ *   from a .dynsym; functions, objects and labels in text or data sections;
+ *   values moved to file offsets through the program headers;
+ * - zero-sized symbols end where the next starts (the last one at the page
+ *   after), and of several at one address one stays: sized, not weak,
+ *   global, fewer leading underscores, longer name, first;
+ * - NAME@plt for each .plt entry (sh_entsize apart, after a header of one);
+ * - C++ names demangled by libiberty without parameter lists, as perf
+ *   (built with libiberty, without libbfd) does, and OCaml names;
+ * - inline callers as binutils addr2line -i -f reports them: linkage names
+ *   first, and nothing when the address has no line information. */
+#include "config.h"
+#include "symbols.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "xalloc.h"
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+enum kind { K_FILE, K_KALLSYMS, K_PERFMAP, K_SINGLE };
+
+struct isym {
+	struct sym s;
+	uint8_t bind;
+};
+
+struct inl {
+	uint64_t addr;          /* UINT64_MAX: empty slot */
+	uint32_t n;
+	const char **names;
+};
+
+struct sym_dso {
+	enum kind kind;
+	char *path;
+	uint8_t bid[20];
+	size_t bidlen;
+	bool loaded, found;
+	struct isym *syms;
+	size_t n, cap;
+	char *elf_path;         /* the object's code (unwinding) */
+	char *sym_path;         /* where the symbols came from */
+	char *dwarf_path;       /* candidates for DWARF, tried in order */
+	uint64_t text_offset;   /* .text address - its file offset */
+	/* DWARF, opened on the first inline query */
+	bool dw_tried;
+	int dw_fd;
+	Elf *dw_elf;
+	Dwarf *dw;
+	struct inl *inl;
+	size_t inl_n, inl_cap;
+	struct symbols *owner;  /* keeps the inline names */
+	struct sym_dso *next;
+};
+
+struct symbols {
+	char *symfs;
+	struct sym_dso *list;
+	struct sym_dso *kallsyms;
+	char **strs;            /* names handed out by inline queries */
+	size_t nstrs, strcap;
+};
+
+static char *sy_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *sy_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		xdie("out of memory");
+	char *s = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+struct symbols *symbols_new(const char *symfs)
+{
+	struct symbols *sy = xcalloc(1, sizeof *sy);
+	if (symfs && *symfs && strcmp(symfs, "/") != 0) {
+		sy->symfs = xstrdup(symfs);
+		size_t n = strlen(sy->symfs);
+		while (n > 1 && sy->symfs[n - 1] == '/')
+			sy->symfs[--n] = '\0';
+	}
+	elf_version(EV_CURRENT);
+	return sy;
+}
+
+static void dso_free(struct sym_dso *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free((char *)d->syms[i].s.name);
+	free(d->syms);
+	for (size_t i = 0; i < d->inl_cap; i++)
+		if (d->inl[i].addr != UINT64_MAX)
+			free(d->inl[i].names);
+	free(d->inl);
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->dw_elf)
+		elf_end(d->dw_elf);
+	if (d->dw_fd > 0)
+		close(d->dw_fd);
+	free(d->path);
+	free(d->elf_path);
+	free(d->sym_path);
+	free(d->dwarf_path);
+	free(d);
+}
+
+void symbols_free(struct symbols *sy)
+{
+	if (!sy)
+		return;
+	for (struct sym_dso *d = sy->list, *nx; d; d = nx) {
+		nx = d->next;
+		dso_free(d);
+	}
+	for (size_t i = 0; i < sy->nstrs; i++)
+		free(sy->strs[i]);
+	free(sy->strs);
+	free(sy->symfs);
+	free(sy);
+}
+
+static struct sym_dso *dso_new(struct symbols *sy, enum kind kind, const char *path)
+{
+	struct sym_dso *d = xcalloc(1, sizeof *d);
+	d->kind = kind;
+	d->path = xstrdup(path ? path : "");
+	d->dw_fd = -1;
+	d->owner = sy;
+	d->next = sy->list;
+	sy->list = d;
+	return d;
+}
+
+static void add_sym(struct sym_dso *d, uint64_t start, uint64_t size, uint8_t bind, const char *name)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 256;
+		d->syms = xreallocarray(d->syms, d->cap, sizeof *d->syms);
+	}
+	d->syms[d->n].s.start = start;
+	d->syms[d->n].s.end = start + size;
+	d->syms[d->n].s.name = xstrdup(name);
+	d->syms[d->n].bind = bind;
+	d->n++;
+}
+
+/* ---- perf's fixups ------------------------------------------------------- */
+
+/* Stable sort by start (perf's tree puts equal starts after each other in
+ * insertion order): a merge sort through a scratch array, no recursion. */
+static void sort_syms(struct sym_dso *d)
+{
+	size_t n = d->n;
+	struct isym *a = d->syms, *b;
+	if (n < 2)
+		return;
+	b = xreallocarray(NULL, d->cap, sizeof *b);
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				b[k++] = a[j].s.start < a[i].s.start ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+		}
+		struct isym *t = a;
+		a = b;
+		b = t;
+	}
+	d->syms = a;
+	free(b);
+}
+
+static uint64_t page_up(uint64_t v)
+{
+	return (v + 4095) & ~(uint64_t)4095;
+}
+
+static void fixup_end(struct sym_dso *d, bool kallsyms)
+{
+	for (size_t i = 1; i < d->n; i++) {
+		struct sym *prev = &d->syms[i - 1].s, *curr = &d->syms[i].s;
+		if (prev->end != prev->start)
+			continue;
+		if (kallsyms && (!strchr(prev->name, '[') != !strchr(curr->name, '[')))
+			prev->end = page_up(prev->end + 4096);
+		else
+			prev->end = curr->start;
+	}
+	if (d->n) {
+		struct sym *last = &d->syms[d->n - 1].s;
+		if (last->end == last->start)
+			last->end = page_up(last->start) + 4096;
+	}
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* True when a is kept over b (same start). */
+static bool better(const struct isym *a, const struct isym *b)
+{
+	uint64_t la = a->s.end - a->s.start, lb = b->s.end - b->s.start;
+	if (lb == 0 && la > 0)
+		return true;
+	if (la == 0 && lb > 0)
+		return false;
+	bool wa = a->bind == STB_WEAK, wb = b->bind == STB_WEAK;
+	if (wb && !wa)
+		return true;
+	if (wa && !wb)
+		return false;
+	bool ga = a->bind == STB_GLOBAL, gb = b->bind == STB_GLOBAL;
+	if (ga && !gb)
+		return true;
+	if (gb && !ga)
+		return false;
+	size_t ua = underscores(a->s.name), ub = underscores(b->s.name);
+	if (ub != ua)
+		return ub > ua;
+	size_t na = strlen(a->s.name), nb = strlen(b->s.name);
+	if (na != nb)
+		return na > nb;
+	return true;
+}
+
+static void fixup_duplicate(struct sym_dso *d)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (k && d->syms[k - 1].s.start == d->syms[i].s.start) {
+			if (better(&d->syms[k - 1], &d->syms[i])) {
+				free((char *)d->syms[i].s.name);
+			} else {
+				free((char *)d->syms[k - 1].s.name);
+				d->syms[k - 1] = d->syms[i];
+			}
+			continue;
+		}
+		d->syms[k++] = d->syms[i];
+	}
+	d->n = k;
+}
+
+const struct sym *sym_dso_find(struct sym_dso *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->n;
+
+	if (!d->loaded)
+		return NULL;
+	/* the last symbol starting at or before addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->syms[mid].s.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a nested symbol may end before addr while an enclosing one goes
+	 * on: look back a little */
+	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
+		const struct sym *s = &d->syms[i - 1].s;
+		if (addr < s->end || (addr == s->start && s->start == s->end))
+			return s;
+	}
+	return NULL;
+}
+
+/* ---- demangling, as perf's demangle_sym ----------------------------------- */
+
+static int hexval(int c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+static char *ocaml_demangle(const char *s);
+
+/* C++ (and legacy Rust) through libiberty's cplus_demangle without
+ * options, as this perf links it: no parameter lists, no return types;
+ * else OCaml. NULL when the name stays as it is. */
+static char *demangle(const char *s)
+{
+#ifdef HAVE_LIBIBERTY
+	char *d = cplus_demangle(s, DMGL_NO_OPTS);
+	if (d) {
+		char *c = xstrdup(d);
+		free(d);
+		return c;
+	}
+#endif
+	return ocaml_demangle(s);
+}
+
+static char *ocaml_demangle(const char *s)
+{
+	if (strncmp(s, "caml", 4) != 0 || !isupper((unsigned char)s[4]))
+		return NULL;
+	size_t n = strlen(s);
+	char *out = xmalloc(n + 1), *o = out;
+	for (size_t i = 4; i < n;) {
+		if (s[i] == '_' && s[i + 1] == '_') {
+			*o++ = '.';
+			i += 2;
+		} else if (s[i] == '$' && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])) {
+			*o++ = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			i += 3;
+		} else {
+			*o++ = s[i++];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ---- ELF files ------------------------------------------------------------ */
+
+struct ef {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	char *path;
+	Elf_Scn *symtab, *dynsym;
+	size_t dynsym_idx;
+};
+
+static void ef_close(struct ef *e)
+{
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+}
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static Elf_Scn *section_by_name(Elf *elf, const GElf_Ehdr *eh, const char *name, GElf_Shdr *sh, size_t *idx)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	(void)eh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && strcmp(n, name) == 0) {
+			if (idx)
+				*idx = elf_ndxscn(scn);
+			return scn;
+		}
+	}
+	return NULL;
+}
+
+/* The GNU build id note of an ELF file; its length, 0 when none. */
+static size_t elf_build_id(Elf *elf, uint8_t *out, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+		while (off < data->d_size && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0) {
+				size_t n = nh.n_descsz < cap ? nh.n_descsz : cap;
+				memcpy(out, (char *)data->d_buf + doff, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Opens path as an ELF file; refuses one whose build id differs from the
+ * expected one (when bidlen is set). */
+static bool ef_open(struct ef *e, const char *path, const uint8_t *bid, size_t bidlen)
+{
+	GElf_Shdr sh;
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+	if (!is_regular(path))
+		return false;
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		return false;
+	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->eh)) {
+		ef_close(e);
+		return false;
+	}
+	if (bidlen) {
+		uint8_t got[20];
+		size_t n = elf_build_id(e->elf, got, sizeof got);
+		if (n != bidlen || memcmp(got, bid, n) != 0) {
+			ef_close(e);
+			return false;
+		}
+	}
+	e->symtab = section_by_name(e->elf, &e->eh, ".symtab", &sh, NULL);
+	if (e->symtab && sh.sh_type != SHT_SYMTAB)
+		e->symtab = NULL;
+	e->dynsym = section_by_name(e->elf, &e->eh, ".dynsym", &sh, &e->dynsym_idx);
+	if (e->dynsym && sh.sh_type != SHT_DYNSYM)
+		e->dynsym = NULL;
+	e->path = xstrdup(path);
+	return true;
+}
+
+/* The load segment holding vaddr (perf's elf_read_program_header). */
+static bool load_phdr(Elf *elf, uint64_t vaddr, GElf_Phdr *ph)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, ph) || ph->p_type != PT_LOAD)
+			continue;
+		uint64_t sz = ph->p_memsz > ph->p_filesz ? ph->p_memsz : ph->p_filesz;
+		if (sz && vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + sz)
+			return true;
+	}
+	return false;
+}
+
+/* Loads one symbol table of syms (runtime: the file with the code). */
+static size_t load_table(struct sym_dso *d, struct ef *syms, struct ef *runtime, Elf_Scn *table)
+{
+	GElf_Shdr sh;
+	size_t nsyms, shstr_sym, shstr_run, added = 0;
+	Elf_Data *data;
+
+	if (!gelf_getshdr(table, &sh) || sh.sh_entsize == 0)
+		return 0;
+	data = elf_getdata(table, NULL);
+	if (!data)
+		return 0;
+	if (elf_getshdrstrndx(syms->elf, &shstr_sym) != 0 || elf_getshdrstrndx(runtime->elf, &shstr_run) != 0)
+		return 0;
+	nsyms = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < nsyms; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s))
+			continue;
+		int type = GELF_ST_TYPE(s.st_info), vis = GELF_ST_VISIBILITY(s.st_other);
+		bool func = (type == STT_FUNC || type == STT_GNU_IFUNC) && s.st_name && s.st_shndx != SHN_UNDEF;
+		bool obj = type == STT_OBJECT && s.st_name && s.st_shndx != SHN_UNDEF;
+		bool label = type == STT_NOTYPE && s.st_name && s.st_shndx != SHN_UNDEF &&
+		             s.st_shndx != SHN_ABS && vis != STV_HIDDEN && vis != STV_INTERNAL;
+		if (!func && !obj && !label)
+			continue;
+		if (s.st_shndx == SHN_ABS || s.st_shndx >= SHN_LORESERVE)
+			continue;
+		const char *name = elf_strptr(syms->elf, sh.sh_link, s.st_name);
+		if (!name)
+			continue;
+		Elf_Scn *sec = elf_getscn(syms->elf, s.st_shndx);
+		GElf_Shdr ssh;
+		if (!sec || !gelf_getshdr(sec, &ssh))
+			break;  /* perf gives up on the table here */
+		if (!(ssh.sh_flags & SHF_ALLOC))
+			continue;
+		Elf *secelf = syms->elf;
+		size_t secstr = shstr_sym;
+		if (ssh.sh_type == SHT_NOBITS) {
+			sec = elf_getscn(runtime->elf, s.st_shndx);
+			if (!sec || !gelf_getshdr(sec, &ssh))
+				break;
+			secelf = runtime->elf;
+			secstr = shstr_run;
+		}
+		if (label) {
+			const char *sn = elf_strptr(secelf, secstr, ssh.sh_name);
+			if (!sn || (!strstr(sn, "text") && !strstr(sn, "data")))
+				continue;
+		}
+		GElf_Phdr ph;
+		uint64_t value = s.st_value;
+		if (load_phdr(runtime->elf, value, &ph))
+			value -= ph.p_vaddr - ph.p_offset;
+		else
+			value -= ssh.sh_addr - ssh.sh_offset;
+		char *dem = demangle(name);
+		add_sym(d, value, s.st_size, (uint8_t)GELF_ST_BIND(s.st_info), dem ? dem : name);
+		free(dem);
+		added++;
+	}
+	if (added) {
+		sort_syms(d);
+		fixup_end(d, false);
+		fixup_duplicate(d);
+	}
+	return added;
+}
+
+static void load_plt(struct sym_dso *d, struct ef *e)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel;
+	if (!e->dynsym)
+		return;
+	rel = section_by_name(e->elf, &e->eh, ".rela.plt", &rsh, NULL);
+	if (!rel)
+		rel = section_by_name(e->elf, &e->eh, ".rel.plt", &rsh, NULL);
+	if (!rel || rsh.sh_link != e->dynsym_idx || rsh.sh_entsize == 0)
+		return;
+	if (!section_by_name(e->elf, &e->eh, ".plt", &psh, NULL))
+		return;
+	Elf_Data *rd = elf_getdata(rel, NULL), *syms = elf_getdata(e->dynsym, NULL);
+	if (!rd || !syms || !gelf_getshdr(e->dynsym, &dsh))
+		return;
+	uint64_t entsize = psh.sh_entsize, hdr = psh.sh_entsize;
+	switch (e->eh.e_machine) {
+	case EM_ARM: hdr = 20; entsize = 12; break;
+	case EM_AARCH64: hdr = 32; entsize = 16; break;
+	default: break;
+	}
+	uint64_t off = psh.sh_offset + hdr;
+	size_t n = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		size_t symidx;
+		if (rsh.sh_type == SHT_RELA) {
+			GElf_Rela r;
+			if (!gelf_getrela(rd, (int)i, &r))
+				break;
+			symidx = GELF_R_SYM(r.r_info);
+		} else {
+			GElf_Rel r;
+			if (!gelf_getrel(rd, (int)i, &r))
+				break;
+			symidx = GELF_R_SYM(r.r_info);
+		}
+		GElf_Sym s;
+		const char *name = NULL;
+		if (gelf_getsym(syms, (int)symidx, &s))
+			name = elf_strptr(e->elf, dsh.sh_link, s.st_name);
+		char *dem = name ? demangle(name) : NULL;
+		char *pn = sy_asprintf("%s@plt", dem ? dem : name ? name : "");
+		free(dem);
+		add_sym(d, off, entsize, STB_GLOBAL, pn);
+		free(pn);
+		off += entsize;
+	}
+	sort_syms(d);
+}
+
+static void add_dwarf_candidate(struct sym_dso *d, const char *path)
+{
+	size_t old = d->dwarf_path ? strlen(d->dwarf_path) + 1 : 0, n = strlen(path) + 1;
+	d->dwarf_path = xrealloc(d->dwarf_path, old + n + 1);
+	memcpy(d->dwarf_path + old, path, n);
+	d->dwarf_path[old + n] = '\0';
+}
+
+static char *bid_hex(const uint8_t *bid, size_t n)
+{
+	char *s = xmalloc(n * 2 + 1);
+	for (size_t i = 0; i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", bid[i]);
+	return s;
+}
+
+static char *join_symfs(const struct symbols *sy, const char *path)
+{
+	return sy_asprintf("%s%s", sy->symfs ? sy->symfs : "", path);
+}
+
+/* The .gnu_debuglink file name of the ELF file at path. */
+static char *debuglink(const char *path)
+{
+	struct ef e;
+	GElf_Shdr sh;
+	char *out = NULL;
+	if (!ef_open(&e, path, NULL, 0))
+		return NULL;
+	Elf_Scn *scn = section_by_name(e.elf, &e.eh, ".gnu_debuglink", &sh, NULL);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (data && data->d_size > 0 && memchr(data->d_buf, '\0', data->d_size))
+		out = xstrdup(data->d_buf);
+	ef_close(&e);
+	return out;
+}
+
+static const char *home_debug(void)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR");
+	return dir && *dir ? NULL : getenv("HOME");
+}
+
+/* The candidate files for an object, in perf's order (dso__load). */
+static size_t candidates(const struct symbols *sy, const struct sym_dso *d, char **out, size_t cap)
+{
+	size_t n = 0;
+	char *self = join_symfs(sy, d->path);
+
+	/* debuglink: beside the file, in its .debug, under /usr/lib/debug */
+	if (is_regular(self)) {
+		char *link = debuglink(self);
+		if (link && !strchr(link, '/')) {
+			char *slash = strrchr(self, '/');
+			size_t dl = slash ? (size_t)(slash - self) : 0;
+			const char *dir_sym = d->path;
+			const char *dslash = strrchr(dir_sym, '/');
+			size_t ddl = dslash ? (size_t)(dslash - dir_sym) : 0;
+			char *c[4] = {
+				xstrdup(link),
+				sy_asprintf("%.*s/%s", (int)dl, self, link),
+				sy_asprintf("%.*s/.debug/%s", (int)dl, self, link),
+				sy_asprintf("%s/usr/lib/debug%.*s/%s", sy->symfs ? sy->symfs : "", (int)ddl, dir_sym, link)
+			};
+			bool taken = false;
+			for (int i = 0; i < 4; i++) {
+				if (!taken && is_regular(c[i]) && n < cap) {
+					out[n++] = c[i];
+					taken = true;
+				} else {
+					free(c[i]);
+				}
+			}
+		}
+		free(link);
+	}
+	if (d->bidlen) {
+		char *hex = bid_hex(d->bid, d->bidlen);
+		const char *home = home_debug();
+		const char *bdir = getenv("PERF_BUILDID_DIR");
+		char *cache = bdir && *bdir ? sy_asprintf("%s/.build-id/%.2s/%s", bdir, hex, hex + 2)
+		            : home ? sy_asprintf("%s/.debug/.build-id/%.2s/%s", home, hex, hex + 2) : NULL;
+		if (cache) {
+			if (is_regular(cache)) {
+				if (n < cap)
+					out[n++] = xstrdup(cache);
+				if (n < cap)
+					out[n++] = xstrdup(cache);
+			} else {
+				if (n < cap)
+					out[n++] = sy_asprintf("%s/elf", cache);
+				if (n < cap)
+					out[n++] = sy_asprintf("%s/debug", cache);
+			}
+			free(cache);
+		}
+		if (n < cap)
+			out[n++] = sy_asprintf("%s/usr/lib/debug%s.debug", sy->symfs ? sy->symfs : "", d->path);
+		if (n < cap)
+			out[n++] = sy_asprintf("%s/usr/lib/debug%s", sy->symfs ? sy->symfs : "", d->path);
+		if (n < cap)
+			out[n++] = sy_asprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			                     sy->symfs ? sy->symfs : "", hex, hex + 2);
+		free(hex);
+	} else {
+		if (n < cap)
+			out[n++] = sy_asprintf("%s/usr/lib/debug%s.debug", sy->symfs ? sy->symfs : "", d->path);
+		if (n < cap)
+			out[n++] = sy_asprintf("%s/usr/lib/debug%s", sy->symfs ? sy->symfs : "", d->path);
+	}
+	if (n < cap)
+		out[n++] = self;
+	else
+		free(self);
+	return n;
+}
+
+static void load_file(struct symbols *sy, struct sym_dso *d)
+{
+	char *cand[12];
+	size_t nc;
+	struct ef ss[2];
+	int syms = -1, runtime = -1, used = 0;
+
+	/* without a recorded build id, the file's own is what debug files
+	 * must carry */
+	if (!d->bidlen) {
+		char *self = join_symfs(sy, d->path);
+		struct ef e;
+		if (ef_open(&e, self, NULL, 0)) {
+			d->bidlen = elf_build_id(e.elf, d->bid, sizeof d->bid);
+			ef_close(&e);
+		}
+		free(self);
+	}
+	nc = candidates(sy, d, cand, sizeof cand / sizeof cand[0]);
+	for (size_t i = 0; i < nc && used < 2; i++) {
+		struct ef *e = &ss[used];
+		if (!ef_open(e, cand[i], d->bid, d->bidlen))
+			continue;
+		bool keep = false;
+		if (syms < 0 && e->symtab) {
+			syms = used;
+			keep = true;
+		}
+		if (runtime < 0 && e->dynsym) {
+			runtime = used;
+			keep = true;
+		}
+		if (keep) {
+			used++;
+			if (syms >= 0 && runtime >= 0)
+				break;
+		} else {
+			ef_close(e);
+		}
+	}
+	/* DWARF (inline callers) comes from the symbol file, or what
+	 * binutils would follow from it: the debug files by build id */
+	for (size_t i = 0; i < nc; i++) {
+		if (strstr(cand[i], "/usr/lib/debug") || strstr(cand[i], "/.debug/"))
+			if (is_regular(cand[i]))
+				add_dwarf_candidate(d, cand[i]);
+	}
+	/* the object's code, for unwinding: the file itself when it is
+	 * there with the right build id, else the build-id cache copy */
+	{
+		char *self = join_symfs(sy, d->path);
+		struct ef e;
+		if (ef_open(&e, self, d->bid, d->bidlen)) {
+			d->elf_path = xstrdup(self);
+			ef_close(&e);
+		}
+		free(self);
+		for (size_t i = 0; !d->elf_path && i < nc; i++) {
+			size_t l = strlen(cand[i]);
+			if (l > 4 && strcmp(cand[i] + l - 4, "/elf") == 0 && ef_open(&e, cand[i], d->bid, d->bidlen)) {
+				d->elf_path = xstrdup(cand[i]);
+				ef_close(&e);
+			}
+		}
+	}
+	for (size_t i = 0; i < nc; i++)
+		free(cand[i]);
+	if (syms < 0 && runtime < 0)
+		return;
+	if (syms < 0)
+		syms = runtime;
+	if (runtime < 0)
+		runtime = syms;
+	d->found = true;
+	d->sym_path = xstrdup(ss[syms].path);
+	{
+		GElf_Shdr tsh;
+		if (section_by_name(ss[runtime].elf, &ss[runtime].eh, ".text", &tsh, NULL))
+			d->text_offset = tsh.sh_addr - tsh.sh_offset;
+	}
+	size_t nr = 0;
+	if (ss[syms].symtab)
+		nr += load_table(d, &ss[syms], &ss[runtime], ss[syms].symtab);
+	if (ss[syms].dynsym)
+		nr += load_table(d, &ss[syms], &ss[runtime], ss[syms].dynsym);
+	if (nr)
+		load_plt(d, &ss[runtime]);
+	for (int i = 0; i < used; i++)
+		ef_close(&ss[i]);
+}
+
+struct sym_dso *symbols_file(struct symbols *sy, const char *path, const uint8_t *bid, size_t bidlen)
+{
+	for (struct sym_dso *d = sy->list; d; d = d->next)
+		if (d->kind == K_FILE && strcmp(d->path, path) == 0 && d->bidlen == bidlen &&
+		    (!bidlen || memcmp(d->bid, bid, bidlen) == 0))
+			return d;
+	struct sym_dso *d = dso_new(sy, K_FILE, path);
+	if (bidlen) {
+		d->bidlen = bidlen > 20 ? 20 : bidlen;
+		memcpy(d->bid, bid, d->bidlen);
+	}
+	load_file(sy, d);
+	d->loaded = true;
+	return d;
+}
+
+/* ---- kallsyms, perf maps, single symbols ---------------------------------- */
+
+struct sym_dso *symbols_kallsyms(struct symbols *sy)
+{
+	if (sy->kallsyms)
+		return sy->kallsyms;
+	struct sym_dso *d = dso_new(sy, K_KALLSYMS, "/proc/kallsyms");
+	sy->kallsyms = d;
+	d->loaded = true;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return d;
+	char line[1024];
+	while (fgets(line, sizeof line, f)) {
+		char *end;
+		unsigned long long a = strtoull(line, &end, 16);
+		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		char type = (char)toupper((unsigned char)end[1]);
+		char *name = end + 3;
+		name[strcspn(name, "\n")] = '\0';
+		if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
+			continue;
+		if (name[0] == '$')
+			continue;
+		uint8_t bind = end[1] == 'W' || end[1] == 'w' ? STB_WEAK : isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL;
+		add_sym(d, a, 0, bind, name);
+	}
+	fclose(f);
+	d->found = d->n > 0;
+	sort_syms(d);
+	fixup_end(d, true);
+	fixup_duplicate(d);
+	return d;
+}
+
+/* perf's hex2u64: hex digits only (no "0x"); returns the count read. */
+static size_t hex_prefix(const char *s, uint64_t *v)
+{
+	size_t n = 0;
+	*v = 0;
+	while (isxdigit((unsigned char)s[n])) {
+		*v = *v << 4 | (uint64_t)hexval(s[n]);
+		n++;
+	}
+	return n;
+}
+
+struct sym_dso *symbols_perfmap(struct symbols *sy, const char *path)
+{
+	for (struct sym_dso *d = sy->list; d; d = d->next)
+		if (d->kind == K_PERFMAP && strcmp(d->path, path) == 0)
+			return d;
+	struct sym_dso *d = dso_new(sy, K_PERFMAP, path);
+	d->loaded = true;
+	char *full = join_symfs(sy, path);
+	struct stat st;
+	FILE *f = NULL;
+	if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == 0))
+		f = fopen(full, "r");
+	free(full);
+	if (!f)
+		return d;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		uint64_t start, size;
+		/* as perf: the last byte is taken for the newline */
+		line[--len] = '\0';
+		size_t k = hex_prefix(line, &start) + 1;
+		if ((ssize_t)k + 2 >= len)
+			continue;
+		k += hex_prefix(line + k, &size) + 1;
+		if ((ssize_t)k + 2 >= len)
+			continue;
+		add_sym(d, start, size, STB_GLOBAL, line + k);
+	}
+	free(line);
+	fclose(f);
+	d->found = true;
+	sort_syms(d);
+	return d;
+}
+
+struct sym_dso *symbols_single(struct symbols *sy, const char *name, uint64_t start, uint64_t len)
+{
+	struct sym_dso *d = dso_new(sy, K_SINGLE, name);
+	d->loaded = d->found = true;
+	add_sym(d, start, len, STB_GLOBAL, name);
+	return d;
+}
+
+size_t symbols_kernel_build_id(uint8_t *bid, size_t cap)
+{
+	/* /sys/kernel/notes: ELF notes, 4-byte aligned */
+	unsigned char buf[4096];
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf);
+	close(fd);
+	size_t off = 0;
+	while (n > 0 && off + 12 <= (size_t)n) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name_off = off + 12, desc_off = name_off + ((namesz + 3) & ~3u);
+		if (desc_off + descsz > (size_t)n)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(buf + name_off, "GNU", 4) == 0) {
+			size_t k = descsz < cap ? descsz : cap;
+			memcpy(bid, buf + desc_off, k);
+			return k;
+		}
+		off = desc_off + ((descsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+/* ---- inline callers ---------------------------------------------------------- */
+
+static bool dw_open(struct sym_dso *d)
+{
+	if (d->dw_tried)
+		return d->dw != NULL;
+	d->dw_tried = true;
+	/* the symbol file first (addr2line runs on it), then debug files */
+	const char *list[16];
+	size_t n = 0;
+	if (d->sym_path)
+		list[n++] = d->sym_path;
+	for (const char *p = d->dwarf_path; p && *p && n < 16; p += strlen(p) + 1)
+		list[n++] = p;
+	for (size_t i = 0; i < n; i++) {
+		struct ef e;
+		if (!ef_open(&e, list[i], d->bid, d->bidlen))
+			continue;
+		Dwarf *dw = dwarf_begin_elf(e.elf, DWARF_C_READ, NULL);
+		if (dw) {
+			d->dw = dw;
+			d->dw_elf = e.elf;
+			d->dw_fd = e.fd;
+			free(e.path);
+			return true;
+		}
+		ef_close(&e);
+	}
+	return false;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *s;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) && (s = dwarf_formstring(&at)) && *s)
+		return s;
+	if (dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at) && (s = dwarf_formstring(&at)) && *s)
+		return s;
+	if (dwarf_attr_integrate(die, DW_AT_name, &at) && (s = dwarf_formstring(&at)) && *s)
+		return s;
+	return "??";
+}
+
+static const char *keep_str(struct symbols *sy, const char *s)
+{
+	if (sy->nstrs == sy->strcap) {
+		sy->strcap = sy->strcap ? sy->strcap * 2 : 64;
+		sy->strs = xreallocarray(sy->strs, sy->strcap, sizeof *sy->strs);
+	}
+	char *c = xstrdup(s);
+	sy->strs[sy->nstrs++] = c;
+	return c;
+}
+
+/* Names of the functions around vaddr, innermost first. */
+static size_t inline_chain(struct sym_dso *d, uint64_t vaddr, const char ***out)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	*out = NULL;
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return 0;
+	/* no line information: addr2line's first record is "??:0" */
+	Dwarf_Line *line = dwarf_getsrc_die(&cu, vaddr);
+	int lineno = 0;
+	if (!line || !dwarf_linesrc(line, NULL, NULL) || dwarf_lineno(line, &lineno) != 0)
+		return 0;
+	int ns = dwarf_getscopes(&cu, vaddr, &scopes);
+	size_t n = 0;
+	const char **names = NULL;
+	for (int i = 0; i < ns; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		names = xreallocarray(names, n + 1, sizeof *names);
+		names[n++] = keep_str(d->owner, die_name(&scopes[i]));
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	if (!n) {
+		names = xmalloc(sizeof *names);
+		names[n++] = "??";
+	}
+	*out = names;
+	return n;
+}
+
+size_t sym_dso_inlines(struct sym_dso *d, uint64_t addr, const char *const **names)
+{
+	*names = NULL;
+	if (d->kind != K_FILE || !d->found)
+		return 0;
+	if (d->inl_cap) {
+		size_t mask = d->inl_cap - 1, h = (size_t)(addr * 0x9E3779B97F4A7C15ull) & mask;
+		while (d->inl[h].addr != UINT64_MAX) {
+			if (d->inl[h].addr == addr) {
+				*names = d->inl[h].names;
+				return d->inl[h].n;
+			}
+			h = (h + 1) & mask;
+		}
+	}
+	const char **chain = NULL;
+	size_t n = 0;
+	if (dw_open(d))
+		n = inline_chain(d, addr + d->text_offset, &chain);
+	if (d->inl_n * 2 >= d->inl_cap) {
+		size_t ncap = d->inl_cap ? d->inl_cap * 2 : 256;
+		struct inl *t = xreallocarray(NULL, ncap, sizeof *t);
+		for (size_t i = 0; i < ncap; i++)
+			t[i].addr = UINT64_MAX;
+		for (size_t i = 0; i < d->inl_cap; i++) {
+			if (d->inl[i].addr == UINT64_MAX)
+				continue;
+			size_t h = (size_t)(d->inl[i].addr * 0x9E3779B97F4A7C15ull) & (ncap - 1);
+			while (t[h].addr != UINT64_MAX)
+				h = (h + 1) & (ncap - 1);
+			t[h] = d->inl[i];
+		}
+		free(d->inl);
+		d->inl = t;
+		d->inl_cap = ncap;
+	}
+	size_t h = (size_t)(addr * 0x9E3779B97F4A7C15ull) & (d->inl_cap - 1);
+	while (d->inl[h].addr != UINT64_MAX)
+		h = (h + 1) & (d->inl_cap - 1);
+	d->inl[h].addr = addr;
+	d->inl[h].n = (uint32_t)n;
+	d->inl[h].names = chain;
+	d->inl_n++;
+	*names = chain;
+	return n;
+}
+
+const char *sym_dso_elf_path(struct sym_dso *d)
+{
+	return d->elf_path;
+}
+
+bool sym_dso_found(struct sym_dso *d)
+{
+	return d->found;
+}
