@@ -1793,11 +1793,14 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 	d.sy = symbols_new(o->symfs);
 	/* perf script knows the idle thread from the start */
 	pd_set_comm(pd_findnew_thread(&d, 0, 0), "swapper", 7);
-	if (source_mapping(s, &map, &len)) {
+	uint64_t hsize;
+	memcpy(&hsize, head + 8, 8);
+	if (hsize != PD_PIPE_HEADER && source_mapping(s, &map, &len)) {
 		/* the header's features decide whether kallsyms applies: read
 		 * them before any record */
 		st = pd_file(&d, (const unsigned char *)map, len);
 	} else {
+		/* the stream form, also when saved to a file */
 		st = pd_pipe(&d, s);
 	}
 	perf_reader_finish(d.pr);

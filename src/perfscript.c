@@ -789,9 +789,17 @@ static void perf_event_line(struct perf_reader *r, const char *s, size_t n)
 		const char *ev = sp ? sp + 1 : p1;
 		r->have_period = false;
 		if (sp) {
-			const char *sp2 = perf_rchr(p1, (size_t)(sp - p1), ' ');
+			/* perf pads event names to the longest one of the
+			 * recording ("1001001  cpu-clock:" beside task-clock):
+			 * the period is the word before the padding (inferno
+			 * would see an empty word and count 1, Perl's \s+ reads
+			 * the period) */
+			const char *we = sp;
+			while (we > p1 && we[-1] == ' ')
+				we--;
+			const char *sp2 = perf_rchr(p1, (size_t)(we - p1), ' ');
 			const char *tok = sp2 ? sp2 + 1 : p1;
-			r->have_period = perf_parse_u64(tok, (size_t)(sp - tok), &r->period);
+			r->have_period = perf_parse_u64(tok, (size_t)(we - tok), &r->period);
 		}
 		if (!perf_event_kept(r, ev, (size_t)(e1 - ev))) {
 			/* inferno keeps in_event set: frames are ignored until a

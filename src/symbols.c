@@ -1013,13 +1013,17 @@ static bool dw_open(struct sym_dso *d)
 	return false;
 }
 
+/* Keeps a name addr2line reported, demangled as perf demangles it. */
 static const char *keep_str(struct symbols *sy, const char *s)
 {
+	char *dem = demangle(s);
+	if (dem)
+		s = dem;
 	if (sy->nstrs == sy->strcap) {
 		sy->strcap = sy->strcap ? sy->strcap * 2 : 64;
 		sy->strs = xreallocarray(sy->strs, sy->strcap, sizeof *sy->strs);
 	}
-	char *c = xstrdup(s);
+	char *c = dem ? dem : xstrdup(s);
 	sy->strs[sy->nstrs++] = c;
 	return c;
 }

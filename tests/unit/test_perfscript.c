@@ -210,7 +210,7 @@ static void test_event_lines(void)
 	      &pid, "swapper-?;f 4\n");
 	clean("COMM ends at the first all-digit word followed by a space",
 	      "java 8 pool 1234 1.0: 2 cycles:\n\t1 f (x)\n", &tid, "java-?/8;f 2\n");
-	clean("periods: present, absent, two spaces, '+', overflow, not a number, zero",
+	clean("periods: present, absent, after padding (perf aligns event names), '+', overflow, not a number, zero",
 	      "a 1 1.0: 7 cycles:\n\t1 p7 (x)\n\n"
 	      "a 1 1.0: cycles:\n\t1 pnone (x)\n\n"
 	      "a 1 1.0: 7  cycles:\n\t1 ptwo (x)\n\n"
@@ -219,7 +219,7 @@ static void test_event_lines(void)
 	      "a 1 1.0: 12x cycles:\n\t1 pbad (x)\n\n"
 	      "a 1 1.0: 0 cycles:\n\t1 pzero (x)\n\n",
 	      &NONE,
-	      "a;p7 7\na;pbad 1\na;pnone 1\na;pover 1\na;pplus 5\na;ptwo 1\n");
+	      "a;p7 7\na;pbad 1\na;pnone 1\na;pover 1\na;pplus 5\na;ptwo 7\n");
 }
 
 static void test_filters(void)
