@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "conf.h"
@@ -19,10 +20,12 @@
 #include "load.h"
 #include "palette.h"
 #include "printer.h"
+#include "record.h"
 #include "search.h"
 #include "sniff.h"
 #include "text.h"
 #include "tree.h"
+#include "unit.h"
 #include "diff.h"
 #include "toptable.h"
 #include "transform.h"
@@ -39,7 +42,7 @@ enum {
 	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
-	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -66,6 +69,7 @@ static const struct option long_options[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "focus", required_argument, NULL, OPT_FOCUS },
@@ -107,7 +111,7 @@ static const struct {
 	const char *option, *values;
 	const char *(*list)(void);  /* when the set is known elsewhere */
 } option_values[] = {
-	{ "format", "auto folded perf", NULL },
+	{ "format", "auto folded perf perf-data", NULL },
 	{ "sort", "name weight input", NULL },
 	{ "colors", NULL, palette_values },
 	{ "table-sort", "self total name", NULL },
@@ -117,10 +121,14 @@ static void usage(FILE *out)
 {
 	fputs(
 "Usage: tflame [OPTION]... [FILE]...\n"
-"Browse a flame graph of FILE(s) in the terminal. FILE is folded stacks\n"
-"(\"main;parse;lex 42\" per line) or raw `perf script` output; several files\n"
-"are merged. With no FILE, or when FILE is -, read standard input (keys then\n"
-"come from the terminal).\n"
+"       tflame record [RECORD OPTION]... [--] COMMAND [ARG]...\n"
+"Browse a flame graph of FILE(s) in the terminal. FILE is perf.data (as perf\n"
+"record writes it, also streamed: perf record -o - | tflame), raw `perf script`\n"
+"output or folded stacks (\"main;parse;lex 42\" per line); several files are\n"
+"merged. When FILE is -, or with no FILE and standard input not a terminal,\n"
+"read standard input (keys then come from the terminal); with no FILE on a\n"
+"terminal, read ./perf.data. `tflame record` runs perf record on COMMAND and\n"
+"opens the result (tflame record --help).\n"
 "\n"
 "Output modes:\n"
 "  -c, --collapse          write the merged stacks as folded text and exit\n"
@@ -166,7 +174,8 @@ static void usage(FILE *out)
 "                          flamegraph.pl --cp writes palette.map\n"
 "\n"
 "Input:\n"
-"  -f, --format=FORMAT     auto (default), folded or perf\n"
+"  -f, --format=FORMAT     auto (default), folded, perf (perf script text) or\n"
+"                          perf-data\n"
 "      --pid               perf: root frames are comm-PID\n"
 "      --tid               perf: root frames are comm-PID/TID\n"
 "      --kernel            perf: annotate kernel frames with _[k]\n"
@@ -174,6 +183,8 @@ static void usage(FILE *out)
 "      --all               perf: --kernel and --jit\n"
 "      --addrs             perf: show addresses of unresolved frames\n"
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
+"      --symfs=DIR         perf.data: look for the recorded programs and\n"
+"                          libraries under DIR (a copy of the recording machine)\n"
 "      --threads=N         parse big files and search on N threads (default: all CPUs)\n"
 "\n"
 "Configuration:\n"
@@ -187,8 +198,9 @@ static void usage(FILE *out)
 "Keys: press ? in the browser.\n"
 "Exit status: 0 ok, 1 error, 2 usage error, 128+N when ended by signal N.\n"
 "Examples:\n"
+"  perf record -g ./prog && tflame perf.data\n"
+"  tflame record -F 999 -- ./prog\n"
 "  tflame profile.folded\n"
-"  perf record -g ./prog && perf script | tflame\n"
 "  tflame --collapse perf.txt > profile.folded\n"
 "  tflame --print --view=table --top=10 profile.folded\n"
 "  tflame --diff before.folded after.folded\n", out);
@@ -365,6 +377,7 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_ALL: s->lo.perf.kernel = s->lo.perf.jit = true; break;
 	case OPT_ADDRS: s->lo.perf.addrs = true; break;
 	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
+	case OPT_SYMFS: s->lo.symfs = arg; break;
 	case OPT_THREADS:
 		if (!parse_int(arg, 1, &s->lo.threads))
 			return bad_value(err, errsize, "threads", arg);
@@ -526,11 +539,19 @@ static int print_view(const struct transform_stack *views, enum print_view view,
                       enum toptable_key table_sort, size_t top, bool diff, bool normalize,
                       int width, enum layout_orient orient, int min_width,
                       enum tree_order order, const struct search *search,
-                      struct load_messages *msgs)
+                      const struct unit *unit, struct load_messages *msgs)
 {
 	const struct tree *t = transform_stack_tree(views);
 	struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
 	                              .min_width = min_width, .search = search };
+	char header[256];
+	if (unit->event[0]) {
+		/* "all: 4,621 samples · 1.16 s cpu-clock" */
+		char total[200];
+		unit_total(unit, tree_total_d(t, TREE_ROOT), utf8_locale() ? " \u00b7 " : " | ", total, sizeof total);
+		snprintf(header, sizeof header, "all: %s", total);
+		po.header = header;
+	}
 	if (view == VIEW_TABLE) {
 		struct toptable tt;
 		toptable_compute(&tt, t, TREE_ROOT, table_sort);
@@ -590,6 +611,21 @@ int main(int argc, char **argv)
 	setlocale(LC_NUMERIC, "C");     /* counts are written with '.' */
 	text_init(utf8_locale());
 
+	/* tflame record ...: perf record first, then the browser on its file
+	 * (with the config file's options; none from the command line) */
+	static struct record_result rec;
+	char *rec_files[1];
+	bool recorded = false;
+	if (argc > 1 && strcmp(argv[1], "record") == 0) {
+		int rrc = record_run(argc - 1, argv + 1, &rec);
+		if (rrc >= 0)
+			return rrc;
+		recorded = true;
+		rec_files[0] = rec.path;
+		argc = 1;
+		argv[1] = NULL;
+	}
+
 	/* First pass: only --config and --no-config, since the file is read
 	 * before the command line so that the command line wins. Errors are
 	 * left to the second pass. It runs on a copy of argv: getopt permutes
@@ -600,6 +636,7 @@ int main(int argc, char **argv)
 	char **argv1 = xreallocarray(NULL, (size_t)argc + 1, sizeof *argv1);
 	memcpy(argv1, argv, ((size_t)argc + 1) * sizeof *argv1);
 	opterr = 0;
+	optind = 0;     /* glibc: start over (tflame record parsed its own) */
 	while ((c = getopt_long(argc, argv1, shortopts, long_options, NULL)) != -1) {
 		if (c == OPT_CONFIG) {
 			free(config_path);
@@ -658,15 +695,25 @@ int main(int argc, char **argv)
 	size_t ntrs = set.ntrs;
 
 	char *stdin_only[] = { (char *)"-" };
+	char *perf_data[] = { (char *)"perf.data" };
 	char **files = argv + optind;
 	size_t nfiles = (size_t)(argc - optind);
-	if (nfiles == 0) {
-		if (isatty(STDIN_FILENO)) {
-			fputs("tflame: no input: give a profile file, or pipe one in "
-			      "(perf script | tflame)\nTry 'tflame --help' for more information.\n", stderr);
+	if (recorded) {
+		files = rec_files;
+		nfiles = 1;
+	} else if (nfiles == 0) {
+		struct stat st;
+		if (isatty(STDIN_FILENO) && stat("perf.data", &st) == 0 && S_ISREG(st.st_mode)) {
+			/* as perf report does */
+			files = perf_data;
+		} else if (isatty(STDIN_FILENO)) {
+			fputs("tflame: no input: give a profile file, pipe one in (perf script | tflame),\n"
+			      "or run where perf record left a perf.data\n"
+			      "Try 'tflame --help' for more information.\n", stderr);
 			return 2;
+		} else {
+			files = stdin_only;
 		}
-		files = stdin_only;
 		nfiles = 1;
 	}
 
@@ -686,6 +733,9 @@ int main(int argc, char **argv)
 		t.chart = before.chart = true;
 		lo.threads = 1;
 	}
+	struct perfdata_info pinfo;
+	memset(&pinfo, 0, sizeof pinfo);
+	lo.perfdata_info = &pinfo;
 	double t0 = seconds();
 	int rc;
 	if (diff && nfiles == 2) {
@@ -697,6 +747,11 @@ int main(int argc, char **argv)
 		rc = load_files(&t, files, nfiles, &lo, &msgs);
 	}
 	double t1 = seconds();
+	if (recorded && rec.temporary)
+		unlink(rec.path);
+	/* perf.data says what its weights count */
+	static struct unit unit;
+	unit_set(&unit, nfiles == 1 && !diff ? pinfo.event : NULL, pinfo.samples);
 	tree_finalize(&t, order);
 	tree_finalize(&before, order);
 	double t2 = seconds();
@@ -743,7 +798,7 @@ int main(int argc, char **argv)
 					        tree_size(shown), search_count(s));
 			}
 			rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
-			                width ? width : default_width(), orient, min_width, order, s, &msgs);
+			                width ? width : default_width(), orient, min_width, order, s, &unit, &msgs);
 			search_free(s);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
@@ -764,6 +819,7 @@ int main(int argc, char **argv)
 			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
 			.search = search_re, .stats = stats,
+			.unit = &unit,
 		};
 		search_set_threads(lo.threads);
 		rc = ui_run(shown, &uo);

@@ -105,6 +105,7 @@ struct prompt {
 
 struct ui {
 	const struct tree *t;
+	const struct unit *unit;    /* NULL: weights are samples */
 	enum ui_mode mode;
 	bool quit;
 
@@ -1281,9 +1282,13 @@ static void draw_status(struct ui *u)
 	char fields[4][128];
 	int nf = 0;
 
-	tree_format_count(t, n->total, count, sizeof count);
-	group_thousands(count, grouped, sizeof grouped);
-	snprintf(fields[nf++], sizeof fields[0], "%s sample%s", grouped, strcmp(count, "1") ? "s" : "");
+	if (u->unit && u->unit->event[0]) {
+		unit_amount(u->unit, tree_total_d(t, u->sel), fields[nf++], sizeof fields[0]);
+	} else {
+		tree_format_count(t, n->total, count, sizeof count);
+		group_thousands(count, grouped, sizeof grouped);
+		snprintf(fields[nf++], sizeof fields[0], "%s sample%s", grouped, strcmp(count, "1") ? "s" : "");
+	}
 	format_percent(tree_total_d(t, u->sel), tree_total_d(t, TREE_ROOT), pct_all, sizeof pct_all);
 	snprintf(fields[nf++], sizeof fields[0], "%s of all", pct_all);
 	if (u->lp.zoom != TREE_ROOT && !is_ancestor_row(u, u->sel)) {
@@ -1517,9 +1522,15 @@ static void draw_search_status(struct ui *u)
 	}
 	/* Right: "name  ·  N samples" of the selection, when it fits. */
 	char cnt[64], grouped[96], right[128];
-	tree_format_count(u->t, tree_node(u->t, u->sel)->total, cnt, sizeof cnt);
-	group_thousands(cnt, grouped, sizeof grouped);
-	snprintf(right, sizeof right, "%s%s sample%s", sep, grouped, strcmp(cnt, "1") ? "s" : "");
+	if (u->unit && u->unit->event[0]) {
+		char amount[96];
+		unit_amount(u->unit, tree_total_d(u->t, u->sel), amount, sizeof amount);
+		snprintf(right, sizeof right, "%s%s", sep, amount);
+	} else {
+		tree_format_count(u->t, tree_node(u->t, u->sel)->total, cnt, sizeof cnt);
+		group_thousands(cnt, grouped, sizeof grouped);
+		snprintf(right, sizeof right, "%s%s sample%s", sep, grouped, strcmp(cnt, "1") ? "s" : "");
+	}
 	int rw = text_width(right, strlen(right));
 	int namew = name_width(u, u->sel), room = avail - x - 2 - rw;
 	if (room < 4 || (namew > room && room < 16))
@@ -2432,6 +2443,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->tree_gen = 1;
 	u->mode = UI_MODE_NORMAL;
 	u->title = o->title;
+	u->unit = o->unit;
 	u->lp.zoom = TREE_ROOT;
 	u->lp.orient = o->orient;
 	u->lp.min_width = o->min_width < 1 ? 1 : o->min_width;

@@ -9,6 +9,7 @@
 #include "transform.h"
 #include "palette.h"
 #include "tree.h"
+#include "unit.h"
 
 struct ui_options {
 	enum layout_orient orient;  /* initial orientation */
@@ -32,6 +33,7 @@ struct ui_options {
 	                               stderr (see ui_bench_parse); NULL normally */
 	const char *search;         /* a search to start with (--search), or NULL */
 	bool stats;                 /* at exit, time of search keystrokes on stderr */
+	const struct unit *unit;    /* what the weights count; NULL: samples */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

@@ -1,0 +1,87 @@
+#include "config.h"
+#include "unit.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "text.h"
+
+void unit_set(struct unit *u, const char *event, uint64_t samples)
+{
+	memset(u, 0, sizeof *u);
+	u->samples = samples;
+	if (!event || !*event)
+		return;
+	size_t n = strcspn(event, ":");
+	if (n >= sizeof u->event)
+		n = sizeof u->event - 1;
+	memcpy(u->event, event, n);
+	u->event[n] = '\0';
+	u->ns = strcmp(u->event, "cpu-clock") == 0 || strcmp(u->event, "task-clock") == 0;
+}
+
+void unit_group(const char *in, char *out, size_t size)
+{
+	size_t digits = strspn(in, "0123456789"), j = 0;
+	if (!size)
+		return;
+	for (size_t i = 0; in[i] && j + 2 < size; i++) {
+		if (i > 0 && i < digits && (digits - i) % 3 == 0)
+			out[j++] = ',';
+		out[j++] = in[i];
+	}
+	out[j] = '\0';
+}
+
+/* Nanoseconds as the largest unit that keeps a digit before the point. */
+static void format_time(double ns, char *out, size_t size)
+{
+	const char *us = text_is_utf8() ? "\u00b5s" : "us";
+	if (ns >= 1e9)
+		snprintf(out, size, "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(out, size, "%.1f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(out, size, "%.1f %s", ns / 1e3, us);
+	else
+		snprintf(out, size, "%.0f ns", ns);
+}
+
+static void format_count(double w, char *out, size_t size)
+{
+	char digits[64];
+	if (w == floor(w) && w < 1e19)
+		snprintf(digits, sizeof digits, "%.0f", w);
+	else
+		snprintf(digits, sizeof digits, "%.2f", w);
+	unit_group(digits, out, size);
+}
+
+void unit_amount(const struct unit *u, double w, char *out, size_t size)
+{
+	char num[64];
+	if (u && u->event[0] && u->ns) {
+		format_time(w, num, sizeof num);
+		snprintf(out, size, "%s %s", num, u->event);
+	} else if (u && u->event[0]) {
+		format_count(w, num, sizeof num);
+		snprintf(out, size, "%s %s", num, u->event);
+	} else {
+		format_count(w, num, sizeof num);
+		snprintf(out, size, "%s sample%s", num, w == 1 ? "" : "s");
+	}
+}
+
+void unit_total(const struct unit *u, double w, const char *sep, char *out, size_t size)
+{
+	char amount[96], num[64], digits[32];
+	unit_amount(u, w, amount, sizeof amount);
+	if (!u || !u->event[0] || !u->samples) {
+		snprintf(out, size, "%s", amount);
+		return;
+	}
+	snprintf(digits, sizeof digits, "%" PRIu64, u->samples);
+	unit_group(digits, num, sizeof num);
+	snprintf(out, size, "%s sample%s%s%s", num, u->samples == 1 ? "" : "s", sep, amount);
+}

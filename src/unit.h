@@ -1,0 +1,33 @@
+/* unit: what a profile's weights count, and how to say an amount of it.
+ * Folded input counts "samples"; perf.data knows its event, so a
+ * cpu-clock profile's weights read as time ("1.16 s cpu-clock") and a
+ * cycles profile's as cycles. */
+#ifndef TFLAME_UNIT_H
+#define TFLAME_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct unit {
+	char event[64];         /* "" when unknown: weights are samples */
+	bool ns;                /* weights are nanoseconds (cpu-clock, task-clock) */
+	uint64_t samples;       /* how many samples there were (0: unknown) */
+};
+
+/* Sets u from an event name ("cpu-clock", "cycles:u"); NULL or "": samples. */
+void unit_set(struct unit *u, const char *event, uint64_t samples);
+
+/* "1,234" into out (digits grouped by thousands, the rest copied). */
+void unit_group(const char *digits, char *out, size_t size);
+
+/* An amount of weight w: "1,234 samples", "1.16 s cpu-clock",
+ * "12,345,678 cycles". u may be NULL (samples). */
+void unit_amount(const struct unit *u, double w, char *out, size_t size);
+
+/* The whole profile: "4,621 samples · 1.16 s cpu-clock" when the sample
+ * count is known apart from the weight, else as unit_amount. sep is the
+ * separator to use between the two (" · " or " | "). */
+void unit_total(const struct unit *u, double w, const char *sep, char *out, size_t size);
+
+#endif
