@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "folded.h"
 #include "perfdata.h"
 #include "source.h"
@@ -525,9 +526,91 @@ static void load_progress_cb(void *arg, uint64_t done, uint64_t size, uint64_t s
 	progress_update(arg, done, size, stacks, false);
 }
 
-/* perf.data through the native reader. */
-static int load_perfdata(struct tree *t, struct source *s, const char *name, const struct load_options *o,
-                         struct progress *pr, struct load_messages *m)
+/* The text of a stream already opened, in format fmt (not UNKNOWN): the
+ * serial reading loop. buf, n: the first block, already read. */
+static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, const char *buf, ssize_t n,
+                     const struct load_options *o, struct progress *pr, struct load_messages *m,
+                     const char *name)
+{
+	struct any_reader r = any_new(fmt, t, &o->perf);
+	if (r.f && o->before)
+		folded_reader_set_before(r.f, o->before);
+	int rc = 0;
+	while (n > 0) {
+		any_feed(&r, buf, (size_t)n);
+		progress_update(pr, source_offset(s), source_size(s), t->stacks, false);
+		n = source_next(s, &buf);
+	}
+	progress_update(pr, source_offset(s), source_size(s), t->stacks, true);
+	if (n < 0) {
+		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
+		rc = 1;
+	}
+	report_diag(m, name, any_finish(&r));
+	any_free(&r);
+	report_shrank(m, name, s);
+	return rc;
+}
+
+/* What the native reader cannot do: `perf script -F+pid -i PATH`, read as
+ * perf script text. */
+static int load_via_perf_script(struct tree *t, const char *path, const char *name,
+                                const struct load_options *o, struct progress *pr, struct load_messages *m)
+{
+	int fds[2];
+	if (pipe(fds) != 0) {
+		load_messages_add(m, "tflame: %s: %s", name, strerror(errno));
+		return 1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		close(fds[1]);
+		execlp("perf", "perf", "script", "-F+pid", "-i", path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		load_messages_add(m, "tflame: %s: %s", name, strerror(errno));
+		return 1;
+	}
+	char fdpath[32], err[256];
+	snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fds[0]);
+	struct source *s = source_open(fdpath, err, sizeof err);
+	int rc = 1;
+	if (s) {
+		const char *buf = "";
+		ssize_t n = source_next(s, &buf);
+		if (n >= 0)
+			rc = load_text(t, s, SNIFF_PERF, buf, n, o, pr, m, name);
+		else
+			load_messages_add(m, "tflame: %s: %s", name, source_error(s));
+		source_close(s);
+	} else {
+		load_messages_add(m, "tflame: %s: %s", name, err);
+	}
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			load_messages_add(m, "tflame: %s: perf is not installed, and perf script is needed to read this file "
+			                  "(Debian: apt-get install linux-perf)", name);
+		else
+			load_messages_add(m, "tflame: %s: perf script failed", name);
+		rc = 1;
+	}
+	return rc;
+}
+
+/* perf.data through the native reader; what it cannot read, through perf
+ * script when the input is a file. */
+static int load_perfdata(struct tree *t, struct source *s, const char *path, const char *name,
+                         const struct load_options *o, struct progress *pr, struct load_messages *m)
 {
 	struct perfdata_options po = {
 		.perf = &o->perf, .symfs = o->symfs,
@@ -538,7 +621,15 @@ static int load_perfdata(struct tree *t, struct source *s, const char *name, con
 	progress_update(pr, source_offset(s), source_size(s), t->stacks, true);
 	if (o->perfdata_info)
 		*o->perfdata_info = info;
-	return st == PERFDATA_OK ? 0 : 1;
+	if (st != PERFDATA_UNSUPPORTED)
+		return st == PERFDATA_OK ? 0 : 1;
+	if (strcmp(path, "-") == 0 || source_size(s) == 0) {
+		load_messages_add(m, "tflame: %s: cannot read it: %s; save it to a file, or run perf script on it",
+		                  name, info.unsupported);
+		return 1;
+	}
+	load_messages_add(m, "tflame: %s: %s: read through perf script instead", name, info.unsupported);
+	return load_via_perf_script(t, path, name, o, pr, m);
 }
 
 static int load_one(struct tree *t, const char *path, const struct load_options *o,
@@ -566,7 +657,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		return 1;
 	}
 	if (o->format == SNIFF_PERFDATA || (o->format == SNIFF_UNKNOWN && perfdata_sniff(head, (size_t)hn))) {
-		int rc = load_perfdata(t, s, name, o, &pr, m);
+		int rc = load_perfdata(t, s, path, name, o, &pr, m);
 		source_close(s);
 		return rc;
 	}
@@ -597,23 +688,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		source_close(s);
 		return 0;
 	}
-	struct any_reader r = any_new(fmt, t, &o->perf);
-	if (r.f && o->before)
-		folded_reader_set_before(r.f, o->before);
-	int rc = 0;
-	while (n > 0) {
-		any_feed(&r, buf, (size_t)n);
-		progress_update(&pr, source_offset(s), source_size(s), t->stacks, false);
-		n = source_next(s, &buf);
-	}
-	progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
-	if (n < 0) {
-		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
-		rc = 1;
-	}
-	report_diag(m, name, any_finish(&r));
-	any_free(&r);
-	report_shrank(m, name, s);
+	int rc = load_text(t, s, fmt, buf, n, o, &pr, m, name);
 	source_close(s);
 	return rc;
 }

@@ -75,13 +75,14 @@ enum {
 #define CONTEXT_USER ((uint64_t)-512)
 
 #define BRANCH_HW_INDEX (1ull << 17)
+#define BRANCH_CALL_STACK (1ull << 11)
 
 /* perf script's --max-stack default (PERF_MAX_STACK_DEPTH): entries past
  * it are not printed, so they are not collapsed either. */
 #define PD_MAX_STACK 127
 
 enum {
-	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
+	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_NRCPUS = 7,
 	FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_COMPRESSED = 27, FEAT_MAX = 256
 };
 
@@ -303,6 +304,9 @@ struct pd {
 	uint64_t first_bad_off;
 	char first_bad[96];
 	bool fatal;
+	char arch[32];              /* HEADER_ARCH, "" when not said */
+	char unsupported[160];      /* why this reader cannot read the file */
+	bool checked;               /* pd_check has run */
 };
 
 static void pd_msg(struct pd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -533,6 +537,16 @@ static void pd_feature(struct pd *d, unsigned feat, const unsigned char *p, size
 		pd_copy_str(feat == FEAT_HOSTNAME ? d->info->hostname : d->info->osrelease,
 		            sizeof d->info->hostname, s);
 		free(s);
+		break;
+	case FEAT_ARCH:
+		s = pd_string(&c);
+		pd_copy_str(d->arch, sizeof d->arch, s);
+		free(s);
+		break;
+	case FEAT_COMPRESSED:
+		if (n >= 8 && rd32(p + 4) != 1)
+			snprintf(d->unsupported, sizeof d->unsupported,
+			         "its records are compressed with something other than zstd");
 		break;
 	case FEAT_CMDLINE: {
 		uint32_t nargs = get32(&c);
@@ -819,6 +833,30 @@ static void pd_set_comm(struct pd_thread *th, const char *comm, size_t len)
 	memcpy(th->comm, comm, len);
 	th->comm[len] = '\0';
 	th->comm_set = true;
+}
+
+/* What this reader cannot do right; d->unsupported says it (once the
+ * attributes and features are known, before any sample). */
+static bool pd_check(struct pd *d)
+{
+	d->checked = true;
+	if (d->unsupported[0])
+		return false;
+	for (size_t i = 0; i < d->nattr; i++) {
+		const struct pd_attr *a = &d->attrs[i];
+		if ((a->sample_type & S_BRANCH_STACK) && (a->branch_sample_type & BRANCH_CALL_STACK)) {
+			snprintf(d->unsupported, sizeof d->unsupported,
+			         "its call graphs are LBR call stacks (--call-graph lbr)");
+			return false;
+		}
+		if ((a->sample_type & (S_REGS_USER | S_STACK_USER)) == (S_REGS_USER | S_STACK_USER) &&
+		    d->arch[0] && strcmp(d->arch, "x86_64") != 0) {
+			snprintf(d->unsupported, sizeof d->unsupported,
+			         "its DWARF call graphs were recorded on %s (only x86_64 is unwound here)", d->arch);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -1118,6 +1156,10 @@ static void pd_sample(struct pd *d, const unsigned char *rec, size_t size, uint6
 	struct pd_thread *th;
 	const char *ev;
 
+	if (!d->checked && !pd_check(d)) {
+		d->fatal = true;
+		return;
+	}
 	if (!pd_parse_sample(d, rec, size, &s)) {
 		pd_bad(d, off, "a sample record does not match its event");
 		return;
@@ -1657,6 +1699,8 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 		}
 	}
 
+	if (!pd_check(d))
+		return PERFDATA_UNSUPPORTED;
 	uint64_t pos = doff, end = doff + dsize, dropped = doff & ~(uint64_t)4095;
 	while (end - pos >= 8 && !d->fatal) {
 		const unsigned char *rec = m + pos;
@@ -1711,7 +1755,7 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 		free(buf);
 		pd_msg(d, "a perf.data file (not the stream perf record -o - writes) cannot be read from a pipe; "
 		       "give its name instead");
-		return PERFDATA_UNSUPPORTED;
+		return PERFDATA_ERROR;
 	}
 	pos = PD_PIPE_HEADER;
 	for (;;) {
@@ -1744,6 +1788,8 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 			pd_progress(d, pos, 0);
 	}
 	free(buf);
+	if (d->unsupported[0])
+		return PERFDATA_UNSUPPORTED;
 	q_flush(d, UINT64_MAX);
 	return PERFDATA_OK;
 }
@@ -1786,7 +1832,8 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 	uint64_t magic;
 	memcpy(&magic, head, 8);
 	if (magic == PD_MAGIC_SWAPPED) {
-		pd_msg(&d, "perf.data of the other byte order (recorded on a big-endian machine)");
+		snprintf(info->unsupported, sizeof info->unsupported,
+		         "it is perf.data of the other byte order (recorded on a big-endian machine)");
 		return PERFDATA_UNSUPPORTED;
 	}
 	d.pr = perf_reader_new(t, o->perf);
@@ -1804,6 +1851,8 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 		st = pd_pipe(&d, s);
 	}
 	perf_reader_finish(d.pr);
+	if (st == PERFDATA_UNSUPPORTED && d.unsupported[0])
+		snprintf(info->unsupported, sizeof info->unsupported, "%s", d.unsupported);
 
 	if (d.kernel_unresolved && !d.kallsyms_ok)
 		pd_msg(&d, "%" PRIu64 " kernel address%s shown as [unknown]: the recording is not of this "

@@ -27,14 +27,17 @@ struct perfdata_info {
 	                           task-clock) */
 	char hostname[64], osrelease[64];
 	char cmdline[256];
+	char unsupported[160];  /* PERFDATA_UNSUPPORTED: why ("its call graphs
+	                           are LBR call stacks"); nothing was read */
 };
 
 /* Why perfdata_load gave up without reading (the caller may fall back to
  * `perf script`), or PERFDATA_OK. */
 enum perfdata_status {
 	PERFDATA_OK,
-	PERFDATA_UNSUPPORTED,   /* valid, but beyond this reader (message says
-	                           what); nothing was added to the tree */
+	PERFDATA_UNSUPPORTED,   /* valid, but beyond this reader (info says
+	                           why, no message is added); nothing was added
+	                           to the tree */
 	PERFDATA_ERROR          /* not readable: corrupt or truncated header */
 };
 

@@ -103,7 +103,7 @@ usage_err "unknown short option" "invalid option -- 'Z'" -Z "$T_TMP/p.folded"
 usage_err "missing value" "option '--sort' requires an argument" "$T_TMP/p.folded" --sort
 usage_err "bad number" "invalid value for --width: 'abc'" --width=abc --print "$T_TMP/p.folded"
 usage_err "number out of range" "invalid value for --min-width: '0'" --min-width=0 "$T_TMP/p.folded"
-usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf\)" \
+usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf perf-data\)" \
 	--format=xml "$T_TMP/p.folded"
 usage_err "control bytes in a bad value are escaped" "invalid value for --sort: 'a\^\[b'" \
 	--sort="$(printf 'a\033b')" "$T_TMP/p.folded"
@@ -113,7 +113,8 @@ usage_err "control bytes in a bad value are escaped" "invalid value for --sort: 
 if command -v script > /dev/null 2>&1 && command -v timeout > /dev/null 2>&1; then
 	timeout 10 script -qec "'$TFLAME'" /dev/null < /dev/null > "$T_TMP/out.tty" 2>&1; rc=$?
 	tr -d '\r' < "$T_TMP/out.tty" > "$T_TMP/out.tty2"
-	printf '%s\n' "tflame: no input: give a profile file, or pipe one in (perf script | tflame)" \
+	printf '%s\n' "tflame: no input: give a profile file, pipe one in (perf script | tflame)," \
+		"or run where perf record left a perf.data" \
 		"Try 'tflame --help' for more information." > "$T_TMP/want.tty"
 	if [ $rc -eq 2 ] && cmp -s "$T_TMP/out.tty2" "$T_TMP/want.tty"; then
 		pass "no file, stdin a terminal: the hint, exit 2, no hang"
