@@ -10,7 +10,7 @@ _tflame_options='
 	--colors= --color-rule= --palette-map=
 	--reverse --focus= --hide= --merge-recursion --view= --top= --table-sort=
 	--diff --negate --normalize
-	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --threads=
+	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --threads=
 	--config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
 
@@ -19,12 +19,12 @@ _tflame_options='
 _tflame_values()
 {
 	case $1 in
-	-f | --format) echo 'auto folded perf' ;;
+	-f | --format) echo 'auto folded perf perf-data' ;;
 	--sort) echo 'name weight input' ;;
 	--view) echo 'flame table sandwich' ;;
 	--table-sort) echo 'self total name' ;;
 	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
-	--palette-map | --config) echo '@file' ;;
+	--palette-map | --config | --symfs) echo '@file' ;;
 	esac
 }
 
@@ -76,6 +76,22 @@ _tflame()
 			[[ $v == "$cur"* ]] && COMPREPLY+=("$prefix$v")
 		done
 		return 0        # a number, a free name, or a flag given "=...": nothing
+	fi
+
+	# tflame record [OPTION]... [--] COMMAND: its own options, then commands.
+	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == record ]]; then
+		if [[ $cur == -* ]]; then
+			for o in -F --freq= -g --dwarf -e --event= -p --pid= -a --all-cpus -o --output= -h --help; do
+				o=${o%=}
+				[[ $o == "$cur"* ]] && COMPREPLY+=("$o")
+			done
+		else
+			COMPREPLY=($(compgen -c -- "$cur"))
+		fi
+		return 0
+	fi
+	if ((COMP_CWORD == 1)) && [[ record == "$cur"* && -n $cur ]]; then
+		COMPREPLY+=("record")
 	fi
 
 	# After "--" every word is a file.

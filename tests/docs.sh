@@ -335,10 +335,12 @@ bcheck() {
 
 bcheck "bash completion: tflame --for<TAB> gives --format" '--format\n' \
 	"$WB" "tflame --for" 1 tflame --for
-bcheck "bash completion: tflame --format <TAB> offers auto folded perf" 'auto\nfolded\nperf\n' \
+bcheck "bash completion: tflame --format <TAB> offers auto folded perf perf-data" 'auto\nfolded\nperf\nperf-data\n' \
 	"$WB" "tflame --format " 2 tflame --format ""
-bcheck "bash completion: tflame -f p<TAB> gives perf" 'perf\n' \
+bcheck "bash completion: tflame -f p<TAB> gives perf perf-data" 'perf\nperf-data\n' \
 	"$WB" "tflame -f p" 2 tflame -f p
+bcheck "bash completion: tflame record --dw<TAB> gives --dwarf" '--dwarf\n' \
+	"$WB" "tflame record --dw" 2 tflame record --dw
 bcheck "bash completion: tflame --sort=<TAB> offers name weight input" 'input\nname\nweight\n' \
 	"$WB" "tflame --sort=" 2 tflame --sort =
 bcheck "bash completion: tflame --sort=we<TAB> gives weight" 'weight\n' \
