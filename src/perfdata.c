@@ -269,7 +269,10 @@ struct pd {
 	bool ids_sorted;
 	bool ordered;           /* every event has sample_id_all */
 
-	struct pd_thread *threads[4096];
+	struct pd_thread **threads;     /* hash by tid, chained */
+	size_t nthreads, threadcap;     /* threadcap: a power of two */
+	uint64_t map_entries;           /* of every process, live */
+	uint64_t maps_dropped;
 	struct pd_maps kmaps;   /* the kernel and its modules */
 	struct pd_dso *dsos[1024];
 	struct pd_dso *kdso;    /* [kernel.kallsyms] */
@@ -293,6 +296,7 @@ struct pd {
 #endif
 	unsigned char *zbuf;    /* inflated records not yet framed */
 	size_t zlen, zcap;
+	bool inflating;         /* records come from zbuf */
 
 	/* frame text of the sample being resolved */
 	char *fbuf;
@@ -398,7 +402,8 @@ static struct pd_attr *pd_attr_by_id(struct pd *d, uint64_t id)
 	size_t lo = 0, hi;
 
 	if (!d->ids_sorted) {
-		qsort(d->ids, d->nids, sizeof *d->ids, cmp_id);
+		if (d->nids > 1)
+			qsort(d->ids, d->nids, sizeof *d->ids, cmp_id);
 		d->ids_sorted = true;
 	}
 	hi = d->nids;
@@ -675,9 +680,10 @@ static struct pd_maps *maps_new(void)
 	return m;
 }
 
-static void maps_put(struct pd_maps *m)
+static void maps_put(struct pd *d, struct pd_maps *m)
 {
 	if (m && --m->refs == 0) {
+		d->map_entries -= m->n;
 		free(m->m);
 		free(m);
 	}
@@ -717,7 +723,12 @@ static const struct pd_map *maps_find(const struct pd_maps *m, uint64_t addr)
 
 /* Inserts nm, cutting what it overlaps out of the maps already there (as
  * perf's maps__fixup_overlappings: the parts before and after survive). */
-static void maps_insert(struct pd_maps *m, const struct pd_map *nm)
+/* Real processes have at most vm.max_map_count (65530) mappings; all of
+ * them together are kept under a few hundred megabytes. */
+#define PD_MAPS_PER_PROCESS 65536
+#define PD_MAP_ENTRIES ((uint64_t)8 << 20)
+
+static void maps_insert(struct pd *d, struct pd_maps *m, const struct pd_map *nm)
 {
 	size_t i = maps_lower(m, nm->start), j = i;
 	struct pd_map before = { 0 }, after = { 0 };
@@ -741,6 +752,11 @@ static void maps_insert(struct pd_maps *m, const struct pd_map *nm)
 		has_after = true;
 	}
 	size_t add = 1 + has_before + has_after;
+	if (m->n - (j - i) + add > PD_MAPS_PER_PROCESS || d->map_entries + add > PD_MAP_ENTRIES) {
+		d->maps_dropped++;
+		return;
+	}
+	d->map_entries += add - (j - i);
 	maps_reserve(m, add);
 	memmove(&m->m[i + add], &m->m[j], (m->n - j) * sizeof *m->m);
 	m->n = m->n - (j - i) + add;
@@ -753,19 +769,44 @@ static void maps_insert(struct pd_maps *m, const struct pd_map *nm)
 
 /* ---- threads ------------------------------------------------------------- */
 
-#define NTHREADS (sizeof ((struct pd *)0)->threads / sizeof(struct pd_thread *))
+static size_t tid_hash(int32_t tid, size_t cap)
+{
+	return (size_t)((uint32_t)tid * 2654435761u) & (cap - 1);
+}
 
 static struct pd_thread **pd_thread_slot(struct pd *d, int32_t tid)
 {
-	struct pd_thread **pp = &d->threads[(uint32_t)tid * 2654435761u % NTHREADS];
+	if (!d->threadcap) {
+		d->threadcap = 1024;
+		d->threads = xcalloc(d->threadcap, sizeof *d->threads);
+	}
+	struct pd_thread **pp = &d->threads[tid_hash(tid, d->threadcap)];
 	while (*pp && (*pp)->tid != tid)
 		pp = &(*pp)->next;
 	return pp;
 }
 
-static void pd_thread_free(struct pd_thread *th)
+/* Keeps chains short: twice the buckets when there are twice as many
+ * threads (a file may announce millions). */
+static void pd_threads_grow(struct pd *d)
 {
-	maps_put(th->maps);
+	size_t cap = d->threadcap * 2;
+	struct pd_thread **t = xcalloc(cap, sizeof *t);
+	for (size_t i = 0; i < d->threadcap; i++)
+		for (struct pd_thread *th = d->threads[i], *nx; th; th = nx) {
+			nx = th->next;
+			size_t h = tid_hash(th->tid, cap);
+			th->next = t[h];
+			t[h] = th;
+		}
+	free(d->threads);
+	d->threads = t;
+	d->threadcap = cap;
+}
+
+static void pd_thread_free(struct pd *d, struct pd_thread *th)
+{
+	maps_put(d, th->maps);
 	free(th->comm);
 	free(th);
 }
@@ -776,7 +817,8 @@ static void pd_remove_thread(struct pd *d, int32_t tid)
 	struct pd_thread *th = *pp;
 	if (th) {
 		*pp = th->next;
-		pd_thread_free(th);
+		d->nthreads--;
+		pd_thread_free(d, th);
 	}
 }
 
@@ -808,7 +850,7 @@ static struct pd_thread *pd_findnew_thread(struct pd *d, int32_t pid, int32_t ti
 			if (pid != tid) {
 				struct pd_thread *leader = pd_findnew_thread(d, pid, pid);
 				if (leader->maps != th->maps) {
-					maps_put(th->maps);
+					maps_put(d, th->maps);
 					th->maps = leader->maps;
 					th->maps->refs++;
 				}
@@ -816,7 +858,12 @@ static struct pd_thread *pd_findnew_thread(struct pd *d, int32_t pid, int32_t ti
 		}
 		return th;
 	}
+	if (d->nthreads >= d->threadcap * 2) {
+		pd_threads_grow(d);
+		pp = pd_thread_slot(d, tid);
+	}
 	th = xcalloc(1, sizeof *th);
+	d->nthreads++;
 	th->pid = pid;
 	th->tid = tid;
 	snprintf(buf, sizeof buf, ":%" PRId32, tid);
@@ -1250,7 +1297,7 @@ static void pd_kernel_mmap(struct pd *d, const char *fname, uint64_t start, uint
 		}
 		m.dso = pd_dso(d, name, DSO_KERNEL, NULL, 0);
 	}
-	maps_insert(&d->kmaps, &m);
+	maps_insert(d, &d->kmaps, &m);
 }
 
 static void pd_mmap(struct pd *d, const unsigned char *rec, size_t size, bool v2)
@@ -1306,7 +1353,7 @@ static void pd_mmap(struct pd *d, const unsigned char *rec, size_t size, bool v2
 	}
 	if (start + len < start)
 		return;
-	maps_insert(th->maps, &m);
+	maps_insert(d, th->maps, &m);
 }
 
 static void pd_comm(struct pd *d, const unsigned char *rec, size_t size)
@@ -1345,7 +1392,7 @@ static void pd_fork(struct pd *d, const unsigned char *rec, size_t size)
 	 * the forks perf synthesizes for running processes) */
 	if (th->pid != parent->pid && th->maps != parent->maps && !(misc & MISC_FORK_EXEC))
 		for (size_t i = 0; i < parent->maps->n; i++)
-			maps_insert(th->maps, &parent->maps->m[i]);
+			maps_insert(d, th->maps, &parent->maps->m[i]);
 }
 
 static void pd_ksymbol(struct pd *d, const unsigned char *rec, size_t size)
@@ -1369,7 +1416,7 @@ static void pd_ksymbol(struct pd *d, const unsigned char *rec, size_t size)
 	x->single_start = addr;
 	x->single_len = len;
 	struct pd_map m = { .start = addr, .end = addr + len, .dso = x, .identity = true };
-	maps_insert(&d->kmaps, &m);
+	maps_insert(d, &d->kmaps, &m);
 }
 
 static void pd_process(struct pd *d, const unsigned char *rec, size_t size)
@@ -1501,34 +1548,13 @@ static void pd_kernel_record(struct pd *d, const unsigned char *rec, size_t size
 }
 
 #ifdef HAVE_ZSTD
-/* COMPRESSED: a zstd stream across records, holding whole records (a record
- * cut at a chunk's end is completed by the next chunk). */
-static void pd_compressed(struct pd *d, const unsigned char *p, size_t n, uint64_t off)
-{
-	ZSTD_inBuffer in = { p, n, 0 };
+/* Room for inflated records: at least one whole record (64 KiB at most)
+ * besides the part of one that a chunk ended in. */
+#define PD_ZBUF ((size_t)1 << 20)
 
-	if (!d->zs) {
-		d->zs = ZSTD_createDStream();
-		if (!d->zs || ZSTD_isError(ZSTD_initDStream(d->zs)))
-			xdie("out of memory");
-	}
-	while (in.pos < in.size) {
-		if (d->zcap - d->zlen < ((size_t)1 << 16)) {
-			d->zcap = d->zcap ? d->zcap * 2 : (size_t)1 << 20;
-			d->zbuf = xrealloc(d->zbuf, d->zcap);
-		}
-		ZSTD_outBuffer out = { d->zbuf + d->zlen, d->zcap - d->zlen, 0 };
-		size_t r = ZSTD_decompressStream(d->zs, &out, &in);
-		if (ZSTD_isError(r)) {
-			pd_bad(d, off, "a compressed record does not inflate");
-			ZSTD_initDStream(d->zs);
-			d->zlen = 0;
-			return;
-		}
-		d->zlen += out.pos;
-		if (out.pos == 0 && in.pos < in.size && r != 0 && d->zlen < d->zcap)
-			break;
-	}
+/* Hands on the whole records inflated so far; keeps a partial one. */
+static void pd_inflated(struct pd *d, uint64_t off)
+{
 	size_t pos = 0;
 	while (d->zlen - pos >= 8) {
 		uint16_t sz = rd16(d->zbuf + pos + 6);
@@ -1544,6 +1570,45 @@ static void pd_compressed(struct pd *d, const unsigned char *p, size_t n, uint64
 	}
 	memmove(d->zbuf, d->zbuf + pos, d->zlen - pos);
 	d->zlen -= pos;
+}
+
+/* COMPRESSED: a zstd stream across records, holding whole records (one cut
+ * at a chunk's end is completed by the next chunk). Inflated a buffer at a
+ * time and handed on at once, so a small record that inflates to
+ * gigabytes costs no memory. */
+static void pd_compressed(struct pd *d, const unsigned char *p, size_t n, uint64_t off)
+{
+	ZSTD_inBuffer in = { p, n, 0 };
+
+	if (d->inflating) {
+		/* perf never nests them; the buffer is in use */
+		pd_bad(d, off, "a compressed record inside a compressed record");
+		return;
+	}
+	if (!d->zs) {
+		d->zs = ZSTD_createDStream();
+		if (!d->zs || ZSTD_isError(ZSTD_initDStream(d->zs)))
+			xdie("out of memory");
+		d->zbuf = xmalloc(PD_ZBUF);
+		d->zcap = PD_ZBUF;
+	}
+	d->inflating = true;
+	while (in.pos < in.size && !d->fatal) {
+		size_t before = in.pos;
+		ZSTD_outBuffer out = { d->zbuf + d->zlen, d->zcap - d->zlen, 0 };
+		size_t r = ZSTD_decompressStream(d->zs, &out, &in);
+		if (ZSTD_isError(r)) {
+			pd_bad(d, off, "a compressed record does not inflate");
+			ZSTD_initDStream(d->zs);
+			d->zlen = 0;
+			break;
+		}
+		d->zlen += out.pos;
+		pd_inflated(d, off);
+		if (out.pos == 0 && in.pos == before)
+			break;
+	}
+	d->inflating = false;
 }
 #endif
 
@@ -1860,15 +1925,19 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 	if (d.bad_records)
 		pd_msg(&d, "skipped %" PRIu64 " malformed record%s (first at byte %" PRIu64 ": %s)",
 		       d.bad_records, d.bad_records == 1 ? "" : "s", d.first_bad_off, d.first_bad);
+	if (d.maps_dropped)
+		pd_msg(&d, "%" PRIu64 " mappings beyond %u a process (or %" PRIu64 " in all) were ignored; "
+		       "their frames show as [unknown]", d.maps_dropped, PD_MAPS_PER_PROCESS, PD_MAP_ENTRIES);
 	if (d.lost)
 		pd_msg(&d, "perf lost %" PRIu64 " sample%s while recording", d.lost, d.lost == 1 ? "" : "s");
 
 	/* free everything */
-	for (size_t i = 0; i < NTHREADS; i++)
+	for (size_t i = 0; i < d.threadcap; i++)
 		for (struct pd_thread *th = d.threads[i], *nx; th; th = nx) {
 			nx = th->next;
-			pd_thread_free(th);
+			pd_thread_free(&d, th);
 		}
+	free(d.threads);
 	for (size_t i = 0; i < sizeof d.dsos / sizeof d.dsos[0]; i++)
 		for (struct pd_dso *x = d.dsos[i], *nx; x; x = nx) {
 			nx = x->next;

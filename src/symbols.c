@@ -1086,7 +1086,8 @@ static void build_bsyms(struct sym_dso *d)
 		b->order = i;
 		b->name = name;
 	}
-	qsort(d->bsyms, d->nbsyms, sizeof *d->bsyms, cmp_bsym);
+	if (d->nbsyms > 1)
+		qsort(d->bsyms, d->nbsyms, sizeof *d->bsyms, cmp_bsym);
 }
 
 /* binutils' _bfd_elf_find_function: in the allocated section holding
@@ -1274,7 +1275,8 @@ static struct cufuncs *cu_funcs(struct sym_dso *d, Dwarf_Die *cu)
 	}
 done:
 	free(stack);
-	qsort(c->r, c->n, sizeof *c->r, cmp_frange);
+	if (c->n > 1)
+		qsort(c->r, c->n, sizeof *c->r, cmp_frange);
 	return c;
 }
 
