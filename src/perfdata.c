@@ -661,10 +661,27 @@ static struct sym_dso *pd_dso_syms(struct pd *d, struct pd_dso *x)
 			d->kernel_checked = true;
 			d->kallsyms_ok = pd_same_kernel(d);
 		}
-		x->sd = d->kallsyms_ok ? symbols_kallsyms(d->sy) : NULL;
+		if (d->kallsyms_ok) {
+			x->sd = symbols_kallsyms(d->sy, "/proc/kallsyms");
+		} else if (d->kernel_bid_known) {
+			/* the copy perf record keeps in its build-id cache */
+			char path[4200], hex[41];
+			const char *bdir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+			for (size_t i = 0; i < d->kernel_bidlen; i++)
+				snprintf(hex + 2 * i, 3, "%02x", d->kernel_bid[i]);
+			hex[2 * d->kernel_bidlen] = '\0';
+			if (bdir && *bdir)
+				snprintf(path, sizeof path, "%.4000s/[kernel.kallsyms]/%s/kallsyms", bdir, hex);
+			else
+				snprintf(path, sizeof path, "%.4000s/.debug/[kernel.kallsyms]/%s/kallsyms", home ? home : "", hex);
+			if (access(path, R_OK) == 0) {
+				x->sd = symbols_kallsyms(d->sy, path);
+				d->kallsyms_ok = true;
+			}
+		}
 		break;
 	case DSO_VDSO:
-		x->sd = NULL;
+		x->sd = symbols_vdso(d->sy, x->bid, x->bidlen);
 		break;
 	case DSO_SINGLE:
 		x->sd = symbols_single(d->sy, x->name, x->single_start, x->single_len);
@@ -1348,6 +1365,7 @@ static void pd_mmap(struct pd *d, const unsigned char *rec, size_t size, bool v2
 		m.identity = true;
 	} else if (strcmp(fname, "[vdso]") == 0) {
 		m.dso = pd_dso(d, fname, DSO_VDSO, bid, bidlen);
+		m.pgoff = 0;    /* as perf has it */
 	} else {
 		m.dso = pd_dso(d, fname, DSO_FILE, bid, bidlen);
 	}
@@ -1766,7 +1784,7 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 
 	if (!pd_check(d))
 		return PERFDATA_UNSUPPORTED;
-	uint64_t pos = doff, end = doff + dsize, dropped = doff & ~(uint64_t)4095;
+	uint64_t pos = doff, end = doff + dsize, dropped = doff & ~(uint64_t)4095, shown = pos;
 	while (end - pos >= 8 && !d->fatal) {
 		const unsigned char *rec = m + pos;
 		uint16_t size = rd16(rec + 6);
@@ -1780,13 +1798,18 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 		if (trail > end - pos - size)
 			break;
 		pos += size + trail;
-		if (pos - dropped >= ((uint64_t)64 << 20)) {
-#ifdef HAVE_MADVISE
-			uint64_t upto = pos & ~(uint64_t)4095;
-			madvise((void *)(m + dropped), upto - dropped, MADV_DONTNEED);
-			dropped = upto;
-#endif
+		if (pos - shown >= ((uint64_t)1 << 20)) {
+			/* the progress line rate-limits itself */
+			shown = pos;
 			pd_progress(d, pos, len);
+		}
+		if (pos - dropped >= ((uint64_t)64 << 20)) {
+			/* records read are copied or done with: their pages go */
+			uint64_t upto = pos & ~(uint64_t)4095;
+#ifdef HAVE_MADVISE
+			madvise((void *)(m + dropped), upto - dropped, MADV_DONTNEED);
+#endif
+			dropped = upto;
 		}
 	}
 	q_flush(d, UINT64_MAX);
@@ -1849,7 +1872,7 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 			trail -= k;
 			pos += k;
 		}
-		if ((pos & ((1u << 24) - 1)) < size)
+		if ((pos & ((1u << 20) - 1)) < size)
 			pd_progress(d, pos, 0);
 	}
 	free(buf);
@@ -1925,6 +1948,9 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 	if (d.bad_records)
 		pd_msg(&d, "skipped %" PRIu64 " malformed record%s (first at byte %" PRIu64 ": %s)",
 		       d.bad_records, d.bad_records == 1 ? "" : "s", d.first_bad_off, d.first_bad);
+	if (d.unknown_types)
+		pd_msg(&d, "skipped %" PRIu64 " record%s of types this reader does not know", d.unknown_types,
+		       d.unknown_types == 1 ? "" : "s");
 	if (d.maps_dropped)
 		pd_msg(&d, "%" PRIu64 " mappings beyond %u a process (or %" PRIu64 " in all) were ignored; "
 		       "their frames show as [unknown]", d.maps_dropped, PD_MAPS_PER_PROCESS, PD_MAP_ENTRIES);

@@ -34,11 +34,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "xalloc.h"
+#ifdef HAVE_LZMA
+#include <lzma.h>
+#endif
 #ifdef HAVE_LIBIBERTY
 #include <libiberty/demangle.h>
 #endif
 
-enum kind { K_FILE, K_KALLSYMS, K_PERFMAP, K_SINGLE };
+enum kind { K_FILE, K_KALLSYMS, K_PERFMAP, K_SINGLE, K_VDSO };
 
 struct isym {
 	struct sym s;
@@ -399,6 +402,7 @@ struct ef {
 	Elf *elf;
 	GElf_Ehdr eh;
 	char *path;
+	char *mem;              /* the image, for one read into memory */
 	Elf_Scn *symtab, *dynsym;
 	size_t dynsym_idx;
 };
@@ -410,6 +414,7 @@ static void ef_close(struct ef *e)
 	if (e->fd >= 0)
 		close(e->fd);
 	free(e->path);
+	free(e->mem);
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
 }
@@ -465,11 +470,12 @@ static size_t elf_build_id(Elf *elf, uint8_t *out, size_t cap)
 	return 0;
 }
 
+static bool ef_setup(struct ef *e, const char *path, const uint8_t *bid, size_t bidlen);
+
 /* Opens path as an ELF file; refuses one whose build id differs from the
  * expected one (when bidlen is set). */
 static bool ef_open(struct ef *e, const char *path, const uint8_t *bid, size_t bidlen)
 {
-	GElf_Shdr sh;
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
 	if (!is_regular(path))
@@ -478,6 +484,23 @@ static bool ef_open(struct ef *e, const char *path, const uint8_t *bid, size_t b
 	if (e->fd < 0)
 		return false;
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+	return ef_setup(e, path, bid, bidlen);
+}
+
+/* The ELF image mem[0..n) (taken over: freed by ef_close), named name. */
+static bool ef_open_mem(struct ef *e, char *mem, size_t n, const char *name, const uint8_t *bid,
+                        size_t bidlen)
+{
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+	e->mem = mem;
+	e->elf = elf_memory(mem, n);
+	return ef_setup(e, name, bid, bidlen);
+}
+
+static bool ef_setup(struct ef *e, const char *path, const uint8_t *bid, size_t bidlen)
+{
+	GElf_Shdr sh;
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->eh)) {
 		ef_close(e);
 		return false;
@@ -754,6 +777,46 @@ static size_t candidates(const struct symbols *sy, const struct sym_dso *d, char
 	return n;
 }
 
+#ifdef HAVE_LZMA
+/* The .gnu_debugdata section of e inflated into out, when it holds an ELF
+ * file with a .symtab. Inflated size capped: it is untrusted input. */
+static bool mini_debuginfo(struct ef *e, struct ef *out)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_by_name(e->elf, &e->eh, ".gnu_debugdata", &sh, NULL);
+	Elf_Data *data = scn && sh.sh_type == SHT_PROGBITS ? elf_rawdata(scn, NULL) : NULL;
+	if (!data || !data->d_size)
+		return false;
+	size_t cap = data->d_size * 8 + 4096, limit = (size_t)256 << 20;
+	char *buf = NULL;
+	for (;;) {
+		char *nb = realloc(buf, cap);
+		if (!nb) {
+			free(buf);
+			return false;
+		}
+		buf = nb;
+		uint64_t memlimit = (uint64_t)64 << 20;
+		size_t in_pos = 0, out_pos = 0;
+		lzma_ret r = lzma_stream_buffer_decode(&memlimit, 0, NULL, data->d_buf, &in_pos, data->d_size,
+		                                       (uint8_t *)buf, &out_pos, cap);
+		if (r == LZMA_OK) {
+			char name[4096];
+			snprintf(name, sizeof name, "%s (.gnu_debugdata)", e->path);
+			if (ef_open_mem(out, buf, out_pos, name, NULL, 0) && out->symtab)
+				return true;
+			ef_close(out);
+			return false;
+		}
+		if (r != LZMA_BUF_ERROR || cap >= limit) {
+			free(buf);
+			return false;
+		}
+		cap = cap * 2 > limit ? limit : cap * 2;
+	}
+}
+#endif
+
 static void load_file(struct symbols *sy, struct sym_dso *d)
 {
 	char *cand[12];
@@ -821,6 +884,13 @@ static void load_file(struct symbols *sy, struct sym_dso *d)
 	}
 	for (size_t i = 0; i < nc; i++)
 		free(cand[i]);
+#ifdef HAVE_LZMA
+	/* MiniDebugInfo (Fedora and others): a .symtab of the functions
+	 * .dynsym lacks, xz-compressed in the file itself. perf 6.1 does not
+	 * read it; its names are better than [unknown]. */
+	if (syms < 0 && runtime >= 0 && used < 2 && mini_debuginfo(&ss[runtime], &ss[used]))
+		syms = used++;
+#endif
 	if (syms < 0 && runtime < 0)
 		return;
 	if (syms < 0)
@@ -861,16 +931,65 @@ struct sym_dso *symbols_file(struct symbols *sy, const char *path, const uint8_t
 	return d;
 }
 
+/* The vdso: perf record's copy in the build-id cache, else this process's
+ * own when it has the recorded build id (same kernel). */
+struct sym_dso *symbols_vdso(struct symbols *sy, const uint8_t *bid, size_t bidlen)
+{
+	for (struct sym_dso *d = sy->list; d; d = d->next)
+		if (d->kind == K_VDSO && d->bidlen == bidlen && memcmp(d->bid, bid, bidlen) == 0)
+			return d;
+	struct sym_dso *d = dso_new(sy, K_VDSO, "[vdso]");
+	struct ef e;
+	bool have = false;
+	d->loaded = true;
+	d->bidlen = bidlen > 20 ? 20 : bidlen;
+	memcpy(d->bid, bid, d->bidlen);
+	if (!d->bidlen)
+		return d;
+	char *hex = bid_hex(d->bid, d->bidlen);
+	const char *bdir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char *cache = bdir && *bdir ? sy_asprintf("%s/[vdso]/%s/vdso", bdir, hex)
+	            : home ? sy_asprintf("%s/.debug/[vdso]/%s/vdso", home, hex) : NULL;
+	if (cache) {
+		have = ef_open(&e, cache, d->bid, d->bidlen);
+		free(cache);
+	}
+	free(hex);
+	if (!have) {
+		/* the image ends with its section headers */
+		const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+		if (img && memcmp(img, ELFMAG, SELFMAG) == 0 && img[EI_CLASS] == ELFCLASS64) {
+			Elf64_Ehdr eh;
+			memcpy(&eh, img, sizeof eh);
+			size_t n = (size_t)eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+			if (eh.e_shoff && n < ((size_t)1 << 20)) {
+				char *mem = xmalloc(n);
+				memcpy(mem, img, n);
+				have = ef_open_mem(&e, mem, n, "[vdso]", d->bid, d->bidlen);
+			}
+		}
+	}
+	if (!have)
+		return d;
+	d->found = true;
+	if (e.symtab)
+		load_table(d, &e, &e, e.symtab);
+	if (e.dynsym)
+		load_table(d, &e, &e, e.dynsym);
+	ef_close(&e);
+	return d;
+}
+
 /* ---- kallsyms, perf maps, single symbols ---------------------------------- */
 
-struct sym_dso *symbols_kallsyms(struct symbols *sy)
+struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path)
 {
 	if (sy->kallsyms)
 		return sy->kallsyms;
-	struct sym_dso *d = dso_new(sy, K_KALLSYMS, "/proc/kallsyms");
+	struct sym_dso *d = dso_new(sy, K_KALLSYMS, path);
 	sy->kallsyms = d;
 	d->loaded = true;
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = fopen(path, "r");
 	if (!f)
 		return d;
 	char line[1024];

@@ -27,8 +27,13 @@ void symbols_free(struct symbols *sy);
  * build id bid[0..bidlen) (bidlen 0: not checked). A file whose build id
  * differs is not used (perf rejects it too). Same arguments, same object. */
 struct sym_dso *symbols_file(struct symbols *sy, const char *path, const uint8_t *bid, size_t bidlen);
-/* The running kernel's symbols from /proc/kallsyms (addresses as sampled). */
-struct sym_dso *symbols_kallsyms(struct symbols *sy);
+/* Kernel symbols from a kallsyms file (/proc/kallsyms of the running
+ * kernel, or the copy perf record keeps); addresses as sampled. One kernel
+ * a symbols object: the first path given is the one read. */
+struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path);
+/* The vdso with build id bid: perf's copy in the build-id cache, or this
+ * process's own when the build ids agree. Addresses are offsets in it. */
+struct sym_dso *symbols_vdso(struct symbols *sy, const uint8_t *bid, size_t bidlen);
 /* A perf map file ("START SIZE NAME" lines, hex), e.g. /tmp/perf-PID.map;
  * ignored unless owned by the user or root. */
 struct sym_dso *symbols_perfmap(struct symbols *sy, const char *path);

@@ -8,7 +8,11 @@
  *   bit 0-1: perf options (--kernel, --pid)
  *   bit 2:   symfs: an empty directory (no object file of this machine is
  *            read: fast, reproducible) or none (MMAP records name real files)
- *   bit 3-7: passed on to fuzz_use_tree */
+ *   bit 3-7: passed on to fuzz_use_tree
+ * What the native reader declines (PERFDATA_UNSUPPORTED) load.c hands to
+ * `perf script`: PATH is emptied so that no perf runs (a fuzzed file is
+ * not perf's to read here, and a fork per input would be slow); load_files
+ * then says perf is not installed. */
 #include "config.h"
 #include <fcntl.h>
 #include <string.h>
@@ -30,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof path, "/tmp/tflame-fuzz-perfdata.%ld", (long)getpid());
 		snprintf(symfs, sizeof symfs, "/tmp/tflame-fuzz-symfs.%ld", (long)getpid());
 		mkdir(symfs, 0700);
+		setenv("PATH", "/nonexistent/tflame-fuzz", 1);
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1))

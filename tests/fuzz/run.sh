@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh: builds the libFuzzer harnesses with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
 # (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
-#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load; default all)
+#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata; default all)
 # Seeds: the repository's fixtures, plus ../shared/corpus when present (read
 # at run time, never copied into the repository). The growing corpus and any
 # crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
@@ -22,17 +22,20 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load}
+harnesses=${*:-folded perf sniff load perfdata}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript load text layout search searchidx palette printer"
+srcs="xalloc arena strtab tree source sniff folded perfscript perfdata symbols unwind load text layout search searchidx palette printer"
+# load.c reads perf.data too: libdw, libelf, libzstd and libiberty (as
+# READER_LIBS in Makefile.am)
+libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) -liberty"
 for h in $harnesses; do
 	files=""
 	for f in $srcs; do files="$files $src/$f.c"; done
 	echo "fuzz: building fuzz_$h"
 	# shellcheck disable=SC2086
 	$CLANG $flags -I"$top_builddir" -I"$src" -I"$fz" -o "$FUZZ_DIR/bin/fuzz_$h" \
-		"$fz/fuzz_$h.c" $files -lunistring -lpthread
+		"$fz/fuzz_$h.c" $files -lunistring $libs -lpthread
 done
 
 # seed DIR PREFIX FILE...: copies the first 64 KiB of each file into DIR,
@@ -52,18 +55,30 @@ for h in $harnesses; do
 	seeds=$FUZZ_DIR/seeds/$h corpus=$FUZZ_DIR/corpus/$h
 	rm -rf "$seeds"
 	mkdir -p "$seeds" "$corpus"
-	case $h in folded|load) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
-	seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
-		"$top_srcdir"/examples/demo.folded
-	if [ -d "$top_srcdir/../shared/corpus" ]; then
+	case $h in folded|load|perfdata) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
+	if [ "$h" = perfdata ]; then
+		# perf.data seeds: the kept ones (already in the harness's form,
+		# option byte first), the generated ones, the recorded fixtures
+		cp "$top_srcdir"/tests/data/fuzz/perfdata/* "$seeds"/ 2>/dev/null || :
+		python3 "$fz/perfdata_seeds.py" seeds "$seeds" --prefix || :
+		seed "$seeds" "$pre" "$top_srcdir"/tests/data/*.perf.gz
+	else
+		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
+			"$top_srcdir"/examples/demo.folded
+	fi
+	if [ "$h" != perfdata ] && [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
 		# shellcheck disable=SC2046
 		seed "$seeds" "$pre" $(cat "$FUZZ_DIR/list")
 	fi
 	echo "fuzz: fuzz_$h for ${FUZZ_SECONDS}s ($(ls "$seeds" | wc -l) seeds)"
-	# -timeout: an input taking 10 s is a hang; -max_len keeps runs fast.
+	# -timeout: an input taking 10 s is a hang; -max_len keeps runs fast
+	# (perf.data seeds are larger: a header, attributes, features).
+	maxlen=16384
+	dict=$fz/tflame.dict
+	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
-		-timeout=10 -max_len=16384 -dict="$fz/tflame.dict" -print_final_stats=1 \
+		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then
 		:
 	fi

@@ -354,6 +354,8 @@ int main(void)
 	out = load("file.data", &none, &msgs, &info);
 	is_str(out, expected(), "file form: comm, exec, fork, threads, time order, contexts, 127 frames");
 	ok(strstr(msgs, "perf lost 3 samples") != NULL, "file form: lost samples are reported");
+	ok(strstr(msgs, "skipped 1 record of types this reader does not know") != NULL,
+	   "file form: the record of an unknown type is skipped and reported");
 	is_str(info.event, "cpu-clock:u", "the event's name comes from EVENT_DESC");
 	/* 9 samples of cpu-clock, the dropped chain's one included */
 	is_int((long long)info.samples, 9, "samples counted");
