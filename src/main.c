@@ -814,7 +814,7 @@ int main(int argc, char **argv)
 			.views = &views, .diff = diff, .negate = negate, .normalize = normalize,
 			.table = view == VIEW_TABLE, .table_sort = table_sort,
 			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
-			.title = nfiles == 1 ? files[0] : "(several files)",
+			.title = recorded ? rec.title : nfiles == 1 ? files[0] : "(several files)",
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,

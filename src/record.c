@@ -119,6 +119,14 @@ int record_run(int argc, char **argv, struct record_result *r)
 		return 2;
 	}
 
+	/* the title: the command line, else the process or the system */
+	if (optind < argc) {
+		size_t used = (size_t)snprintf(r->title, sizeof r->title, "record:");
+		for (int i = optind; i < argc && used < sizeof r->title; i++)
+			used += (size_t)snprintf(r->title + used, sizeof r->title - used, " %s", argv[i]);
+	} else {
+		snprintf(r->title, sizeof r->title, "record: %s%.200s", pid ? "PID " : "all CPUs", pid ? pid : "");
+	}
 	if (out) {
 		if (strlen(out) >= sizeof r->path) {
 			fputs("tflame: record: the output file name is too long\n", stderr);

@@ -10,6 +10,7 @@
 struct record_result {
 	char path[4096];        /* the recording */
 	bool temporary;         /* made here (no -o): remove it once read */
+	char title[256];        /* what was recorded: "record: make -j4" */
 };
 
 /* argv[0] is "record". Parses the record options, runs perf record and

@@ -270,4 +270,29 @@ for th in 2 3; do
 	same "perf recording in 64 KB pieces, $th threads: same output as one" "$T_TMP/dwarfn" "$T_TMP/dwarf.folded"
 done
 
+# ---- tflame record: its usage, and perf missing ------------------------------
+"$TFLAME" record --help > "$T_TMP/rec.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^Usage: tflame record ' "$T_TMP/rec.out" &&
+	pass "record --help: its usage, exit 0" || fail "record --help: its usage, exit 0" "rc=$rc" "$(head -3 "$T_TMP/rec.out")"
+"$TFLAME" record > "$T_TMP/rec.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q '^tflame: record: no command to profile' "$T_TMP/rec.out" &&
+	pass "record with no command: the hint, exit 2" || fail "record with no command: the hint, exit 2" "rc=$rc" "$(cat "$T_TMP/rec.out")"
+"$TFLAME" record -F lots -- true > "$T_TMP/rec.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q '^tflame: record: -F takes a number' "$T_TMP/rec.out" &&
+	pass "record -F with a word: exit 2" || fail "record -F with a word: exit 2" "rc=$rc" "$(cat "$T_TMP/rec.out")"
+mkdir -p "$T_TMP/noperf" "$T_TMP/rect"
+PATH="$T_TMP/noperf" TMPDIR="$T_TMP/rect" "$TFLAME" record -- true > "$T_TMP/rec.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^tflame: record: perf is not installed' "$T_TMP/rec.out" &&
+	[ -z "$(ls -A "$T_TMP/rect")" ] &&
+	pass "record without perf: says so, exit 1, no file left" ||
+	fail "record without perf: says so, exit 1, no file left" "rc=$rc" "$(cat "$T_TMP/rec.out")" "$(ls -A "$T_TMP/rect")"
+# A perf that fails (as with kernel.perf_event_paranoid too high).
+printf '#!/bin/sh\necho "perf_event_open: Permission denied" >&2\nexit 255\n' > "$T_TMP/noperf/perf"
+chmod +x "$T_TMP/noperf/perf"
+PATH="$T_TMP/noperf:$PATH" TMPDIR="$T_TMP/rect" "$TFLAME" record -- true > "$T_TMP/rec.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^tflame: record: perf record failed (exit status 255)' "$T_TMP/rec.out" &&
+	[ -z "$(ls -A "$T_TMP/rect")" ] &&
+	pass "record when perf fails: says so, exit 1, no file left" ||
+	fail "record when perf fails: says so, exit 1, no file left" "rc=$rc" "$(cat "$T_TMP/rec.out")"
+
 done_testing
