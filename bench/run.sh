@@ -366,3 +366,198 @@ if [ $has_search = 1 ]; then
 else
 	echo "Search: this tflame has no search yet"
 fi
+
+# ---- perf.data ------------------------------------------------------------
+# tflame reads perf's binary file itself (tflame --collapse X.data) or perf
+# script's text (perf script -i X.data | tflame --collapse -). Both on two
+# big recordings of bench/workload/minisearch made here with perf record
+# (in a temp dir, removed at the end; --max-size cuts each at
+# BENCH_PERFDATA_MB): frame pointers (clang if present, several copies at
+# once under sh, perf record -g) and DWARF ($CC without frame pointers,
+# several forked copies at once by bench/workload/msloop.c, --call-graph
+# dwarf). Skipped when perf is missing or may not record
+# (kernel.perf_event_paranoid).
+echo
+pd_mb=${BENCH_PERFDATA_MB:-}
+[ -n "$pd_mb" ] || { [ $quick = 1 ] && pd_mb=32 || pd_mb=200; }
+pd_skip=''
+nobpf=''
+ev=cpu-clock
+if [ "$pd_mb" = 0 ]; then
+	pd_skip="BENCH_PERFDATA_MB=0"
+elif ! command -v perf > /dev/null 2>&1; then
+	pd_skip="perf is not installed"
+else
+	if perf record -q --no-bpf-event -e cpu-clock:u -o /dev/null true > /dev/null 2>&1; then
+		nobpf=--no-bpf-event
+	fi
+	if ! perf record -q $nobpf -e cpu-clock:u -o /dev/null true > /dev/null 2> "$tmp/err"; then
+		pd_skip="'perf record -e cpu-clock:u true' fails (kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid 2> /dev/null || echo '?')): $(grep -v '^ *$' "$tmp/err" | head -n 1)"
+	elif ! perf record -q $nobpf --max-size=1M -e cpu-clock:u -o /dev/null true > /dev/null 2>&1; then
+		pd_skip="perf record has no --max-size (perf older than 5.5?)"
+	elif ! perf record -q $nobpf -e cpu-clock -o /dev/null true > /dev/null 2>&1; then
+		ev=cpu-clock:u # no kernel samples for us
+	fi
+fi
+if [ -n "$pd_skip" ]; then
+	echo "perf.data: SKIPPED: $pd_skip"
+	exit 0
+fi
+
+pd=$tmp/perfdata
+mkdir -p "$pd"
+fp_cc=$CC
+command -v clang > /dev/null 2>&1 && fp_cc=clang # gcc 12 leaves leaf functions without frame pointers
+maxrate=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2> /dev/null || echo 100000)
+fp_hz=$(awk -v m="$maxrate" 'BEGIN { print (m < 50000) ? m : 50000 }')
+dw_hz=$(awk -v m="$maxrate" 'BEGIN { print (m < 4000) ? m : 4000 }') # more loses samples
+ncopies=$(nproc 2> /dev/null || echo 2)
+[ "$ncopies" -le 8 ] || ncopies=8
+[ "$ncopies" -ge 2 ] || ncopies=2
+"$fp_cc" -std=c11 -O2 -g -fno-omit-frame-pointer -o "$pd/minisearch" "$srcdir/bench/workload/minisearch.c" -lm ||
+	die "cannot build minisearch with $fp_cc"
+$CC -std=c11 -O2 -g -fomit-frame-pointer -o "$pd/msloop" "$srcdir/bench/workload/msloop.c" -lm ||
+	die "cannot build msloop with $CC"
+
+# pd_record NAME PERF-RECORD-OPTION... -- CMD...: $pd/NAME.data, cut by
+# --max-size at $pd_mb MB (perf then ends the workload with SIGTERM, so its
+# exit status is not looked at: the file is). No build-id cache: nothing of
+# this goes to ~/.debug.
+pd_record() {
+	r=$1
+	shift
+	t0=$(now)
+	perf record -q $nobpf -N -e "$ev" --max-size="${pd_mb}M" -o "$pd/$r.data" "$@" > /dev/null 2> "$pd/$r.log" || :
+	t1=$(now)
+	if [ ! -s "$pd/$r.data" ] || [ "$(filesize "$pd/$r.data")" -lt 1048576 ]; then
+		echo "perf.data: recording $r failed:" >&2
+		grep -v '^ *$' "$pd/$r.log" | head -n 5 | sed 's/^/    /' >&2
+		return 1
+	fi
+	echo "recorded $r.data: $(mb "$(filesize "$pd/$r.data")") MB in $(elapsed "$t0" "$t1") s"
+}
+echo "perf.data: recording minisearch ($pd_mb MB per recording, $ev, perf $(perf version 2> /dev/null | sed 's/^perf version //'))"
+# Frame pointers: $ncopies copies at a time, over and over, under sh (so the
+# recording holds forks, execs and several processes).
+# shellcheck disable=SC2016 # expanded by the inner sh
+pd_record fp -F "$fp_hz" -g -- sh -c '
+	i=0
+	while [ $i -lt 400 ]; do
+		i=$((i + 1)) j=1
+		while [ $j -lt "$1" ]; do "$0" 1 > /dev/null & j=$((j + 1)); done
+		"$0" 1 > /dev/null
+		wait
+	done' "$pd/minisearch" "$ncopies" || { echo "perf.data: SKIPPED: perf record failed"; rm -rf "$pd"; exit 0; }
+sleep 1 # the copies sh had started when perf stopped it end within a second
+# DWARF: $ncopies forked copies at a time, no exec (perf 6.1 often fails to
+# unwind libc frames by DWARF in a process that execs after its libc was
+# mapped, as sh's children do, where tflame unwinds them: see msloop.c).
+pd_record dwarf -F "$dw_hz" --call-graph dwarf -- "$pd/msloop" "$ncopies" || { echo "perf.data: SKIPPED: perf record failed"; rm -rf "$pd"; exit 0; }
+
+# pd_pipe F: perf script -i F | tflame --collapse - > /dev/null, $runs times;
+# prints "WALL SCRIPT_S SCRIPT_RSS_MB TFLAME_S TFLAME_RSS_MB" of the fastest
+# run (each RSS the largest of all runs).
+pd_pipe() {
+	b='' bs='' bt='' ms=0 mt=0 i=0
+	while [ $i -lt "$runs" ]; do
+		i=$((i + 1))
+		t0=$(now)
+		{ /usr/bin/time -f '%e %M' -o "$tmp/tm1" perf script -i "$1" 2> /dev/null ||
+			echo "FAIL" > "$tmp/tm1"; } |
+			{ /usr/bin/time -f '%e %M' -o "$tmp/tm2" "$TFLAME" --collapse - > /dev/null 2> "$tmp/err" ||
+				echo "FAIL" > "$tmp/tm2"; }
+		t1=$(now)
+		if grep -q FAIL "$tmp/tm1" "$tmp/tm2"; then
+			sed 's/^/    /' "$tmp/err" | head -n 5 >&2
+			echo "FAIL - - - -"
+			return 0
+		fi
+		s=$(elapsed "$t0" "$t1")
+		read -r s1 k1 < "$tmp/tm1"
+		read -r s2 k2 < "$tmp/tm2"
+		if [ -z "$b" ] || awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }'; then
+			b=$s bs=$s1 bt=$s2
+		fi
+		ms=$(awk -v m="$ms" -v k="$k1" 'BEGIN { k /= 1024; print (k > m) ? k : m }')
+		mt=$(awk -v m="$mt" -v k="$k2" 'BEGIN { k /= 1024; print (k > m) ? k : m }')
+	done
+	printf '%s %s %.0f %s %.0f\n' "$b" "$bs" "$ms" "$bt" "$mt"
+}
+# pd_paint CMD...: time to first paint, best of 3 (as above), in ms.
+pd_paint() {
+	b=''
+	for _ in 1 2 3; do
+		ms=$("$bin/ptyrun" -s 200x50 -- "$@" | sed -n 's/^first_paint_ms //p')
+		b=$(awk -v b="$b" -v s="$ms" 'BEGIN { print (b == "" || s + 0 < b + 0) ? s : b }')
+	done
+	echo "${b:-FAIL}"
+}
+
+# The outputs of both routes, compared byte for byte (and the size of the
+# text perf script writes, counted on the way).
+echo
+for r in fp dwarf; do
+	f=$pd/$r.data
+	rm -f "$pd/fifo"
+	mkfifo "$pd/fifo"
+	wc -c < "$pd/fifo" > "$pd/$r.textbytes" &
+	perf script -i "$f" 2> "$pd/$r.script.err" | tee "$pd/fifo" |
+		"$TFLAME" --collapse - > "$pd/$r.want" 2> "$pd/$r.want.err" || :
+	wait
+	"$TFLAME" --stats --collapse "$f" > "$pd/$r.got" 2> "$tmp/err" || echo "exit $?" >> "$tmp/err"
+	echo "$(filesize "$f") $(tr -d ' ' < "$pd/$r.textbytes") $(stat stacks)" > "$pd/$r.info"
+	grep -v '^nodes ' "$tmp/err" > "$pd/$r.got.err" || :
+	if cmp -s "$pd/$r.want" "$pd/$r.got" && [ -s "$pd/$r.want" ]; then
+		echo MATCH > "$pd/$r.match"
+	else
+		echo DIFFER > "$pd/$r.match"
+	fi
+done
+
+echo "perf.data: tflame --collapse F (native reader) against perf script -i F | tflame --collapse -"
+echo "minisearch, perf record -e $ev: fp = $fp_cc -fno-omit-frame-pointer, -g -F $fp_hz, $ncopies copies at a time;"
+echo "dwarf = $CC -fomit-frame-pointer, --call-graph dwarf -F $dw_hz, $ncopies forked copies. Wall seconds, best of $runs;"
+echo "peak RSS in MB; the pipe's row gives perf script's and tflame's own time and RSS"
+prow() { printf '  %-6s %7s %9s %8s  %-30s %7s %9s %7s %9s %7s %8s  %s\n' "$@"; }
+prow rec MB samples 'text MB' route 'wall s' 'script s' 'RSS MB' 'tflame s' 'RSS MB' speedup output
+for r in fp dwarf; do
+	f=$pd/$r.data
+	read -r bytes tbytes samples < "$pd/$r.info"
+	# shellcheck disable=SC2046
+	set -- $(pd_pipe "$f")
+	pw=$1
+	prow "$r" "$(mb "$bytes")" "${samples:--}" "$(mb "$tbytes")" 'perf script | tflame -c -' "$1" "$2" "$3" "$4" "$5" '' ''
+	for th in 0 1; do
+		if [ $th = 0 ]; then
+			# shellcheck disable=SC2046
+			set -- $(best_of "$TFLAME" --collapse "$f"); lbl='tflame -c F'
+		else
+			# shellcheck disable=SC2046
+			set -- $(best_of "$TFLAME" --threads=1 --collapse "$f"); lbl='tflame -c --threads=1 F'
+		fi
+		sp=$(awk -v a="$pw" -v b="$1" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "-" }')
+		prow '' '' '' '' "$lbl" "$1" '' '' "$1" "$2" "$sp" "$([ $th = 0 ] && cat "$pd/$r.match")"
+	done
+done
+for r in fp dwarf; do
+	if [ -s "$pd/$r.got.err" ]; then
+		echo "  $r: tflame -c F wrote on stderr: $(head -n 1 "$pd/$r.got.err")"
+	fi
+	if [ "$(cat "$pd/$r.match")" = DIFFER ]; then
+		echo "  $r: the outputs DIFFER ($(wc -l < "$pd/$r.want" | tr -d ' ') lines from perf script, $(wc -l < "$pd/$r.got" | tr -d ' ') from tflame -c F);"
+		echo "  first differing lines (< perf script | tflame -c -, > tflame -c F):"
+		diff "$pd/$r.want" "$pd/$r.got" | grep '^[<>]' | head -n 10 | cut -c1-200 | sed 's/^/    /'
+		[ -s "$pd/$r.want.err" ] && echo "  perf script | tflame -c - wrote on stderr: $(head -n 1 "$pd/$r.want.err")"
+	fi
+done
+
+echo
+echo "Time to first paint of a perf.data file (200x50 pty, best of 3)"
+for r in fp dwarf; do
+	f=$pd/$r.data
+	a=$(pd_paint "$TFLAME" "$f")
+	b=$(pd_paint sh -c 'perf script -i "$1" 2> /dev/null | "$2" -' sh "$f" "$TFLAME")
+	sp=$(awk -v a="$b" -v b="$a" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "-" }')
+	echo "  $r.data: tflame F $a ms; perf script -i F | tflame - $b ms ($sp)"
+done
+rm -rf "$pd"
