@@ -2,6 +2,7 @@
 #include "load.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -568,6 +569,11 @@ static int load_via_perf_script(struct tree *t, const char *path, const char *na
 		if (dup2(fds[1], STDOUT_FILENO) < 0)
 			_exit(127);
 		close(fds[1]);
+		/* perf's messages quote the file's names unfiltered: they do not
+		 * reach the terminal; its exit status is reported */
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
 		execlp("perf", "perf", "script", "-F+pid", "-i", path, (char *)NULL);
 		_exit(127);
 	}

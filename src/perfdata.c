@@ -274,7 +274,8 @@ struct pd {
 	uint64_t map_entries;           /* of every process, live */
 	uint64_t maps_dropped;
 	struct pd_maps kmaps;   /* the kernel and its modules */
-	struct pd_dso *dsos[1024];
+	struct pd_dso **dsos;   /* hash by name, chained */
+	size_t ndsos, dsocap;   /* dsocap: a power of two */
 	struct pd_dso *kdso;    /* [kernel.kallsyms] */
 	struct symbols *sy;
 	struct unwind *uw;
@@ -286,8 +287,9 @@ struct pd {
 	bool kernel_notice;
 
 	/* build ids from the header, by path, for MMAP records without one */
-	struct pd_bid { char *path; uint8_t bid[20]; uint8_t len; } *bids;
+	struct pd_bid { char *path; size_t order; uint8_t bid[20]; uint8_t len; } *bids;
 	size_t nbids, bidcap;
+	bool bids_sorted;
 
 	struct pd_queue q;
 
@@ -476,6 +478,8 @@ static void pd_add_bid(struct pd *d, const char *path, const unsigned char *bid,
 		d->bids = xreallocarray(d->bids, d->bidcap, sizeof *d->bids);
 	}
 	d->bids[d->nbids].path = xstrdup(path);
+	d->bids[d->nbids].order = d->nbids;
+	d->bids_sorted = false;
 	memcpy(d->bids[d->nbids].bid, bid, len);
 	d->bids[d->nbids].len = (uint8_t)len;
 	d->nbids++;
@@ -609,26 +613,76 @@ static uint32_t hash_str(const char *s)
 	return h;
 }
 
+static int cmp_bid(const void *a, const void *b)
+{
+	const struct pd_bid *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	if (c)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The build id the header gives path (the last one listed). */
 static bool pd_lookup_bid(struct pd *d, const char *path, uint8_t *bid, uint8_t *len)
 {
-	for (size_t i = d->nbids; i-- > 0;) {
-		if (strcmp(d->bids[i].path, path) == 0) {
-			memcpy(bid, d->bids[i].bid, d->bids[i].len);
-			*len = d->bids[i].len;
-			return true;
-		}
+	if (!d->bids_sorted) {
+		if (d->nbids > 1)
+			qsort(d->bids, d->nbids, sizeof *d->bids, cmp_bid);
+		d->bids_sorted = true;
 	}
-	return false;
+	size_t lo = 0, hi = d->nbids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(d->bids[mid].path, path) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || strcmp(d->bids[lo - 1].path, path) != 0)
+		return false;
+	memcpy(bid, d->bids[lo - 1].bid, d->bids[lo - 1].len);
+	*len = d->bids[lo - 1].len;
+	return true;
+}
+
+/* Objects of one name with different build ids (a program rebuilt while
+ * recorded) are told apart, up to this many. */
+#define PD_BIDS_PER_NAME 16
+
+static void pd_dsos_grow(struct pd *d)
+{
+	size_t cap = d->dsocap ? d->dsocap * 2 : 1024;
+	struct pd_dso **t = xcalloc(cap, sizeof *t);
+	for (size_t i = 0; i < d->dsocap; i++)
+		for (struct pd_dso *x = d->dsos[i], *nx; x; x = nx) {
+			nx = x->next;
+			size_t h = hash_str(x->name) & (cap - 1);
+			x->next = t[h];
+			t[h] = x;
+		}
+	free(d->dsos);
+	d->dsos = t;
+	d->dsocap = cap;
 }
 
 static struct pd_dso *pd_dso(struct pd *d, const char *name, enum dso_kind kind,
                              const uint8_t *bid, size_t bidlen)
 {
-	uint32_t h = hash_str(name) % (sizeof d->dsos / sizeof d->dsos[0]);
-	for (struct pd_dso *x = d->dsos[h]; x; x = x->next)
-		if (x->kind == kind && strcmp(x->name, name) == 0 &&
-		    (!bidlen || !x->bidlen || (x->bidlen == bidlen && memcmp(x->bid, bid, bidlen) == 0)))
+	struct pd_dso *same = NULL;
+	unsigned nsame = 0;
+	if (d->ndsos >= d->dsocap)
+		pd_dsos_grow(d);
+	size_t h = hash_str(name) & (d->dsocap - 1);
+	for (struct pd_dso *x = d->dsos[h]; x; x = x->next) {
+		if (x->kind != kind || strcmp(x->name, name) != 0)
+			continue;
+		if (!bidlen || !x->bidlen || (x->bidlen == bidlen && memcmp(x->bid, bid, bidlen) == 0))
 			return x;
+		same = x;
+		if (++nsame >= PD_BIDS_PER_NAME)
+			return same;
+	}
+	d->ndsos++;
 	struct pd_dso *x = xcalloc(1, sizeof *x);
 	x->name = xstrdup(name);
 	x->kind = kind;
@@ -743,7 +797,7 @@ static const struct pd_map *maps_find(const struct pd_maps *m, uint64_t addr)
 /* Real processes have at most vm.max_map_count (65530) mappings; all of
  * them together are kept under a few hundred megabytes. */
 #define PD_MAPS_PER_PROCESS 65536
-#define PD_MAP_ENTRIES ((uint64_t)8 << 20)
+#define PD_MAP_ENTRIES ((uint64_t)4 << 20)
 
 static void maps_insert(struct pd *d, struct pd_maps *m, const struct pd_map *nm)
 {
@@ -786,9 +840,16 @@ static void maps_insert(struct pd *d, struct pd_maps *m, const struct pd_map *nm
 
 /* ---- threads ------------------------------------------------------------- */
 
+/* Fibonacci hashing: the product's high bits (its low bits would only
+ * repeat tid's low bits, and tids that are multiples of a power of two
+ * would share a bucket). cap is a power of two. */
 static size_t tid_hash(int32_t tid, size_t cap)
 {
-	return (size_t)((uint32_t)tid * 2654435761u) & (cap - 1);
+	uint64_t h = (uint64_t)(uint32_t)tid * 0x9E3779B97F4A7C15ull;
+	unsigned bits = 0;
+	while (((size_t)1 << bits) < cap)
+		bits++;
+	return bits ? (size_t)(h >> (64 - bits)) : 0;
 }
 
 static struct pd_thread **pd_thread_slot(struct pd *d, int32_t tid)
@@ -1408,9 +1469,14 @@ static void pd_fork(struct pd *d, const unsigned char *rec, size_t size)
 		pd_set_comm(th, parent->comm, strlen(parent->comm));
 	/* a new process starts with a copy of its parent's mappings (not for
 	 * the forks perf synthesizes for running processes) */
-	if (th->pid != parent->pid && th->maps != parent->maps && !(misc & MISC_FORK_EXEC))
+	if (th->pid != parent->pid && th->maps != parent->maps && !(misc & MISC_FORK_EXEC)) {
+		if (d->map_entries + parent->maps->n > PD_MAP_ENTRIES) {
+			d->maps_dropped += parent->maps->n;
+			return;
+		}
 		for (size_t i = 0; i < parent->maps->n; i++)
 			maps_insert(d, th->maps, &parent->maps->m[i]);
+	}
 }
 
 static void pd_ksymbol(struct pd *d, const unsigned char *rec, size_t size)
@@ -1487,16 +1553,18 @@ static int cmp_qev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Hands on the queued records with time <= limit, in time order. */
-static void q_flush(struct pd *d, uint64_t limit)
+/* Hands on, in time order, the queued records with time <= limit, and at
+ * least the first min_count of them. */
+static void q_flush_upto(struct pd *d, uint64_t limit, size_t min_count)
 {
 	struct pd_queue *q = &d->q;
 	size_t i, k = 0, blen = 0;
 
 	if (!q->n)
 		return;
-	qsort(q->ev, q->n, sizeof *q->ev, cmp_qev);
-	for (i = 0; i < q->n && q->ev[i].time <= limit; i++)
+	if (q->n > 1)
+		qsort(q->ev, q->n, sizeof *q->ev, cmp_qev);
+	for (i = 0; i < q->n && (i < min_count || q->ev[i].time <= limit); i++)
 		pd_process(d, q->buf + q->ev[i].off, q->ev[i].len);
 	/* keep the rest, packed at the buffer's start (they are in time
 	 * order, their bytes in arrival order: move through a copy) */
@@ -1521,6 +1589,16 @@ static void q_flush(struct pd *d, uint64_t limit)
 	q->blen = blen;
 }
 
+static void q_flush(struct pd *d, uint64_t limit)
+{
+	q_flush_upto(d, limit, 0);
+}
+
+static void q_flush_count(struct pd *d, size_t count)
+{
+	q_flush_upto(d, 0, count);
+}
+
 static void q_add(struct pd *d, uint64_t time, const unsigned char *rec, size_t size)
 {
 	struct pd_queue *q = &d->q;
@@ -1542,13 +1620,10 @@ static void q_add(struct pd *d, uint64_t time, const unsigned char *rec, size_t 
 	q->blen += size;
 	if (time > q->max_time)
 		q->max_time = time;
-	if (q->blen > PD_QUEUE_MAX) {
-		/* the older half goes now */
-		uint64_t lo = UINT64_MAX;
-		for (size_t i = 0; i < q->n; i++)
-			if (q->ev[i].time < lo)
-				lo = q->ev[i].time;
-		q_flush(d, lo + (q->max_time - lo) / 2);
+	if (q->blen + q->n * sizeof *q->ev > PD_QUEUE_MAX) {
+		/* the older half goes now, by count: every such flush frees at
+		 * least half the queue, whatever the times */
+		q_flush_count(d, q->n / 2 + 1);
 	}
 }
 
@@ -1788,15 +1863,22 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 	while (end - pos >= 8 && !d->fatal) {
 		const unsigned char *rec = m + pos;
 		uint16_t size = rd16(rec + 6);
-		if (size < 8 || size > end - pos) {
+		if (size < 8) {
 			pd_msg(d, "a record at byte %" PRIu64 " has an impossible size (%u); the rest of the file is skipped",
 			       pos, (unsigned)size);
 			break;
 		}
+		if (size > end - pos) {
+			pd_msg(d, "the record at byte %" PRIu64 " is cut short by the end of the data", pos);
+			break;
+		}
 		pd_record(d, rec, size, pos);
 		uint64_t trail = pd_trailing(rec, size, false);
-		if (trail > end - pos - size)
+		if (trail > end - pos - size) {
+			pd_msg(d, "a record at byte %" PRIu64 " announces %" PRIu64 " bytes of data after it, more than "
+			       "the file has; the rest of the file is skipped", pos, trail);
 			break;
+		}
 		pos += size + trail;
 		if (pos - shown >= ((uint64_t)1 << 20)) {
 			/* the progress line rate-limits itself */
@@ -1867,8 +1949,10 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 		while (trail) {
 			unsigned char junk[4096];
 			size_t k = trail < sizeof junk ? (size_t)trail : sizeof junk;
-			if (source_read(s, junk, k) != (ssize_t)k)
+			if (source_read(s, junk, k) != (ssize_t)k) {
+				pd_msg(d, "the stream ends inside the data of the record before byte %" PRIu64, pos);
 				break;
+			}
 			trail -= k;
 			pos += k;
 		}
@@ -1964,12 +2048,13 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 			pd_thread_free(&d, th);
 		}
 	free(d.threads);
-	for (size_t i = 0; i < sizeof d.dsos / sizeof d.dsos[0]; i++)
+	for (size_t i = 0; i < d.dsocap; i++)
 		for (struct pd_dso *x = d.dsos[i], *nx; x; x = nx) {
 			nx = x->next;
 			free(x->name);
 			free(x);
 		}
+	free(d.dsos);
 	free(d.kmaps.m);
 	for (size_t i = 0; i < d.nattr; i++)
 		free(d.attrs[i].name);

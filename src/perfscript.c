@@ -49,6 +49,10 @@ struct perf_reader {
 	size_t framecap;
 	char *scratch;          /* output of the Rust symbol fix */
 	size_t scratchcap;
+	char *scratch2;         /* a symbol without line breaks */
+	size_t scratch2cap;
+	char *scratch3;         /* a module name without line breaks */
+	size_t scratch3cap;
 };
 
 /* ---- byte helpers ------------------------------------------------------ */
@@ -910,11 +914,21 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 	r->skip = false;
 	r->have_period = have_period;
 	r->period = period;
+	/* a name from perf.data may hold line breaks, which text cannot:
+	 * they would split a folded line in two */
+	for (size_t i = 0; i < comm_len; i++)
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
 	if (perf_event_line_parts(line, n, &ep)) {
 		perf_set_pname(r, &ep);
 	} else {
-		r->pname_len = 0;
-		r->java = false;
+		/* no PID/TID to split on (samples without them): the name */
+		ep.comm = line;
+		ep.comm_len = comm_len;
+		perf_trim(&ep.comm, &ep.comm_len);
+		ep.pid = ep.tid = "?";
+		ep.pid_len = ep.tid_len = 1;
+		perf_set_pname(r, &ep);
 	}
 	return true;
 }
@@ -930,6 +944,19 @@ void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
 	if (!sym_len) {
 		sym = " ";
 		sym_len = 1;
+	}
+	if (memchr(sym, '\n', sym_len) || memchr(sym, '\r', sym_len)) {
+		/* as for names in perf_reader_record: no line breaks */
+		perf_reserve(&r->scratch2, &r->scratch2cap, sym_len);
+		for (size_t i = 0; i < sym_len; i++)
+			r->scratch2[i] = sym[i] == '\n' || sym[i] == '\r' ? ' ' : sym[i];
+		sym = r->scratch2;
+	}
+	if (memchr(dso, '\n', dso_len) || memchr(dso, '\r', dso_len)) {
+		perf_reserve(&r->scratch3, &r->scratch3cap, dso_len);
+		for (size_t i = 0; i < dso_len; i++)
+			r->scratch3[i] = dso[i] == '\n' || dso[i] == '\r' ? ' ' : dso[i];
+		dso = r->scratch3;
 	}
 	fp.pc = pc;
 	fp.pc_len = pc_len;
@@ -1034,5 +1061,7 @@ void perf_reader_free(struct perf_reader *r)
 	free(r->ents);
 	free(r->frames);
 	free(r->scratch);
+	free(r->scratch2);
+	free(r->scratch3);
 	free(r);
 }

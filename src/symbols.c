@@ -476,13 +476,19 @@ static bool ef_setup(struct ef *e, const char *path, const uint8_t *bid, size_t 
  * expected one (when bidlen is set). */
 static bool ef_open(struct ef *e, const char *path, const uint8_t *bid, size_t bidlen)
 {
+	struct stat st;
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
-	if (!is_regular(path))
-		return false;
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path named by the recording: never wait on a FIFO or a terminal
+	 * that was put there, and check what was opened, not the name */
+	e->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (e->fd < 0)
 		return false;
+	if (fstat(e->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(e->fd);
+		e->fd = -1;
+		return false;
+	}
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 	return ef_setup(e, path, bid, bidlen);
 }
@@ -1038,11 +1044,18 @@ struct sym_dso *symbols_perfmap(struct symbols *sy, const char *path)
 	char *full = join_symfs(sy, path);
 	struct stat st;
 	FILE *f = NULL;
-	if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == 0))
-		f = fopen(full, "r");
+	/* in /tmp, where anyone may leave a link: no links, a regular file
+	 * of ours or root's, of a sane size */
+	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 	free(full);
-	if (!f)
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == 0) &&
+	    st.st_size < ((off_t)1 << 30))
+		f = fdopen(fd, "r");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return d;
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

@@ -103,7 +103,7 @@ static bool uw_read_file(struct unwind *u, uint64_t addr, Dwarf_Word *out)
 			close(u->fd);
 		free(u->fd_path);
 		u->fd_path = xstrdup(m.path);
-		u->fd = open(m.path, O_RDONLY | O_CLOEXEC);
+		u->fd = open(m.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	}
 	return u->fd >= 0 && pread(u->fd, out, 8, (off_t)(addr - m.start + m.pgoff)) == 8;
 }
