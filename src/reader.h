@@ -1,5 +1,7 @@
-/* reader: what the input readers (folded, perf script) have in common. Each
- * reader turns whole lines into tree_add_stack calls and keeps a diag. */
+/* reader: what the input readers have in common. The line readers (folded,
+ * perf script) turn whole lines into tree_add_stack calls and keep a diag;
+ * the readers of whole files (perf.data, pprof, JSON profiles) read a
+ * source themselves and report through a message callback. */
 #ifndef TFLAME_READER_H
 #define TFLAME_READER_H
 
@@ -13,5 +15,9 @@ struct reader_diag {
 	char first_msg[192];    /* why it was bad, sanitized (no control bytes) */
 	uint64_t saturated;     /* counts clamped to UINT64_MAX */
 };
+
+/* One message of a reader, a whole line without its '\n', already
+ * "tflame: NAME: ..." and sanitized. */
+typedef void reader_msg_fn(void *arg, const char *text);
 
 #endif
