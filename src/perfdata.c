@@ -1790,13 +1790,17 @@ static uint64_t pd_trailing(const unsigned char *rec, size_t size, bool pipe)
 
 /* ---- file and pipe ---------------------------------------------------------- */
 
+/* The largest perf.data file read whole (from a pipe, or compressed). */
+#define PD_WHOLE_MAX ((size_t)4 << 30)
+
 static void pd_progress(struct pd *d, uint64_t done, uint64_t size)
 {
 	if (d->o->progress)
 		d->o->progress(d->o->progress_arg, done, size, d->t->stacks);
 }
 
-static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t len)
+/* m[0..len): the whole file; mapped: its pages may be dropped once read. */
+static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t len, bool mapped)
 {
 	struct cur c = { m, m + len, false };
 	uint64_t hsize, attr_size, aoff, asize, doff, dsize, feats[4];
@@ -1889,7 +1893,10 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 			/* records read are copied or done with: their pages go */
 			uint64_t upto = pos & ~(uint64_t)4095;
 #ifdef HAVE_MADVISE
-			madvise((void *)(m + dropped), upto - dropped, MADV_DONTNEED);
+			if (mapped)
+				madvise((void *)(m + dropped), upto - dropped, MADV_DONTNEED);
+#else
+			(void)mapped;
 #endif
 			dropped = upto;
 		}
@@ -1921,11 +1928,34 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 	}
 	uint64_t hsize = rd64(buf + 8);
 	if (hsize > PD_PIPE_HEADER) {
-		/* a file header read as a stream: its records are elsewhere */
+		/* The file form through a pipe or a decompressor: its sections
+		 * point anywhere, so it is read whole first. */
+		size_t len = PD_PIPE_HEADER;
+		for (;;) {
+			if (len == cap) {
+				if (cap >= PD_WHOLE_MAX) {
+					free(buf);
+					pd_msg(d, "a perf.data file of more than %zu MiB cannot be read from a pipe or "
+					       "compressed; give the uncompressed file's name", PD_WHOLE_MAX >> 20);
+					return PERFDATA_ERROR;
+				}
+				cap = cap < ((size_t)1 << 20) ? (size_t)1 << 20 : cap * 2;
+				buf = xrealloc(buf, cap);
+			}
+			ssize_t r = source_read(s, buf + len, cap - len);
+			if (r < 0) {
+				free(buf);
+				pd_msg(d, "%s", source_error(s));
+				return PERFDATA_ERROR;
+			}
+			if (r == 0)
+				break;
+			len += (size_t)r;
+			pd_progress(d, source_offset(s), source_size(s));
+		}
+		enum perfdata_status st = pd_file(d, buf, len, false);
 		free(buf);
-		pd_msg(d, "a perf.data file (not the stream perf record -o - writes) cannot be read from a pipe; "
-		       "give its name instead");
-		return PERFDATA_ERROR;
+		return st;
 	}
 	pos = PD_PIPE_HEADER;
 	for (;;) {
@@ -2017,7 +2047,7 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 	if (hsize != PD_PIPE_HEADER && source_mapping(s, &map, &len)) {
 		/* the header's features decide whether kallsyms applies: read
 		 * them before any record */
-		st = pd_file(&d, (const unsigned char *)map, len);
+		st = pd_file(&d, (const unsigned char *)map, len, true);
 	} else {
 		/* the stream form, also when saved to a file */
 		st = pd_pipe(&d, s);

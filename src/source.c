@@ -10,6 +10,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
 #include "xalloc.h"
 
 /* mmap'ed files are handed out in blocks of about this size, so progress
@@ -34,6 +37,18 @@ struct source {
 	char *buf;
 	size_t cap, len;    /* buf[0..len) holds unread bytes */
 	size_t tail;        /* bytes of the previous block still at buf's start */
+	/* compressed input (gzip, xz, zstd): read as a stream of what it
+	 * inflates to; the raw bytes come from the mapping or from fd */
+	enum { CODEC_NONE, CODEC_GZIP, CODEC_XZ, CODEC_ZSTD } codec;
+	const unsigned char *raw_map;   /* the mapped compressed file, or NULL */
+	size_t raw_maplen;
+	unsigned char *raw;             /* raw bytes read from fd */
+	size_t raw_len, raw_pos;
+	uint64_t raw_done;              /* raw bytes consumed */
+	bool raw_eof, dec_end;          /* no more raw input; a stream ended */
+	z_stream *gz;
+	lzma_stream *xz;
+	ZSTD_DStream *zs;
 };
 
 /* ---- SIGBUS guard for mapped files ----------------------------------------
@@ -111,6 +126,262 @@ static void guard_remove(int k)
 		sigaction(SIGBUS, &old_bus, NULL);
 }
 
+/* ---- compressed input --------------------------------------------------- */
+
+#define RAW_CHUNK ((size_t)1 << 20)
+
+static int codec_of(const unsigned char *b, size_t n)
+{
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return CODEC_GZIP;
+	if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
+		return CODEC_XZ;
+	if (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0)
+		return CODEC_ZSTD;
+	return CODEC_NONE;
+}
+
+static const char *codec_name(int c)
+{
+	return c == CODEC_GZIP ? "gzip" : c == CODEC_XZ ? "xz" : "zstd";
+}
+
+/* Sets up the decoder of s->codec. */
+static void codec_start(struct source *s)
+{
+	switch (s->codec) {
+	case CODEC_GZIP:
+		s->gz = xcalloc(1, sizeof *s->gz);
+		/* 15 + 32: a zlib or gzip header, found by looking */
+		if (inflateInit2(s->gz, 15 + 32) != Z_OK)
+			xdie("out of memory");
+		break;
+	case CODEC_XZ: {
+		lzma_stream init = LZMA_STREAM_INIT;
+		s->xz = xmalloc(sizeof *s->xz);
+		*s->xz = init;
+		if (lzma_stream_decoder(s->xz, (uint64_t)1 << 30, LZMA_CONCATENATED) != LZMA_OK)
+			xdie("out of memory");
+		break;
+	}
+	case CODEC_ZSTD:
+		s->zs = ZSTD_createDStream();
+		if (!s->zs || ZSTD_isError(ZSTD_initDStream(s->zs)))
+			xdie("out of memory");
+		break;
+	default:
+		break;
+	}
+}
+
+static void codec_end(struct source *s)
+{
+	if (s->gz) {
+		inflateEnd(s->gz);
+		free(s->gz);
+	}
+	if (s->xz) {
+		lzma_end(s->xz);
+		free(s->xz);
+	}
+	ZSTD_freeDStream(s->zs);
+	free(s->raw);
+}
+
+/* More raw input; false at its end (or on an error: s->err set). */
+static bool raw_more(struct source *s, const unsigned char **in, size_t *n)
+{
+	if (s->raw_map) {
+		*in = s->raw_map + s->raw_done;
+		*n = s->raw_maplen - (size_t)s->raw_done;
+		return *n > 0;
+	}
+	if (s->raw_pos < s->raw_len) {
+		*in = s->raw + s->raw_pos;
+		*n = s->raw_len - s->raw_pos;
+		return true;
+	}
+	if (s->raw_eof)
+		return false;
+	if (!s->raw)
+		s->raw = xmalloc(RAW_CHUNK);
+	for (;;) {
+		ssize_t r = read(s->fd, s->raw, RAW_CHUNK);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno));
+			return false;
+		}
+		if (r == 0) {
+			s->raw_eof = true;
+			return false;
+		}
+		s->raw_len = (size_t)r;
+		s->raw_pos = 0;
+		*in = s->raw;
+		*n = s->raw_len;
+		return true;
+	}
+}
+
+static void raw_used(struct source *s, size_t k)
+{
+	s->raw_done += k;
+	if (!s->raw_map)
+		s->raw_pos += k;
+}
+
+/* Up to n inflated bytes into dst: their count, 0 at the end, -1 on an
+ * error (s->err says which). */
+static ssize_t codec_read(struct source *s, unsigned char *dst, size_t n)
+{
+	size_t made = 0;
+	while (made < n) {
+		const unsigned char *in = NULL;
+		size_t avail = 0;
+		bool more = raw_more(s, &in, &avail);
+		if (!more && s->err[0])
+			return -1;
+		if (!more && (s->dec_end || s->raw_done == 0)) {
+			if (!s->dec_end && s->codec != CODEC_NONE) {
+				snprintf(s->err, sizeof s->err, "the %s data is empty", codec_name(s->codec));
+				return -1;
+			}
+			break;
+		}
+		if (more && s->dec_end) {
+			/* another member or frame follows (concatenated files) */
+			if (s->codec == CODEC_GZIP) {
+				if (avail && in[0] != 0x1f) {
+					snprintf(s->err, sizeof s->err, "trailing bytes after the gzip data");
+					return -1;
+				}
+				inflateReset(s->gz);
+			}
+			s->dec_end = false;
+		}
+		size_t used = 0, out = 0;
+		bool end = false, bad = false;
+		switch (s->codec) {
+		case CODEC_GZIP: {
+			s->gz->next_in = (unsigned char *)in;
+			s->gz->avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
+			s->gz->next_out = dst + made;
+			s->gz->avail_out = (uInt)(n - made > UINT32_MAX ? UINT32_MAX : n - made);
+			uInt ai = s->gz->avail_in, ao = s->gz->avail_out;
+			int r = inflate(s->gz, more ? Z_NO_FLUSH : Z_FINISH);
+			used = ai - s->gz->avail_in;
+			out = ao - s->gz->avail_out;
+			end = r == Z_STREAM_END;
+			/* Z_BUF_ERROR: no progress possible, which the checks
+			 * below turn into "cut short" at the end of the input */
+			bad = r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR;
+			break;
+		}
+		case CODEC_XZ: {
+			s->xz->next_in = in;
+			s->xz->avail_in = avail;
+			s->xz->next_out = dst + made;
+			s->xz->avail_out = n - made;
+			lzma_ret r = lzma_code(s->xz, more ? LZMA_RUN : LZMA_FINISH);
+			used = avail - s->xz->avail_in;
+			out = (n - made) - s->xz->avail_out;
+			end = r == LZMA_STREAM_END;
+			bad = r != LZMA_OK && r != LZMA_STREAM_END && r != LZMA_BUF_ERROR;
+			break;
+		}
+		case CODEC_ZSTD: {
+			ZSTD_inBuffer zi = { in, avail, 0 };
+			ZSTD_outBuffer zo = { dst + made, n - made, 0 };
+			size_t r = ZSTD_decompressStream(s->zs, &zo, &zi);
+			used = zi.pos;
+			out = zo.pos;
+			bad = ZSTD_isError(r);
+			end = !bad && r == 0;
+			break;
+		}
+		default:
+			return -1;
+		}
+		raw_used(s, used);
+		made += out;
+		if (bad) {
+			snprintf(s->err, sizeof s->err, "the %s data is corrupt", codec_name(s->codec));
+			return -1;
+		}
+		if (end)
+			s->dec_end = true;
+		if (!more && !end && !out) {
+			snprintf(s->err, sizeof s->err, "the %s data is cut short", codec_name(s->codec));
+			return -1;
+		}
+		if (!used && !out && more && !end) {
+			/* no progress with input left: the decoder wants room */
+			break;
+		}
+	}
+	return (ssize_t)made;
+}
+
+/* read(2) of the input as tflame sees it: inflated when compressed. */
+static ssize_t src_read(struct source *s, void *dst, size_t n)
+{
+	if (s->codec != CODEC_NONE)
+		return codec_read(s, dst, n);
+	return read(s->fd, dst, n);
+}
+
+/* A compressed mapped file becomes a stream of what it inflates to. */
+static void detect_mapped(struct source *s)
+{
+	int c = codec_of((const unsigned char *)s->map, s->maplen);
+	if (c == CODEC_NONE)
+		return;
+	s->codec = c;
+	s->raw_map = (const unsigned char *)s->map;
+	s->raw_maplen = s->maplen;
+	s->cap = READ_CHUNK;
+	s->buf = xmalloc(s->cap);
+	codec_start(s);
+}
+
+/* Streams: the first raw bytes decide; when not compressed they are the
+ * first bytes of the input. */
+static int detect_stream(struct source *s)
+{
+	unsigned char head[6];
+	size_t got = 0;
+	while (got < sizeof head) {
+		ssize_t r = read(s->fd, head + got, sizeof head - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno));
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	int c = codec_of(head, got);
+	if (c == CODEC_NONE) {
+		memcpy(s->buf, head, got);
+		s->len = got;
+		if (got < sizeof head)
+			s->eof = true;
+		return 0;
+	}
+	s->codec = c;
+	s->raw = xmalloc(RAW_CHUNK);
+	memcpy(s->raw, head, got);
+	s->raw_len = got;
+	if (got < sizeof head)
+		s->raw_eof = true;
+	codec_start(s);
+	return 0;
+}
+
 struct source *source_open(const char *path, char *err, size_t errsize)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
@@ -147,6 +418,7 @@ struct source *source_open(const char *path, char *err, size_t errsize)
 #ifdef HAVE_MADVISE
 			madvise(m, s->maplen, MADV_SEQUENTIAL);
 #endif
+			detect_mapped(s);
 			return s;
 		}
 	}
@@ -157,6 +429,11 @@ struct source *source_open(const char *path, char *err, size_t errsize)
 #endif
 	s->cap = READ_CHUNK;
 	s->buf = xmalloc(s->cap);
+	if (detect_stream(s) != 0) {
+		snprintf(err, errsize, "%s", s->err);
+		source_close(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -198,8 +475,10 @@ static ssize_t next_mapped(struct source *s, const char **out)
 static int fill(struct source *s, size_t want, bool some)
 {
 	while (!s->eof && s->len < want) {
-		ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
+		ssize_t r = src_read(s, s->buf + s->len, s->cap - s->len);
 		if (r < 0) {
+			if (s->codec != CODEC_NONE)
+				return -1;      /* s->err says why */
 			if (errno == EINTR)
 				continue;
 			snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno));
@@ -278,7 +557,7 @@ static ssize_t next_stream(struct source *s, const char **out)
 ssize_t source_next(struct source *s, const char **buf)
 {
 	*buf = "";      /* a valid pointer even when nothing is delivered */
-	if (s->map)
+	if (s->map && s->codec == CODEC_NONE)
 		return next_mapped(s, buf);
 	if (s->tail == s->len && s->eof) {
 		s->len = s->tail = 0;
@@ -289,7 +568,7 @@ ssize_t source_next(struct source *s, const char **buf)
 
 ssize_t source_peek(struct source *s, void *dst, size_t n)
 {
-	if (s->map) {
+	if (s->map && s->codec == CODEC_NONE) {
 		size_t k = n < s->maplen ? n : s->maplen;
 		memcpy(dst, s->map, k);
 		return (ssize_t)k;
@@ -310,7 +589,7 @@ ssize_t source_read(struct source *s, void *dst, size_t n)
 	char *out = dst;
 	size_t got = 0;
 
-	if (s->map) {
+	if (s->map && s->codec == CODEC_NONE) {
 		size_t left = s->maplen - s->pos, k = n < left ? n : left;
 		memcpy(out, s->map + s->pos, k);
 		s->pos += k;
@@ -327,8 +606,10 @@ ssize_t source_read(struct source *s, void *dst, size_t n)
 			s->tail = s->len = 0;
 	}
 	while (got < n && !s->eof) {
-		ssize_t r = read(s->fd, out + got, n - got);
+		ssize_t r = src_read(s, out + got, n - got);
 		if (r < 0) {
+			if (s->codec != CODEC_NONE)
+				return -1;
 			if (errno == EINTR)
 				continue;
 			snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno));
@@ -354,7 +635,7 @@ bool source_shrank(const struct source *s)
 
 bool source_mapping(const struct source *s, const char **data, size_t *len)
 {
-	if (!s->map)
+	if (!s->map || s->codec != CODEC_NONE)
 		return false;
 	*data = s->map;
 	*len = s->maplen;
@@ -363,7 +644,7 @@ bool source_mapping(const struct source *s, const char **data, size_t *len)
 
 bool source_at_eof(const struct source *s)
 {
-	return s->map ? s->pos >= s->maplen : s->eof && s->tail == s->len;
+	return s->map && s->codec == CODEC_NONE ? s->pos >= s->maplen : s->eof && s->tail == s->len;
 }
 
 uint64_t source_size(const struct source *s)
@@ -373,7 +654,8 @@ uint64_t source_size(const struct source *s)
 
 uint64_t source_offset(const struct source *s)
 {
-	return s->offset;
+	/* compressed input: progress against the file's size */
+	return s->codec != CODEC_NONE ? s->raw_done : s->offset;
 }
 
 const char *source_name(const struct source *s)
@@ -386,6 +668,7 @@ void source_close(struct source *s)
 	if (!s)
 		return;
 	guard_remove(s->guard);
+	codec_end(s);
 	if (s->map)
 		munmap(s->map, s->maplen);
 	if (s->own_fd)

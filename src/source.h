@@ -1,6 +1,8 @@
 /* source: one input, delivered as blocks of whole lines.
  * Regular files are mmap'ed (consumed pages are dropped with madvise); pipes,
- * ttys and other streams are read in chunks, never whole. "-" is stdin. */
+ * ttys and other streams are read in chunks, never whole. "-" is stdin.
+ * Compressed input (gzip, xz, zstd, found by its magic bytes, files and
+ * pipes alike) is delivered as what it inflates to, as a stream. */
 #ifndef TFLAME_SOURCE_H
 #define TFLAME_SOURCE_H
 
@@ -52,7 +54,8 @@ bool source_at_eof(const struct source *s);
 bool source_mapping(const struct source *s, const char **data, size_t *len);
 /* Total size in bytes when known (regular files), else 0. */
 uint64_t source_size(const struct source *s);
-/* Bytes delivered so far. */
+/* Bytes delivered so far; for compressed input, bytes of it consumed (to
+ * set against source_size in progress). */
 uint64_t source_offset(const struct source *s);
 /* The name to use in messages ("-" reads as "<stdin>"). */
 const char *source_name(const struct source *s);

@@ -295,4 +295,36 @@ PATH="$T_TMP/noperf:$PATH" TMPDIR="$T_TMP/rect" "$TFLAME" record -- true > "$T_T
 	pass "record when perf fails: says so, exit 1, no file left" ||
 	fail "record when perf fails: says so, exit 1, no file left" "rc=$rc" "$(cat "$T_TMP/rec.out")"
 
+# ---- compressed input: gzip, xz, zstd, as files and on pipes ----------------
+"$TFLAME" --collapse "$T_TMP/p.folded" > "$T_TMP/plain.out"
+for z in gzip xz zstd; do
+	if ! command -v $z > /dev/null 2>&1; then
+		skip "$z: file and pipe read as the plain file" "no $z command"
+		continue
+	fi
+	$z -c < "$T_TMP/p.folded" > "$T_TMP/p.$z"
+	"$TFLAME" --collapse "$T_TMP/p.$z" > "$T_TMP/z.out" 2> "$T_TMP/z.err"
+	same "$z: a compressed file reads as the plain one" "$T_TMP/z.out" "$T_TMP/plain.out"
+	"$TFLAME" --collapse - < "$T_TMP/p.$z" > "$T_TMP/z.out" 2> "$T_TMP/z.err"
+	cat "$T_TMP/p.$z" | "$TFLAME" --collapse - > "$T_TMP/z2.out" 2> "$T_TMP/z.err"
+	same "$z: on a pipe too" "$T_TMP/z2.out" "$T_TMP/plain.out"
+	# cut in the middle: an error that says so, exit 1
+	n=$(wc -c < "$T_TMP/p.$z")
+	head -c $((n / 2)) "$T_TMP/p.$z" > "$T_TMP/cut.$z"
+	"$TFLAME" --collapse "$T_TMP/cut.$z" > /dev/null 2> "$T_TMP/z.err"; rc=$?
+	[ $rc -eq 1 ] && grep -q "the $z data is cut short" "$T_TMP/z.err" &&
+		pass "$z: cut short: says so, exit 1" || fail "$z: cut short: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
+done
+if command -v gzip > /dev/null 2>&1; then
+	# two members one after the other (cat a.gz b.gz): both are read
+	{ gzip -c < "$T_TMP/p.folded"; gzip -c < "$T_TMP/p.folded"; } > "$T_TMP/two.gz"
+	"$TFLAME" --collapse "$T_TMP/two.gz" | awk '{ s += $NF } END { print s }' > "$T_TMP/two.sum"
+	awk '{ s += 2 * $NF } END { print s }' "$T_TMP/plain.out" > "$T_TMP/two.want"
+	same "gzip: concatenated members count twice" "$T_TMP/two.sum" "$T_TMP/two.want"
+	printf '\037\213\010\000not deflate data at all' > "$T_TMP/bad.gz"
+	"$TFLAME" --collapse "$T_TMP/bad.gz" > /dev/null 2> "$T_TMP/z.err"; rc=$?
+	[ $rc -eq 1 ] && grep -q 'the gzip data is corrupt' "$T_TMP/z.err" &&
+		pass "gzip: corrupt data: says so, exit 1" || fail "gzip: corrupt data: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
+fi
+
 done_testing

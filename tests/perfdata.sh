@@ -159,6 +159,15 @@ build cpu-dw cpu.c $CC_DW $CFLAGS_DW && HAVE_CPU_DW=1 || HAVE_CPU_DW=
 if [ -n "$HAVE_CPU" ]; then
 	rec_case fp-user file -e cpu-clock:u -F 999 -g ./cpu &&
 		folded && expect fp-user "main;run;descend;...;work" has ';main;run;descend;.*;work'
+	# the same file compressed, and through a pipe: read whole first
+	if command -v gzip > /dev/null 2>&1 && [ -s "$T_TMP/fp-user.data" ]; then
+		gzip -c "$T_TMP/fp-user.data" > "$T_TMP/fp-user.data.gz"
+		"$TFLAME" --collapse - < "$T_TMP/fp-user.script" > "$T_TMP/want" 2> /dev/null
+		"$TFLAME" --collapse "$T_TMP/fp-user.data.gz" > "$T_TMP/got" 2> "$T_TMP/err"
+		same "fp-user, gzip-compressed" "$T_TMP/got" "$T_TMP/want"
+		cat "$T_TMP/fp-user.data" | "$TFLAME" --collapse - > "$T_TMP/got" 2> "$T_TMP/err"
+		same "fp-user, the file form on a pipe" "$T_TMP/got" "$T_TMP/want"
+	fi
 	if [ -z "$KERNEL_WHY" ]; then
 		rec_case fp-kernel file -e cpu-clock -F 999 -g ./cpu &&
 			folded --kernel && expect fp-kernel "kernel frames" has '_\[k\]'

@@ -8,7 +8,10 @@ fuzz_perfdata and as hostile inputs for tests/hostile-perfdata.sh.
                                            --prefix: one option byte first,
                                            the fuzz_perfdata input form)
   perfdata_seeds.py hostile DIR [--big]    damaged and hostile files (--big
-                                           adds the slow, large ones)
+                                           adds large ones, megabytes each,
+                                           that take seconds to minutes)
+An MMAP of the hostile set names the FIFO $HOSTILE_FIFO (default
+/tmp/tflame-hostile-fifo), which the caller is to create.
 
 Only the standard library is used; COMPRESSED records are made with libzstd
 through ctypes when it can be loaded (skipped otherwise)."""
@@ -566,6 +569,10 @@ def hostile(big=False):
     many = b"".join(r_sample(a, PID, PID, 10 ** 6 - i, chain=[CTX_USER, 0x401010]) for i in range(20000))
     h["no-rounds-many"] = perf_file([a], workload(a, rounds=False) + many)
     h["rounds-only"] = perf_file([a], r_round() * 20000)
+    # samples without TID: thread -1, a comm the perf script reader cannot
+    # split (its root frame had a NULL name)
+    an = Attr(sample_type=S_IP | S_PERIOD, flags=F_DEFAULT & ~F_SAMPLE_ID_ALL, ids=(11,))
+    h["sample-no-tid"] = perf_file([an], r_sample(an, 0, 0, 0, ip=0x401000) * 2, feats={})
     # FORK/MMAP: many maps, many threads, forks copying maps
     d = r_comm(a, 1, 1, "init")
     for i in range(3000):
@@ -596,7 +603,8 @@ def hostile(big=False):
                                             rec(MMAP, u32(PID) * 2 + u64(0x400000) + u64(0x1000) + u64(0) + b"/usr/bin/tru", MISC_USER) +
                                             r_sample(a, PID, PID, 10, chain=[CTX_USER, 0x400010]))
     # symbol files that are not ELF, at paths an MMAP names
-    fifo = "/tmp/tflame-hostile-fifo"
+    # a FIFO nobody writes to (the caller creates it; see hostile-perfdata.sh)
+    fifo = os.environ.get("HOSTILE_FIFO", "/tmp/tflame-hostile-fifo")
     for name, path in (("passwd", "/etc/passwd"), ("dev-zero", "/dev/zero"), ("dev-zero-deleted", "/dev/zero (deleted)"),
                        ("dev-urandom", "/dev/urandom"), ("dev-stdin", "/dev/stdin"), ("dev-tty", "/dev/tty"),
                        ("fifo", fifo), ("proc-self-mem", "/proc/self/mem"), ("proc-kcore", "/proc/kcore"),
@@ -639,12 +647,20 @@ def hostile(big=False):
         h["big-dsos-same-name"] = perf_file([a], d)
         d = b"".join(r_comm(a, 4096 * i, 4096 * i, "t") for i in range(1, 100000))
         h["big-threads-same-bucket"] = perf_file([a], d)
-        d = r_comm(a, 1, 1, "init")
+        d = [r_comm(a, 1, 1, "init")]
         for i in range(20000):
-            d += r_mmap(a, 1, 1, 0x10000000 + i * 0x2000, 0x1000, 0, "/l")
+            d.append(r_mmap(a, 1, 1, 0x10000000 + i * 0x2000, 0x1000, 0, "/l"))
         for i in range(20000):
-            d += r_fork(a, 100000 + i, 1, 100000 + i, 1)
-        h["big-fork-copies-maps"] = perf_file([a], d)
+            d.append(r_fork(a, 100000 + i, 1, 100000 + i, 1))
+        h["big-fork-copies-maps"] = perf_file([a], b"".join(d))
+        # past the per-process and total map limits: every fork still
+        # tries to copy 65,000 maps
+        d = [r_comm(a, 1, 1, "init")]
+        for i in range(65000):
+            d.append(r_mmap(a, 1, 1, 0x10000000 + i * 0x2000, 0x1000, 0, "/l"))
+        for i in range(40000):
+            d.append(r_fork(a, 100000 + i, 1, 100000 + i, 1))
+        h["big-fork-copies-maps-capped"] = perf_file([a], b"".join(d))
     return h
 
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/fuzz/replay.sh: replays every kept fuzz finding (tests/data/fuzz/
-# HARNESS/*) through the harness built as a plain program (replay_HARNESS),
+# HARNESS/*; for perfdata also the seed files) through the harness built as
+# a plain program (replay_HARNESS),
 # one TAP line per file. A harness aborts on a broken invariant and the
 # sanitizer build (CI) turns any memory error or UB into a failure.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 bin=${top_builddir:-.}/tests/fuzz
-for h in folded perf sniff load; do
+for h in folded perf sniff load perfdata; do
 	for f in "$top_srcdir"/tests/data/fuzz/"$h"/*; do
 		[ -f "$f" ] || continue
 		name="fuzz $h: $(basename "$f")"
