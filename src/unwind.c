@@ -252,8 +252,12 @@ size_t unwind_sample(struct unwind *u, const struct unwind_input *in, uint64_t *
 		return 0;
 	bool attached = dwfl_pid(p->dwfl) > 0;
 	if (!uw_report(u, p->dwfl, ip)) {
-		/* perf's libunwind gives up before the first frame */
-		return 0;
+		/* no file holds the sampled code (JIT code in anonymous
+		 * memory): the sampled address alone, as perf's unwinder
+		 * gives it, which cannot step past code without CFI */
+		ips[0] = ip;
+		u->in = NULL;
+		return 1;
 	}
 	if (!attached && !dwfl_attach_state(p->dwfl, EM_NONE, in->pid > 0 ? in->pid : 1,
 	                                    &uw_thread_callbacks, u)) {

@@ -38,7 +38,8 @@ void unwind_free(struct unwind *u);
 
 /* Writes at most max addresses to ips, innermost first: the sampled IP,
  * then each caller's return address minus one (the call instruction, as
- * perf prints them). Returns the count; 0 when unwinding cannot start. */
+ * perf prints them). Code in no file (JIT) gives the sampled IP alone.
+ * Returns the count; 0 when there are no usable registers. */
 size_t unwind_sample(struct unwind *u, const struct unwind_input *in, uint64_t *ips, size_t max);
 
 #endif

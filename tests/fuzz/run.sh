@@ -61,6 +61,8 @@ for h in $harnesses; do
 		# option byte first), the generated ones, the recorded fixtures
 		cp "$top_srcdir"/tests/data/fuzz/perfdata/* "$seeds"/ 2>/dev/null || :
 		python3 "$fz/perfdata_seeds.py" seeds "$seeds" --prefix || :
+		# the hostile set too (it reaches far more of the error paths)
+		HOSTILE_FIFO=/nonexistent/fifo python3 "$fz/perfdata_seeds.py" hostile "$seeds" --prefix || :
 		seed "$seeds" "$pre" "$top_srcdir"/tests/data/*.perf.gz
 	else
 		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
