@@ -1484,9 +1484,8 @@ static void pd_ksymbol(struct pd *d, const unsigned char *rec, size_t size)
 	struct cur c = { rec + 8, rec + size, false };
 	uint64_t addr = get64(&c);
 	uint32_t len = get32(&c);
-	uint16_t ktype = (uint16_t)get32(&c);     /* type, flags */
+	uint32_t type_flags = get32(&c);        /* u16 ksym_type, u16 flags */
 	char name[256];
-	(void)ktype;
 	if (c.bad)
 		return;
 	size_t n = 0, max = (size_t)(c.end - c.p);
@@ -1494,8 +1493,16 @@ static void pd_ksymbol(struct pd *d, const unsigned char *rec, size_t size)
 		n++;
 	memcpy(name, c.p, n);
 	name[n] = '\0';
-	if (rd16(rec + 4) & 1)  /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+	if ((type_flags >> 16) & 1) {   /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+		/* the program is gone: its map goes, as perf drops it */
+		size_t i = maps_lower(&d->kmaps, addr);
+		if (i < d->kmaps.n && d->kmaps.m[i].start == addr) {
+			memmove(&d->kmaps.m[i], &d->kmaps.m[i + 1], (d->kmaps.n - i - 1) * sizeof *d->kmaps.m);
+			d->kmaps.n--;
+			d->map_entries--;
+		}
 		return;
+	}
 	struct pd_dso *x = pd_dso(d, name, DSO_SINGLE, NULL, 0);
 	x->single_start = addr;
 	x->single_len = len;
@@ -1791,7 +1798,7 @@ static uint64_t pd_trailing(const unsigned char *rec, size_t size, bool pipe)
 /* ---- file and pipe ---------------------------------------------------------- */
 
 /* The largest perf.data file read whole (from a pipe, or compressed). */
-#define PD_WHOLE_MAX ((size_t)4 << 30)
+#define PD_WHOLE_MAX ((size_t)1 << 30)
 
 static void pd_progress(struct pd *d, uint64_t done, uint64_t size)
 {
@@ -1930,8 +1937,17 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 	if (hsize > PD_PIPE_HEADER) {
 		/* The file form through a pipe or a decompressor: its sections
 		 * point anywhere, so it is read whole first. */
-		size_t len = PD_PIPE_HEADER;
+		size_t len = PD_PIPE_HEADER, need = SIZE_MAX;
 		for (;;) {
+			if (need == SIZE_MAX && len >= PD_FILE_HEADER) {
+				/* no further than the header's sections (the
+				 * features follow the data; give them 1 MiB) */
+				uint64_t a = rd64(buf + 24) + rd64(buf + 32), e = rd64(buf + 40) + rd64(buf + 48);
+				uint64_t far = (a > e ? a : e) + ((uint64_t)1 << 20);
+				need = far < PD_WHOLE_MAX ? (size_t)far : PD_WHOLE_MAX;
+			}
+			if (len >= need)
+				break;
 			if (len == cap) {
 				if (cap >= PD_WHOLE_MAX) {
 					free(buf);
@@ -1942,7 +1958,10 @@ static enum perfdata_status pd_pipe(struct pd *d, struct source *s)
 				cap = cap < ((size_t)1 << 20) ? (size_t)1 << 20 : cap * 2;
 				buf = xrealloc(buf, cap);
 			}
-			ssize_t r = source_read(s, buf + len, cap - len);
+			size_t want = cap - len;
+			if (need != SIZE_MAX && want > need - len)
+				want = need - len;
+			ssize_t r = source_read(s, buf + len, want);
 			if (r < 0) {
 				free(buf);
 				pd_msg(d, "%s", source_error(s));

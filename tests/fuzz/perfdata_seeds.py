@@ -139,7 +139,7 @@ def r_lost(a, n, time=1):
 
 def r_ksymbol(a, addr, length, name, time=1, flags=0):
     return rec(KSYMBOL, u64(addr) + u32(length) + u16(1) + u16(flags) + pad8(name.encode()) +
-               sample_id(a, -1, -1, time), MISC_KERNEL)
+               sample_id(a, -1, -1, time))    # header.misc 0, as the kernel writes it
 
 
 def r_round():
