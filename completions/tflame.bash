@@ -6,7 +6,7 @@
 
 # Every option, one word each; a trailing '=' marks one that takes a value.
 _tflame_options='
-	--collapse --print --width= --inverted --sort= --min-width= --search=
+	--collapse --print --svg --width= --inverted --sort= --min-width= --search=
 	--colors= --color-rule= --palette-map=
 	--reverse --focus= --hide= --merge-recursion --view= --top= --table-sort=
 	--diff --negate --normalize

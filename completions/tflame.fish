@@ -4,6 +4,7 @@
 
 complete -c tflame -s c -l collapse -d 'Write the merged stacks as folded text and exit'
 complete -c tflame -s p -l print -d 'Draw the flame graph as plain text and exit'
+complete -c tflame -l svg -r -F -d 'Write an interactive SVG flame graph to FILE (or stdout) and exit'
 complete -c tflame -s w -l width -x -d 'Columns for --print'
 complete -c tflame -s i -l inverted -d 'Icicle graph: root at the top'
 complete -c tflame -l sort -x -a 'name\t"by name (default)" weight\t"heaviest first" input\t"input order"' -d 'Sibling order'

@@ -20,6 +20,7 @@
 #include "load.h"
 #include "palette.h"
 #include "printer.h"
+#include "svg.h"
 #include "record.h"
 #include "search.h"
 #include "sniff.h"
@@ -33,7 +34,7 @@
 #include "views.h"
 #include "xalloc.h"
 
-enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE };
+enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE, MODE_SVG };
 enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
 
 enum {
@@ -42,7 +43,7 @@ enum {
 	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
-	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -53,6 +54,7 @@ enum {
 static const struct option long_options[] = {
 	{ "collapse", no_argument, NULL, 'c' },
 	{ "print", no_argument, NULL, 'p' },
+	{ "svg", optional_argument, NULL, OPT_SVG },
 	{ "width", required_argument, NULL, 'w' },
 	{ "inverted", no_argument, NULL, 'i' },
 	{ "format", required_argument, NULL, 'f' },
@@ -96,7 +98,7 @@ static const struct option long_options[] = {
 /* Options a config file may not set: actions, output modes (a config that
  * turned every run into --print would be a trap), and the config itself. */
 static const char *const cli_only[] = {
-	"collapse", "print", "config", "no-config", "help", "version",
+	"collapse", "print", "svg", "config", "no-config", "help", "version",
 	"stats", "list-keys", "list-options", "bench-keys",
 	/* --diff reads its files as BEFORE AFTER: a mode, as --print is;
 	 * --negate and --normalize are refused without it. */
@@ -134,8 +136,10 @@ static void usage(FILE *out)
 "Output modes:\n"
 "  -c, --collapse          write the merged stacks as folded text and exit\n"
 "  -p, --print             draw the flame graph as plain text and exit\n"
+"      --svg[=FILE]        write an interactive SVG flame graph (click to zoom,\n"
+"                          Ctrl-F to search) to FILE, or stdout, and exit\n"
 "  -w, --width=N           columns for --print (default: the terminal's width,\n"
-"                          else $COLUMNS, else 100)\n"
+"                          else $COLUMNS, else 100); pixels for --svg (1200)\n"
 "\n"
 "View:\n"
 "  -i, --inverted          icicle graph: root at the top\n"
@@ -226,6 +230,8 @@ struct settings {
 	enum tree_order order;
 	enum layout_orient orient;
 	int width, min_width;
+	bool min_width_set;         /* --svg: pixels given, else 0.1 */
+	const char *svg_path;       /* --svg=FILE; NULL: stdout */
 	bool stats;
 	const char *bench_keys;     /* hidden --bench-keys (bench/run.sh) */
 	const char *search_re;      /* --search, checked when given */
@@ -309,6 +315,7 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	switch (c) {
 	case 'c': s->mode = MODE_COLLAPSE; break;
 	case 'p': s->mode = MODE_PRINT; break;
+	case OPT_SVG: s->mode = MODE_SVG; s->svg_path = arg; break;
 	case 'w':
 		if (!parse_int(arg, 1, &s->width))
 			return bad_value(err, errsize, "width", arg);
@@ -333,6 +340,7 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_MIN_WIDTH:
 		if (!parse_int(arg, 1, &s->min_width))
 			return bad_value(err, errsize, "min-width", arg);
+		s->min_width_set = true;
 		break;
 	case OPT_COLORS:
 		if (!(s->pal = palette_find(arg))) {
@@ -450,7 +458,8 @@ static void list_options(void)
 {
 	for (const struct option *o = long_options; o->name; o++) {
 		const char *v = values_of(o->name);
-		printf("%s\t%s\t%s\t%s\n", o->name, o->has_arg == no_argument ? "flag" : "value",
+		printf("%s\t%s\t%s\t%s\n", o->name,
+		       o->has_arg == no_argument ? "flag" : o->has_arg == optional_argument ? "optional" : "value",
 		       v ? v : "-", is_cli_only(o->name) ? "-" : "config");
 	}
 }
@@ -801,6 +810,45 @@ int main(int argc, char **argv)
 			rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
 			                width ? width : default_width(), orient, min_width, order, s, &unit, &msgs);
 			search_free(s);
+		}
+		if (rc == 0 && mode == MODE_SVG) {
+			struct svg_options so;
+			struct diff d;
+			svg_options_init(&so);
+			if (width)
+				so.width = width;
+			so.orient = orient;
+			if (set.min_width_set)
+				so.min_width = min_width;
+			so.pal = pal;
+			so.rules = rules;
+			so.title = recorded ? rec.title : nfiles == 1 && strcmp(files[0], "-") ? files[0] : "Flame Graph";
+			so.count_name = unit.event[0] ? unit.event : "samples";
+			so.unit = &unit;
+			if (diff) {
+				diff_compute(&d, shown, transform_stack_tree2(&views), normalize, negate);
+				so.diff = &d;
+			}
+			const char *path = set.svg_path && strcmp(set.svg_path, "-") ? set.svg_path : NULL;
+			char safe[512];
+			if (path)
+				text_sanitize(path, strlen(path), safe, sizeof safe);
+			FILE *f = path ? fopen(path, "w") : stdout;
+			if (!f) {
+				load_messages_add(&msgs, "tflame: %s: %s", safe, strerror(errno));
+				rc = 1;
+			} else if (f != stdout) {
+				/* stdout's write errors are reported below */
+				int wrc = svg_write(shown, &so, f);
+				if (fclose(f) != 0 || wrc != 0) {
+					load_messages_add(&msgs, "tflame: %s: write error: %s", safe, strerror(errno));
+					rc = 1;
+				}
+			} else if (svg_write(shown, &so, f) != 0) {
+				rc = 1;
+			}
+			if (diff)
+				diff_free(&d);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
 			rc = 1;

@@ -26,7 +26,7 @@ done
 # name, the short one ("" when none).
 awk '/^ +-/ {
 	sub(/^ +/, ""); split($0, a, /  +/); col = a[1]
-	long = col; sub(/^-[A-Za-z], /, "", long); sub(/=.*/, "", long)
+	long = col; sub(/^-[A-Za-z], /, "", long); sub(/\[?=.*/, "", long)
 	short = ""; if (col ~ /^-[A-Za-z],/) short = substr(col, 1, 2)
 	printf "%s\t%s\t%s\n", col, long, short
 }' "$T_TMP/help" > "$T_TMP/options"
