@@ -43,9 +43,17 @@
 
 enum kind { K_FILE, K_KALLSYMS, K_PERFMAP, K_SINGLE, K_VDSO };
 
+/* A symbol, and its node in a red-black tree keyed by start: the tree perf
+ * keeps, built by the same insertions and removals, so that a lookup walks
+ * the same path (where symbols overlap, the path decides which one an
+ * address gets: a zero-sized _init stretched over the PLT, say). */
+#define RB_NIL UINT32_MAX
+
 struct isym {
 	struct sym s;
 	uint8_t bind;
+	bool red, dead;
+	uint32_t left, right, parent;
 };
 
 struct inl {
@@ -90,8 +98,9 @@ struct sym_dso {
 	uint8_t bid[20];
 	size_t bidlen;
 	bool loaded, found;
-	struct isym *syms;
+	struct isym *syms;      /* in insertion order; dead ones are out of the tree */
 	size_t n, cap;
+	uint32_t root;          /* RB_NIL: empty */
 	char *elf_path;         /* the object's code (unwinding) */
 	char *sym_path;         /* where the symbols came from */
 	char *dwarf_path;       /* candidates for DWARF, tried in order */
@@ -200,11 +209,232 @@ static struct sym_dso *dso_new(struct symbols *sy, enum kind kind, const char *p
 	d->kind = kind;
 	d->path = xstrdup(path ? path : "");
 	d->dw_fd = -1;
+	d->root = RB_NIL;
 	d->owner = sy;
 	d->next = sy->list;
 	sy->list = d;
 	return d;
 }
+
+/* ---- the red-black tree (the textbook algorithm, which is the shape
+ * Linux's lib/rbtree.c gives: insertion fixup, erasure by the in-order
+ * successor, deletion fixup) ------------------------------------------------ */
+
+#define N(i) (d->syms[i])
+
+static bool rb_red(const struct sym_dso *d, uint32_t i)
+{
+	return i != RB_NIL && d->syms[i].red;
+}
+
+/* Puts c where x was under x's parent. */
+static void rb_replace(struct sym_dso *d, uint32_t x, uint32_t c)
+{
+	uint32_t p = N(x).parent;
+	if (c != RB_NIL)
+		N(c).parent = p;
+	if (p == RB_NIL)
+		d->root = c;
+	else if (N(p).left == x)
+		N(p).left = c;
+	else
+		N(p).right = c;
+}
+
+static void rb_rotate_left(struct sym_dso *d, uint32_t x)
+{
+	uint32_t y = N(x).right;
+	N(x).right = N(y).left;
+	if (N(y).left != RB_NIL)
+		N(N(y).left).parent = x;
+	rb_replace(d, x, y);
+	N(y).left = x;
+	N(x).parent = y;
+}
+
+static void rb_rotate_right(struct sym_dso *d, uint32_t x)
+{
+	uint32_t y = N(x).left;
+	N(x).left = N(y).right;
+	if (N(y).right != RB_NIL)
+		N(N(y).right).parent = x;
+	rb_replace(d, x, y);
+	N(y).right = x;
+	N(x).parent = y;
+}
+
+/* perf's __symbols__insert: an equal start goes right (after). */
+static void rb_insert(struct sym_dso *d, uint32_t z)
+{
+	uint32_t p = RB_NIL, x = d->root;
+	bool left = false;
+	while (x != RB_NIL) {
+		p = x;
+		left = N(z).s.start < N(x).s.start;
+		x = left ? N(x).left : N(x).right;
+	}
+	N(z).parent = p;
+	N(z).left = N(z).right = RB_NIL;
+	N(z).red = true;
+	if (p == RB_NIL)
+		d->root = z;
+	else if (left)
+		N(p).left = z;
+	else
+		N(p).right = z;
+	while (rb_red(d, N(z).parent)) {
+		uint32_t q = N(z).parent, g = N(q).parent;
+		if (q == N(g).left) {
+			uint32_t u = N(g).right;
+			if (rb_red(d, u)) {
+				N(q).red = N(u).red = false;
+				N(g).red = true;
+				z = g;
+				continue;
+			}
+			if (z == N(q).right) {
+				z = q;
+				rb_rotate_left(d, z);
+				q = N(z).parent;
+			}
+			N(q).red = false;
+			N(g).red = true;
+			rb_rotate_right(d, g);
+		} else {
+			uint32_t u = N(g).left;
+			if (rb_red(d, u)) {
+				N(q).red = N(u).red = false;
+				N(g).red = true;
+				z = g;
+				continue;
+			}
+			if (z == N(q).left) {
+				z = q;
+				rb_rotate_right(d, z);
+				q = N(z).parent;
+			}
+			N(q).red = false;
+			N(g).red = true;
+			rb_rotate_left(d, g);
+		}
+	}
+	N(d->root).red = false;
+}
+
+static uint32_t rb_min(const struct sym_dso *d, uint32_t x)
+{
+	while (x != RB_NIL && d->syms[x].left != RB_NIL)
+		x = d->syms[x].left;
+	return x;
+}
+
+static uint32_t rb_next(const struct sym_dso *d, uint32_t x)
+{
+	if (d->syms[x].right != RB_NIL)
+		return rb_min(d, d->syms[x].right);
+	uint32_t p = d->syms[x].parent;
+	while (p != RB_NIL && x == d->syms[p].right) {
+		x = p;
+		p = d->syms[p].parent;
+	}
+	return p;
+}
+
+/* Removes z; x's parent is tracked apart, x being possibly NIL. */
+static void rb_erase(struct sym_dso *d, uint32_t z)
+{
+	uint32_t x, xp, y = z;
+	bool y_red = N(y).red;
+	if (N(z).left == RB_NIL) {
+		x = N(z).right;
+		xp = N(z).parent;
+		rb_replace(d, z, x);
+	} else if (N(z).right == RB_NIL) {
+		x = N(z).left;
+		xp = N(z).parent;
+		rb_replace(d, z, x);
+	} else {
+		y = rb_min(d, N(z).right);
+		y_red = N(y).red;
+		x = N(y).right;
+		if (N(y).parent == z) {
+			xp = y;
+		} else {
+			xp = N(y).parent;
+			rb_replace(d, y, x);
+			N(y).right = N(z).right;
+			N(N(y).right).parent = y;
+		}
+		rb_replace(d, z, y);
+		N(y).left = N(z).left;
+		N(N(y).left).parent = y;
+		N(y).red = N(z).red;
+	}
+	N(z).dead = true;
+	if (y_red)
+		return;
+	while (x != d->root && !rb_red(d, x)) {
+		if (x == N(xp).left) {
+			uint32_t w = N(xp).right;
+			if (rb_red(d, w)) {
+				N(w).red = false;
+				N(xp).red = true;
+				rb_rotate_left(d, xp);
+				w = N(xp).right;
+			}
+			if (!rb_red(d, N(w).left) && !rb_red(d, N(w).right)) {
+				N(w).red = true;
+				x = xp;
+				xp = N(x).parent;
+			} else {
+				if (!rb_red(d, N(w).right)) {
+					N(N(w).left).red = false;
+					N(w).red = true;
+					rb_rotate_right(d, w);
+					w = N(xp).right;
+				}
+				N(w).red = N(xp).red;
+				N(xp).red = false;
+				if (N(w).right != RB_NIL)
+					N(N(w).right).red = false;
+				rb_rotate_left(d, xp);
+				x = d->root;
+				break;
+			}
+		} else {
+			uint32_t w = N(xp).left;
+			if (rb_red(d, w)) {
+				N(w).red = false;
+				N(xp).red = true;
+				rb_rotate_right(d, xp);
+				w = N(xp).left;
+			}
+			if (!rb_red(d, N(w).right) && !rb_red(d, N(w).left)) {
+				N(w).red = true;
+				x = xp;
+				xp = N(x).parent;
+			} else {
+				if (!rb_red(d, N(w).left)) {
+					N(N(w).right).red = false;
+					N(w).red = true;
+					rb_rotate_left(d, w);
+					w = N(xp).left;
+				}
+				N(w).red = N(xp).red;
+				N(xp).red = false;
+				if (N(w).left != RB_NIL)
+					N(N(w).left).red = false;
+				rb_rotate_right(d, xp);
+				x = d->root;
+				break;
+			}
+		}
+	}
+	if (x != RB_NIL)
+		N(x).red = false;
+}
+
+#undef N
 
 static void add_sym(struct sym_dso *d, uint64_t start, uint64_t size, uint8_t bind, const char *name)
 {
@@ -212,42 +442,19 @@ static void add_sym(struct sym_dso *d, uint64_t start, uint64_t size, uint8_t bi
 		d->cap = d->cap ? d->cap * 2 : 256;
 		d->syms = xreallocarray(d->syms, d->cap, sizeof *d->syms);
 	}
-	d->syms[d->n].s.start = start;
-	d->syms[d->n].s.end = start + size;
-	d->syms[d->n].s.name = xstrdup(name);
-	d->syms[d->n].bind = bind;
+	if (d->n >= RB_NIL - 1)
+		return;
+	struct isym *y = &d->syms[d->n];
+	memset(y, 0, sizeof *y);
+	y->s.start = start;
+	y->s.end = start + size;
+	y->s.name = xstrdup(name);
+	y->bind = bind;
+	rb_insert(d, (uint32_t)d->n);
 	d->n++;
 }
 
-/* ---- perf's fixups ------------------------------------------------------- */
-
-/* Stable sort by start (perf's tree puts equal starts after each other in
- * insertion order): a merge sort through a scratch array, no recursion. */
-static void sort_syms(struct sym_dso *d)
-{
-	size_t n = d->n;
-	struct isym *a = d->syms, *b;
-	if (n < 2)
-		return;
-	b = xreallocarray(NULL, d->cap, sizeof *b);
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi)
-				b[k++] = a[j].s.start < a[i].s.start ? a[j++] : a[i++];
-			while (i < mid)
-				b[k++] = a[i++];
-			while (j < hi)
-				b[k++] = a[j++];
-		}
-		struct isym *t = a;
-		a = b;
-		b = t;
-	}
-	d->syms = a;
-	free(b);
-}
+/* ---- perf's fixups, in the tree's order ------------------------------------ */
 
 static uint64_t page_up(uint64_t v)
 {
@@ -256,20 +463,21 @@ static uint64_t page_up(uint64_t v)
 
 static void fixup_end(struct sym_dso *d, bool kallsyms)
 {
-	for (size_t i = 1; i < d->n; i++) {
-		struct sym *prev = &d->syms[i - 1].s, *curr = &d->syms[i].s;
-		if (prev->end != prev->start)
+	uint32_t prev = rb_min(d, d->root), curr;
+	if (prev == RB_NIL)
+		return;
+	for (curr = rb_next(d, prev); curr != RB_NIL; prev = curr, curr = rb_next(d, curr)) {
+		struct sym *p = &d->syms[prev].s, *c = &d->syms[curr].s;
+		if (p->end != p->start)
 			continue;
-		if (kallsyms && (!strchr(prev->name, '[') != !strchr(curr->name, '[')))
-			prev->end = page_up(prev->end + 4096);
+		if (kallsyms && (!strchr(p->name, '[') != !strchr(c->name, '[')))
+			p->end = page_up(p->end + 4096);
 		else
-			prev->end = curr->start;
+			p->end = c->start;
 	}
-	if (d->n) {
-		struct sym *last = &d->syms[d->n - 1].s;
-		if (last->end == last->start)
-			last->end = page_up(last->start) + 4096;
-	}
+	struct sym *last = &d->syms[prev].s;
+	if (last->end == last->start)
+		last->end = page_up(last->start) + 4096;
 }
 
 static size_t underscores(const char *s)
@@ -280,7 +488,7 @@ static size_t underscores(const char *s)
 	return n;
 }
 
-/* True when a is kept over b (same start). */
+/* True when a is kept over b (same start): perf's choose_best_symbol. */
 static bool better(const struct isym *a, const struct isym *b)
 {
 	uint64_t la = a->s.end - a->s.start, lb = b->s.end - b->s.start;
@@ -304,46 +512,42 @@ static bool better(const struct isym *a, const struct isym *b)
 	size_t na = strlen(a->s.name), nb = strlen(b->s.name);
 	if (na != nb)
 		return na > nb;
-	return true;
+	/* x86's arch__choose_best_symbol: a "SyS"/"compat_SyS" name loses */
+	return strncmp(a->s.name, "SyS", 3) != 0 && strncmp(a->s.name, "compat_SyS", 10) != 0;
 }
 
 static void fixup_duplicate(struct sym_dso *d)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < d->n; i++) {
-		if (k && d->syms[k - 1].s.start == d->syms[i].s.start) {
-			if (better(&d->syms[k - 1], &d->syms[i])) {
-				free((char *)d->syms[i].s.name);
-			} else {
-				free((char *)d->syms[k - 1].s.name);
-				d->syms[k - 1] = d->syms[i];
-			}
+	uint32_t curr = rb_min(d, d->root);
+	while (curr != RB_NIL) {
+		uint32_t next = rb_next(d, curr);
+		if (next == RB_NIL)
+			break;
+		if (d->syms[curr].s.start != d->syms[next].s.start) {
+			curr = next;
 			continue;
 		}
-		d->syms[k++] = d->syms[i];
+		if (better(&d->syms[curr], &d->syms[next])) {
+			rb_erase(d, next);
+		} else {
+			rb_erase(d, curr);
+			curr = next;
+		}
 	}
-	d->n = k;
 }
 
+/* perf's symbols__find: down from the root, right when past a symbol's end
+ * (a zero-sized one matches its start). */
 const struct sym *sym_dso_find(struct sym_dso *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->n;
-
-	if (!d->loaded)
-		return NULL;
-	/* the last symbol starting at or before addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->syms[mid].s.start <= addr)
-			lo = mid + 1;
+	uint32_t x = d->loaded ? d->root : RB_NIL;
+	while (x != RB_NIL) {
+		const struct sym *s = &d->syms[x].s;
+		if (addr < s->start)
+			x = d->syms[x].left;
+		else if (addr > s->end || (addr == s->end && addr != s->start))
+			x = d->syms[x].right;
 		else
-			hi = mid;
-	}
-	/* a nested symbol may end before addr while an enclosing one goes
-	 * on: look back a little */
-	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
-		const struct sym *s = &d->syms[i - 1].s;
-		if (addr < s->end || (addr == s->start && s->start == s->end))
 			return s;
 	}
 	return NULL;
@@ -608,7 +812,6 @@ static size_t load_table(struct sym_dso *d, struct ef *syms, struct ef *runtime,
 		added++;
 	}
 	if (added) {
-		sort_syms(d);
 		fixup_end(d, false);
 		fixup_duplicate(d);
 	}
@@ -663,7 +866,6 @@ static void load_plt(struct sym_dso *d, struct ef *e)
 		free(pn);
 		off += entsize;
 	}
-	sort_syms(d);
 }
 
 static void add_dwarf_candidate(struct sym_dso *d, const char *path)
@@ -1016,7 +1218,6 @@ struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path)
 	}
 	fclose(f);
 	d->found = d->n > 0;
-	sort_syms(d);
 	fixup_end(d, true);
 	fixup_duplicate(d);
 	return d;
@@ -1074,7 +1275,6 @@ struct sym_dso *symbols_perfmap(struct symbols *sy, const char *path)
 	free(line);
 	fclose(f);
 	d->found = true;
-	sort_syms(d);
 	return d;
 }
 
