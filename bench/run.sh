@@ -27,8 +27,16 @@
 # tflame: --bench-keys), each the run of BENCH_RUNS with the lowest maximum,
 # with the highest maximum of all runs beside it.
 #
+# Last, perf.data files: two recordings of bench/workload/minisearch made
+# with perf record in a temp dir (frame pointers and DWARF, BENCH_PERFDATA_MB
+# each, default 200, 32 with --quick, 0 to skip): perf script -i F | tflame
+# --collapse - against tflame --collapse F (wall time, peak RSS, speedup),
+# whether both give the same bytes (MATCH/DIFFER, with the first differing
+# lines), and time to first paint both ways. Skipped without perf or without
+# permission to record (kernel.perf_event_paranoid).
+#
 # Environment: TFLAME (default ./src/tflame), CC (default cc), BENCH_RUNS
-# (default 3), TFLAME_BENCH_PERF.
+# (default 3), TFLAME_BENCH_PERF, BENCH_PERFDATA_MB.
 set -eu
 
 srcdir=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
@@ -455,8 +463,9 @@ sleep 1 # the copies sh had started when perf stopped it end within a second
 pd_record dwarf -F "$dw_hz" --call-graph dwarf -- "$pd/msloop" "$ncopies" || { echo "perf.data: SKIPPED: perf record failed"; rm -rf "$pd"; exit 0; }
 
 # pd_pipe F: perf script -i F | tflame --collapse - > /dev/null, $runs times;
-# prints "WALL SCRIPT_S SCRIPT_RSS_MB TFLAME_S TFLAME_RSS_MB" of the fastest
-# run (each RSS the largest of all runs).
+# prints "WALL SCRIPT_S SCRIPT_RSS_MB TFLAME_CPU_S TFLAME_RSS_MB" of the
+# fastest run (each RSS the largest of all runs; tflame's wall time is the
+# pipe's, so its CPU time, user + system, is given).
 pd_pipe() {
 	b='' bs='' bt='' ms=0 mt=0 i=0
 	while [ $i -lt "$runs" ]; do
@@ -464,7 +473,7 @@ pd_pipe() {
 		t0=$(now)
 		{ /usr/bin/time -f '%e %M' -o "$tmp/tm1" perf script -i "$1" 2> /dev/null ||
 			echo "FAIL" > "$tmp/tm1"; } |
-			{ /usr/bin/time -f '%e %M' -o "$tmp/tm2" "$TFLAME" --collapse - > /dev/null 2> "$tmp/err" ||
+			{ /usr/bin/time -f '%U %S %M' -o "$tmp/tm2" "$TFLAME" --collapse - > /dev/null 2> "$tmp/err" ||
 				echo "FAIL" > "$tmp/tm2"; }
 		t1=$(now)
 		if grep -q FAIL "$tmp/tm1" "$tmp/tm2"; then
@@ -474,7 +483,8 @@ pd_pipe() {
 		fi
 		s=$(elapsed "$t0" "$t1")
 		read -r s1 k1 < "$tmp/tm1"
-		read -r s2 k2 < "$tmp/tm2"
+		read -r u2 y2 k2 < "$tmp/tm2"
+		s2=$(awk -v u="$u2" -v y="$y2" 'BEGIN { printf "%.2f", u + y }')
 		if [ -z "$b" ] || awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }'; then
 			b=$s bs=$s1 bt=$s2
 		fi
@@ -483,11 +493,14 @@ pd_pipe() {
 	done
 	printf '%s %s %.0f %s %.0f\n' "$b" "$bs" "$ms" "$bt" "$mt"
 }
-# pd_paint CMD...: time to first paint, best of 3 (as above), in ms.
+# pd_paint MARKER CMD...: time to first paint, best of 3 (as above), in ms;
+# FAIL when MARKER never came within 30 s. MARKER: "? help", the end of the
+# status line; a warning (perf lost samples) takes its place there.
 pd_paint() {
-	b=''
+	b='' mk=$1
+	shift
 	for _ in 1 2 3; do
-		ms=$("$bin/ptyrun" -s 200x50 -- "$@" | sed -n 's/^first_paint_ms //p')
+		ms=$("$bin/ptyrun" -t 30 -m "$mk" -s 200x50 -- "$@" 2> /dev/null | sed -n 's/^first_paint_ms //p')
 		b=$(awk -v b="$b" -v s="$ms" 'BEGIN { print (b == "" || s + 0 < b + 0) ? s : b }')
 	done
 	echo "${b:-FAIL}"
@@ -517,7 +530,7 @@ done
 echo "perf.data: tflame --collapse F (native reader) against perf script -i F | tflame --collapse -"
 echo "minisearch, perf record -e $ev: fp = $fp_cc -fno-omit-frame-pointer, -g -F $fp_hz, $ncopies copies at a time;"
 echo "dwarf = $CC -fomit-frame-pointer, --call-graph dwarf -F $dw_hz, $ncopies forked copies. Wall seconds, best of $runs;"
-echo "peak RSS in MB; the pipe's row gives perf script's and tflame's own time and RSS"
+echo "peak RSS in MB; the pipe's row gives perf script's wall time and RSS, and tflame's CPU time and RSS"
 prow() { printf '  %-6s %7s %9s %8s  %-30s %7s %9s %7s %9s %7s %8s  %s\n' "$@"; }
 prow rec MB samples 'text MB' route 'wall s' 'script s' 'RSS MB' 'tflame s' 'RSS MB' speedup output
 for r in fp dwarf; do
@@ -555,9 +568,12 @@ echo
 echo "Time to first paint of a perf.data file (200x50 pty, best of 3)"
 for r in fp dwarf; do
 	f=$pd/$r.data
-	a=$(pd_paint "$TFLAME" "$f")
-	b=$(pd_paint sh -c 'perf script -i "$1" 2> /dev/null | "$2" -' sh "$f" "$TFLAME")
+	mk='? help'
+	[ -s "$pd/$r.got.err" ] && mk=$(head -n 1 "$pd/$r.got.err" | awk '{ print substr($0, length($0) - 14) }')
+	a=$(pd_paint "$mk" "$TFLAME" "$f")
+	b=$(pd_paint '? help' sh -c 'perf script -i "$1" 2> /dev/null | "$2" -' sh "$f" "$TFLAME")
 	sp=$(awk -v a="$b" -v b="$a" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "-" }')
 	echo "  $r.data: tflame F $a ms; perf script -i F | tflame - $b ms ($sp)"
+	[ "$a" = FAIL ] && echo "    tflame F: no '$mk' on the screen within 30 s"
 done
 rm -rf "$pd"
