@@ -234,7 +234,8 @@ struct pd_thread {
  * dropped. */
 struct pd_qev {
 	uint64_t time, seq;
-	size_t off;
+	size_t off;             /* into buf, when copied */
+	const unsigned char *ext;   /* the record in the mapped file, or NULL */
 	uint32_t len;
 };
 
@@ -279,6 +280,8 @@ struct pd {
 	struct pd_dso *kdso;    /* [kernel.kallsyms] */
 	struct symbols *sy;
 	struct unwind *uw;
+	char kref_name[64];     /* the kernel's reference symbol ("_text") */
+	uint64_t kref_addr;     /* its address when recorded */
 	bool kernel_checked;
 	bool kallsyms_ok;       /* the recording is of this running kernel */
 	bool kernel_bid_known;
@@ -292,6 +295,9 @@ struct pd {
 	bool bids_sorted;
 
 	struct pd_queue q;
+	const unsigned char *map;   /* the mapped file: its records are queued
+	                               by reference, not copied */
+	size_t maplen;
 
 #ifdef HAVE_ZSTD
 	ZSTD_DStream *zs;
@@ -716,7 +722,7 @@ static struct sym_dso *pd_dso_syms(struct pd *d, struct pd_dso *x)
 			d->kallsyms_ok = pd_same_kernel(d);
 		}
 		if (d->kallsyms_ok) {
-			x->sd = symbols_kallsyms(d->sy, "/proc/kallsyms");
+			x->sd = symbols_kallsyms(d->sy, "/proc/kallsyms", d->kref_name, d->kref_addr);
 		} else if (d->kernel_bid_known) {
 			/* the copy perf record keeps in its build-id cache */
 			char path[4200], hex[41];
@@ -729,7 +735,7 @@ static struct sym_dso *pd_dso_syms(struct pd *d, struct pd_dso *x)
 			else
 				snprintf(path, sizeof path, "%.4000s/.debug/[kernel.kallsyms]/%s/kallsyms", home ? home : "", hex);
 			if (access(path, R_OK) == 0) {
-				x->sd = symbols_kallsyms(d->sy, path);
+				x->sd = symbols_kallsyms(d->sy, path, d->kref_name, d->kref_addr);
 				d->kallsyms_ok = true;
 			}
 		}
@@ -1186,19 +1192,37 @@ static void pd_emit(struct pd *d, uint64_t pc, const char *sym, uint64_t off, bo
 	perf_reader_frame(d->pr, pcs, pcl, b, sl, dso, strlen(dso));
 }
 
+static void pd_frame_resolve(struct pd *d, const struct pd_map *m, uint64_t ip, bool single, bool inlines);
+
 /* One address of a callchain, resolved in cpumode (thread__find_symbol);
  * with inlines (the DWARF-unwound part), each inlined callee first. */
 static void pd_frame(struct pd *d, struct pd_thread *th, uint8_t cpumode, uint64_t ip,
                      bool single, bool inlines)
 {
 	const struct pd_map *m = NULL;
-	const struct sym *sym = NULL;
-	uint64_t addr = ip;
 
 	if (cpumode == MISC_KERNEL)
 		m = maps_find(&d->kmaps, ip);
 	else if (cpumode == MISC_USER)
 		m = maps_find(th->maps, ip);
+	/* the same object and address give the same frames (the one-line
+	 * form prints the sampled address itself: that is its key) */
+	const void *obj = m ? (const void *)m->dso : NULL;
+	uint64_t key = m && !single && !m->identity ? ip - m->start + m->pgoff : ip;
+	unsigned variant = (single ? 1u : 0u) | (inlines ? 2u : 0u);
+	if (perf_reader_cached(d->pr, obj, key, variant))
+		return;
+	perf_reader_cache_begin(d->pr);
+	pd_frame_resolve(d, m, ip, single, inlines);
+	perf_reader_cache_end(d->pr, obj, key, variant);
+}
+
+/* pd_frame's work, when the frames are not known yet. */
+static void pd_frame_resolve(struct pd *d, const struct pd_map *m, uint64_t ip, bool single, bool inlines)
+{
+	const struct sym *sym = NULL;
+	uint64_t addr = ip;
+
 	if (m) {
 		addr = m->identity ? ip : ip - m->start + m->pgoff;
 		struct sym_dso *sd = pd_dso_syms(d, m->dso);
@@ -1358,6 +1382,12 @@ static void pd_kernel_mmap(struct pd *d, const char *fname, uint64_t start, uint
 	if (strncmp(fname, "[kernel.kallsyms]", 17) == 0) {
 		if (!d->kdso)
 			d->kdso = pd_dso(d, "[kernel.kallsyms]", DSO_KERNEL, NULL, 0);
+		/* "[kernel.kallsyms]_text": the symbol whose address (pgoff)
+		 * places the kernel */
+		if (fname[17] && !d->kref_name[0]) {
+			snprintf(d->kref_name, sizeof d->kref_name, "%.63s", fname + 17);
+			d->kref_addr = pgoff;
+		}
 		m.dso = d->kdso;
 		if (len == 0 || start + len < start)
 			m.end = UINT64_MAX;
@@ -1572,25 +1602,30 @@ static void q_flush_upto(struct pd *d, uint64_t limit, size_t min_count)
 	if (q->n > 1)
 		qsort(q->ev, q->n, sizeof *q->ev, cmp_qev);
 	for (i = 0; i < q->n && (i < min_count || q->ev[i].time <= limit); i++)
-		pd_process(d, q->buf + q->ev[i].off, q->ev[i].len);
+		pd_process(d, q->ev[i].ext ? q->ev[i].ext : q->buf + q->ev[i].off, q->ev[i].len);
 	/* keep the rest, packed at the buffer's start (they are in time
 	 * order, their bytes in arrival order: move through a copy) */
 	if (i < q->n) {
 		size_t rest = 0;
 		for (size_t j = i; j < q->n; j++)
-			rest += q->ev[j].len;
-		unsigned char *nb = xmalloc(rest > q->bcap ? rest : q->bcap);
+			if (!q->ev[j].ext)
+				rest += q->ev[j].len;
+		unsigned char *nb = rest ? xmalloc(rest > q->bcap ? rest : q->bcap) : NULL;
 		for (size_t j = i; j < q->n; j++) {
-			memcpy(nb + blen, q->buf + q->ev[j].off, q->ev[j].len);
 			q->ev[k] = q->ev[j];
-			q->ev[k].off = blen;
-			blen += q->ev[j].len;
+			if (!q->ev[j].ext) {
+				memcpy(nb + blen, q->buf + q->ev[j].off, q->ev[j].len);
+				q->ev[k].off = blen;
+				blen += q->ev[j].len;
+			}
 			k++;
 		}
-		free(q->buf);
-		q->buf = nb;
-		if (rest > q->bcap)
-			q->bcap = rest;
+		if (nb) {
+			free(q->buf);
+			q->buf = nb;
+			if (rest > q->bcap)
+				q->bcap = rest;
+		}
 	}
 	q->n = k;
 	q->blen = blen;
@@ -1614,17 +1649,23 @@ static void q_add(struct pd *d, uint64_t time, const unsigned char *rec, size_t 
 		q->cap = q->cap ? q->cap * 2 : 1024;
 		q->ev = xreallocarray(q->ev, q->cap, sizeof *q->ev);
 	}
-	if (q->blen + size > q->bcap) {
-		q->bcap = (q->blen + size) * 2;
-		q->buf = xrealloc(q->buf, q->bcap);
-	}
-	memcpy(q->buf + q->blen, rec, size);
 	q->ev[q->n].time = time;
 	q->ev[q->n].seq = q->seq++;
-	q->ev[q->n].off = q->blen;
 	q->ev[q->n].len = (uint32_t)size;
+	if (d->map && rec >= d->map && rec < d->map + d->maplen) {
+		q->ev[q->n].ext = rec;
+		q->ev[q->n].off = 0;
+	} else {
+		if (q->blen + size > q->bcap) {
+			q->bcap = (q->blen + size) * 2;
+			q->buf = xrealloc(q->buf, q->bcap);
+		}
+		memcpy(q->buf + q->blen, rec, size);
+		q->ev[q->n].ext = NULL;
+		q->ev[q->n].off = q->blen;
+		q->blen += size;
+	}
 	q->n++;
-	q->blen += size;
 	if (time > q->max_time)
 		q->max_time = time;
 	if (q->blen + q->n * sizeof *q->ev > PD_QUEUE_MAX) {
@@ -1871,6 +1912,9 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 	if (!pd_check(d))
 		return PERFDATA_UNSUPPORTED;
 	uint64_t pos = doff, end = doff + dsize, dropped = doff & ~(uint64_t)4095, shown = pos;
+	/* queued records point into m: it outlives the queue (flushed below) */
+	d->map = m;
+	d->maplen = len;
 	while (end - pos >= 8 && !d->fatal) {
 		const unsigned char *rec = m + pos;
 		uint16_t size = rd16(rec + 6);
@@ -1897,8 +1941,15 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 			pd_progress(d, pos, len);
 		}
 		if (pos - dropped >= ((uint64_t)64 << 20)) {
-			/* records read are copied or done with: their pages go */
-			uint64_t upto = pos & ~(uint64_t)4095;
+			/* records read are done with, but for those queued by
+			 * reference: pages before the oldest of them go */
+			uint64_t upto = pos;
+			for (size_t k = 0; k < d->q.n; k++)
+				if (d->q.ev[k].ext && (uint64_t)(d->q.ev[k].ext - m) < upto)
+					upto = (uint64_t)(d->q.ev[k].ext - m);
+			upto &= ~(uint64_t)4095;
+			if (upto < dropped)
+				upto = dropped;
 #ifdef HAVE_MADVISE
 			if (mapped)
 				madvise((void *)(m + dropped), upto - dropped, MADV_DONTNEED);
@@ -1909,6 +1960,7 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 		}
 	}
 	q_flush(d, UINT64_MAX);
+	d->map = NULL;
 	return PERFDATA_OK;
 }
 

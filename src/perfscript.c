@@ -53,6 +53,26 @@ struct perf_reader {
 	size_t scratch2cap;
 	char *scratch3;         /* a module name without line breaks */
 	size_t scratch3cap;
+
+	/* perf_reader_record: the last comm, pid and tid, whose pname is in
+	 * pname (fields_pname set) */
+	bool fields_pname;
+	char last_comm[64];
+	size_t last_comm_len;
+	int32_t last_pid, last_tid;
+
+	/* the frame cache: entries keyed by (obj, addr, variant, java), the
+	 * frames' text in blob as [u32 count] then per frame [u32 len][bytes] */
+	struct perf_cent {
+		const void *obj;
+		uint64_t addr;
+		uint32_t variant;       /* UINT32_MAX: empty slot */
+		uint32_t off;           /* into blob */
+	} *cache;
+	size_t cache_n, cache_cap;
+	char *blob;
+	size_t blob_len, blob_cap;
+	size_t cache_from;      /* nent at perf_reader_cache_begin */
 };
 
 /* ---- byte helpers ------------------------------------------------------ */
@@ -752,6 +772,7 @@ static void perf_set_pname(struct perf_reader *r, const struct perf_event_parts 
 	}
 	r->pname_len = (size_t)(o - r->pname);
 	r->java = r->pname_len >= 4 && memcmp(r->pname, "java", 4) == 0;
+	r->fields_pname = false;
 }
 
 /* Event filter (§A.3.3): the given one, else the first event name seen. */
@@ -902,11 +923,23 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 	r->started = true;
 	if (comm_len > 64)
 		comm_len = 64;
+	if (colon)
+		event_len = (size_t)(colon - event);
+	if (r->fields_pname && pid == r->last_pid && tid == r->last_tid && comm_len == r->last_comm_len &&
+	    memcmp(comm, r->last_comm, comm_len) == 0) {
+		/* the same thread as the record before: the same root */
+		if (!perf_event_kept(r, event, event_len)) {
+			r->skip = true;
+			return false;
+		}
+		r->skip = false;
+		r->have_period = have_period;
+		r->period = period;
+		return true;
+	}
 	memcpy(line, comm, comm_len);
 	n = comm_len + (size_t)snprintf(line + comm_len, sizeof line - comm_len, " %" PRId32 "/%" PRId32 " ",
 	                                pid, tid);
-	if (colon)
-		event_len = (size_t)(colon - event);
 	if (!perf_event_kept(r, event, event_len)) {
 		r->skip = true;
 		return false;
@@ -930,6 +963,11 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 		ep.pid_len = ep.tid_len = 1;
 		perf_set_pname(r, &ep);
 	}
+	r->fields_pname = true;
+	memcpy(r->last_comm, comm, comm_len);
+	r->last_comm_len = comm_len;
+	r->last_pid = pid;
+	r->last_tid = tid;
 	return true;
 }
 
@@ -974,6 +1012,108 @@ void perf_reader_record_end(struct perf_reader *r)
 	r->skip = false;
 	r->nent = 0;
 	r->flen = 0;
+}
+
+/* ---- the frame cache ---------------------------------------------------- */
+
+#define PERF_CACHE_MAX_BLOB ((size_t)64 << 20)
+
+static size_t perf_cache_slot(const struct perf_reader *r, const void *obj, uint64_t addr, uint32_t variant)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)obj * 0x9E3779B97F4A7C15ull) ^ (addr * 0xC2B2AE3D27D4EB4Full) ^ variant;
+	h ^= h >> 29;
+	size_t mask = r->cache_cap - 1, i = (size_t)(h * 0x9E3779B97F4A7C15ull >> 20) & mask;
+	while (r->cache[i].variant != UINT32_MAX &&
+	       !(r->cache[i].obj == obj && r->cache[i].addr == addr && r->cache[i].variant == variant))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static uint32_t perf_cache_variant(const struct perf_reader *r, unsigned variant)
+{
+	/* Java's tidying depends on the process name */
+	return (uint32_t)((variant & 0x7fffffffu) << 1 | (r->java ? 1u : 0u));
+}
+
+bool perf_reader_cached(struct perf_reader *r, const void *obj, uint64_t addr, unsigned variant)
+{
+	if (r->skip || !r->cache_cap)
+		return false;
+	uint32_t v = perf_cache_variant(r, variant);
+	const struct perf_cent *e = &r->cache[perf_cache_slot(r, obj, addr, v)];
+	if (e->variant == UINT32_MAX)
+		return false;
+	const char *b = r->blob + e->off;
+	uint32_t n, len;
+	memcpy(&n, b, 4);
+	b += 4;
+	for (uint32_t k = 0; k < n; k++) {
+		memcpy(&len, b, 4);
+		b += 4;
+		perf_reserve(&r->fbuf, &r->fcap, r->flen + len);
+		memcpy(r->fbuf + r->flen, b, len);
+		perf_push_ent(r, r->flen, len);
+		r->flen += len;
+		b += len;
+	}
+	return true;
+}
+
+void perf_reader_cache_begin(struct perf_reader *r)
+{
+	r->cache_from = r->nent;
+}
+
+void perf_reader_cache_end(struct perf_reader *r, const void *obj, uint64_t addr, unsigned variant)
+{
+	if (r->skip || r->nent < r->cache_from)
+		return;
+	size_t n = r->nent - r->cache_from, need = 4;
+	for (size_t k = r->cache_from; k < r->nent; k++)
+		need += 4 + r->ents[k].len;
+	if (r->blob_len + need > PERF_CACHE_MAX_BLOB || need > UINT32_MAX) {
+		/* full: start over rather than grow without bound */
+		r->blob_len = 0;
+		r->cache_n = 0;
+		for (size_t i = 0; i < r->cache_cap; i++)
+			r->cache[i].variant = UINT32_MAX;
+		if (need > PERF_CACHE_MAX_BLOB)
+			return;
+	}
+	if ((r->cache_n + 1) * 2 > r->cache_cap) {
+		size_t cap = r->cache_cap ? r->cache_cap * 2 : 4096;
+		struct perf_cent *old = r->cache;
+		size_t oldcap = r->cache_cap;
+		r->cache = xreallocarray(NULL, cap, sizeof *r->cache);
+		r->cache_cap = cap;
+		for (size_t i = 0; i < cap; i++)
+			r->cache[i].variant = UINT32_MAX;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].variant != UINT32_MAX)
+				r->cache[perf_cache_slot(r, old[i].obj, old[i].addr, old[i].variant)] = old[i];
+		free(old);
+	}
+	uint32_t v = perf_cache_variant(r, variant);
+	size_t slot = perf_cache_slot(r, obj, addr, v);
+	if (r->cache[slot].variant != UINT32_MAX)
+		return;
+	perf_reserve(&r->blob, &r->blob_cap, r->blob_len + need);
+	char *b = r->blob + r->blob_len;
+	uint32_t n32 = (uint32_t)n;
+	memcpy(b, &n32, 4);
+	b += 4;
+	for (size_t k = r->cache_from; k < r->nent; k++) {
+		uint32_t len = (uint32_t)r->ents[k].len;
+		memcpy(b, &len, 4);
+		memcpy(b + 4, r->fbuf + r->ents[k].off, len);
+		b += 4 + len;
+	}
+	r->cache[slot].obj = obj;
+	r->cache[slot].addr = addr;
+	r->cache[slot].variant = v;
+	r->cache[slot].off = (uint32_t)r->blob_len;
+	r->blob_len += need;
+	r->cache_n++;
 }
 
 void perf_reader_record_clear(struct perf_reader *r)
@@ -1063,5 +1203,7 @@ void perf_reader_free(struct perf_reader *r)
 	free(r->scratch);
 	free(r->scratch2);
 	free(r->scratch3);
+	free(r->cache);
+	free(r->blob);
 	free(r);
 }

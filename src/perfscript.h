@@ -53,6 +53,16 @@ void perf_reader_record_end(struct perf_reader *r);
 /* Drops the frames given so far to the record being built. */
 void perf_reader_record_clear(struct perf_reader *r);
 
+/* A cache of what frames become, for readers that resolve the same address
+ * over and over: perf_reader_cached replays the frames stored for (obj,
+ * addr, variant) into the record being built and returns true, or returns
+ * false; then the caller gives the frames with perf_reader_frame between
+ * perf_reader_cache_begin and perf_reader_cache_end (same key), which
+ * stores them. The key must decide the frames' pc, sym and dso. */
+bool perf_reader_cached(struct perf_reader *r, const void *obj, uint64_t addr, unsigned variant);
+void perf_reader_cache_begin(struct perf_reader *r);
+void perf_reader_cache_end(struct perf_reader *r, const void *obj, uint64_t addr, unsigned variant);
+
 /* Line-level parsers, shared with sniff. Spans point into the line. */
 struct perf_event_parts {
 	const char *comm; size_t comm_len;  /* trimmed; may be empty */

@@ -99,6 +99,7 @@ struct sym_dso {
 	size_t bidlen;
 	bool loaded, found;
 	struct isym *syms;      /* in insertion order; dead ones are out of the tree */
+	char *arena;            /* when set, every name points into it */
 	size_t n, cap;
 	uint32_t root;          /* RB_NIL: empty */
 	char *elf_path;         /* the object's code (unwinding) */
@@ -163,8 +164,10 @@ struct symbols *symbols_new(const char *symfs)
 
 static void dso_free(struct sym_dso *d)
 {
-	for (size_t i = 0; i < d->n; i++)
-		free((char *)d->syms[i].s.name);
+	if (!d->arena)
+		for (size_t i = 0; i < d->n; i++)
+			free((char *)d->syms[i].s.name);
+	free(d->arena);
 	free(d->syms);
 	for (size_t i = 0; i < d->inl_cap; i++)
 		if (d->inl[i].addr != UINT64_MAX)
@@ -436,19 +439,31 @@ static void rb_erase(struct sym_dso *d, uint32_t z)
 
 #undef N
 
+static void add_sym_ref(struct sym_dso *d, uint64_t start, uint64_t size, uint8_t bind, const char *name);
+
 static void add_sym(struct sym_dso *d, uint64_t start, uint64_t size, uint8_t bind, const char *name)
+{
+	add_sym_ref(d, start, size, bind, xstrdup(name));
+}
+
+/* Adds a symbol whose name is kept as it is: owned by the object (freed
+ * with it unless it lies in the object's arena). */
+static void add_sym_ref(struct sym_dso *d, uint64_t start, uint64_t size, uint8_t bind, const char *name)
 {
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 256;
 		d->syms = xreallocarray(d->syms, d->cap, sizeof *d->syms);
 	}
-	if (d->n >= RB_NIL - 1)
+	if (d->n >= RB_NIL - 1) {
+		if (!d->arena)
+			free((char *)name);
 		return;
+	}
 	struct isym *y = &d->syms[d->n];
 	memset(y, 0, sizeof *y);
 	y->s.start = start;
 	y->s.end = start + size;
-	y->s.name = xstrdup(name);
+	y->s.name = name;
 	y->bind = bind;
 	rb_insert(d, (uint32_t)d->n);
 	d->n++;
@@ -1190,33 +1205,84 @@ struct sym_dso *symbols_vdso(struct symbols *sy, const uint8_t *bid, size_t bidl
 
 /* ---- kallsyms, perf maps, single symbols ---------------------------------- */
 
-struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path)
+/* kallsyms text: read whole (/proc/kallsyms has no size), at most 256 MiB. */
+static char *read_all(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	size_t n = 0, cap = (size_t)8 << 20, limit = (size_t)256 << 20;
+	char *buf;
+	if (fd < 0 || fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode))) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= limit)
+				break;
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path, const char *ref, uint64_t ref_addr)
 {
 	if (sy->kallsyms)
 		return sy->kallsyms;
 	struct sym_dso *d = dso_new(sy, K_KALLSYMS, path);
+	size_t len = 0;
 	sy->kallsyms = d;
 	d->loaded = true;
-	FILE *f = fopen(path, "r");
-	if (!f)
+	/* names stay in the text, which the object keeps */
+	d->arena = read_all(path, &len);
+	if (!d->arena)
 		return d;
-	char line[1024];
-	while (fgets(line, sizeof line, f)) {
-		char *end;
-		unsigned long long a = strtoull(line, &end, 16);
-		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		char type = (char)toupper((unsigned char)end[1]);
-		char *name = end + 3;
-		name[strcspn(name, "\n")] = '\0';
-		if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
-			continue;
-		if (name[0] == '$')
-			continue;
-		uint8_t bind = end[1] == 'W' || end[1] == 'w' ? STB_WEAK : isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL;
-		add_sym(d, a, 0, bind, name);
+	/* perf's kallsyms__delta: the recording's address of the reference
+	 * symbol (_text) against this text's, for a kernel booted again at
+	 * another address (KASLR) */
+	uint64_t delta = 0;
+	for (int pass = ref && *ref ? 0 : 1; pass < 2; pass++) {
+		for (char *line = d->arena, *next; line && *line; line = next) {
+			char *nl = strchr(line, '\n');
+			next = nl ? nl + 1 : NULL;
+			char *end;
+			unsigned long long a = strtoull(line, &end, 16);
+			if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+				continue;
+			char type = (char)toupper((unsigned char)end[1]);
+			char *name = end + 3;
+			size_t nlen = nl ? (size_t)(nl - name) : strlen(name);
+			if (pass == 0) {
+				if (nlen == strlen(ref) && memcmp(name, ref, nlen) == 0) {
+					delta = a - ref_addr;
+					break;
+				}
+				continue;
+			}
+			if (nl)
+				*nl = '\0';
+			if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
+				continue;
+			if (name[0] == '$')
+				continue;
+			uint8_t bind = end[1] == 'W' || end[1] == 'w' ? STB_WEAK
+			             : isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL;
+			add_sym_ref(d, a - delta, 0, bind, name);
+		}
 	}
-	fclose(f);
 	d->found = d->n > 0;
 	fixup_end(d, true);
 	fixup_duplicate(d);

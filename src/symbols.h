@@ -28,9 +28,11 @@ void symbols_free(struct symbols *sy);
  * differs is not used (perf rejects it too). Same arguments, same object. */
 struct sym_dso *symbols_file(struct symbols *sy, const char *path, const uint8_t *bid, size_t bidlen);
 /* Kernel symbols from a kallsyms file (/proc/kallsyms of the running
- * kernel, or the copy perf record keeps); addresses as sampled. One kernel
- * a symbols object: the first path given is the one read. */
-struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path);
+ * kernel, or the copy perf record keeps); addresses as sampled: the
+ * recording had symbol ref (e.g. "_text"; NULL: none) at ref_addr, and the
+ * file's addresses are moved by the difference (a kernel placed elsewhere
+ * at boot). One kernel a symbols object: the first path given is read. */
+struct sym_dso *symbols_kallsyms(struct symbols *sy, const char *path, const char *ref, uint64_t ref_addr);
 /* The vdso with build id bid: perf's copy in the build-id cache, or this
  * process's own when the build ids agree. Addresses are offsets in it. */
 struct sym_dso *symbols_vdso(struct symbols *sy, const uint8_t *bid, size_t bidlen);

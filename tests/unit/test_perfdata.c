@@ -206,6 +206,22 @@ static const char *expected(void)
 	return want;
 }
 
+/* A kernel mapping as perf record writes it: pid -1, the map of
+ * "[kernel.kallsyms]_text" whose pgoff is _text's address. */
+static void kernel_mmap(struct buf *b, uint64_t start, uint64_t len, uint64_t text)
+{
+	const char *name = "[kernel.kallsyms]_text";
+	size_t n = (strlen(name) + 1 + 7) / 8 * 8;
+	header(b, 1, KERNEL, 8 + 8 + 24 + n + 16);
+	put32(b, (uint32_t)-1);
+	put32(b, 0);
+	put64(b, start);
+	put64(b, len);
+	put64(b, text);
+	putstr8(b, name);
+	trailer(b, (uint32_t)-1, 0, 1);
+}
+
 /* perf_event_attr, 128 bytes (PERF_ATTR_SIZE_VER7): software cpu-clock,
  * sample_id_all, sampling 1000 times a second. */
 static void attr(struct buf *b)
@@ -234,12 +250,25 @@ static void event_desc(struct buf *b)
 	put64(b, 1);
 }
 
-/* The file form: header, attribute and its ids, records, features. */
-static struct buf file_form(const struct buf *recs)
+static const uint8_t kernel_bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* The file form: header, attribute and its ids, records, features
+ * (EVENT_DESC; with kbid, also BUILD_ID naming kernel_bid for the kernel). */
+static struct buf file_form_k(const struct buf *recs, bool kbid)
 {
-	struct buf b = { 0 }, desc = { 0 };
+	struct buf b = { 0 }, desc = { 0 }, ids = { 0 };
 	uint64_t aoff = 104, asize = 128 + 16, ioff = aoff + asize, doff = ioff + 8;
 	event_desc(&desc);
+	if (kbid) {
+		/* one build id record: header, pid, 20 bytes, size, 3 spare, name */
+		header(&ids, 67, KERNEL | (1u << 15), 8 + 4 + 24 + 24);
+		put32(&ids, (uint32_t)-1);
+		put(&ids, kernel_bid, 20);
+		put(&ids, "\x14\0\0\0", 4);
+		putstr8(&ids, "[kernel.kallsyms]");
+		while (ids.n < 8 + 4 + 24 + 24)
+			put(&ids, "", 1);
+	}
 	put64(&b, 0x32454c4946524550ULL);
 	put64(&b, 104);
 	put64(&b, 128 + 16);
@@ -249,7 +278,7 @@ static struct buf file_form(const struct buf *recs)
 	put64(&b, recs->n);
 	put64(&b, 0);
 	put64(&b, 0);
-	put64(&b, 1u << 12);            /* features: EVENT_DESC */
+	put64(&b, (1u << 12) | (kbid ? 1u << 2 : 0));  /* features: EVENT_DESC, BUILD_ID */
 	put64(&b, 0);
 	put64(&b, 0);
 	put64(&b, 0);
@@ -258,12 +287,26 @@ static struct buf file_form(const struct buf *recs)
 	put64(&b, 8);
 	put64(&b, 1);                   /* the id */
 	put(&b, recs->p, recs->n);
-	/* the feature table, then EVENT_DESC's section */
-	put64(&b, doff + recs->n + 16);
+	/* the feature table (in bit order), then the sections */
+	uint64_t sec = doff + recs->n + (kbid ? 32 : 16);
+	if (kbid) {
+		put64(&b, sec);
+		put64(&b, ids.n);
+		sec += ids.n;
+	}
+	put64(&b, sec);
 	put64(&b, desc.n);
+	if (kbid)
+		put(&b, ids.p, ids.n);
 	put(&b, desc.p, desc.n);
 	free(desc.p);
+	free(ids.p);
 	return b;
+}
+
+static struct buf file_form(const struct buf *recs)
+{
+	return file_form_k(recs, false);
 }
 
 /* The stream form: pipe header, HEADER_ATTR, HEADER_FEATURE, records. */
@@ -408,6 +451,48 @@ int main(void)
 		free(z);
 	}
 #endif
+
+	/* A kernel that is not this one: its symbols come from the kallsyms
+	 * copy perf record keeps under ~/.debug (by build id), placed at
+	 * boot 0x10000000 higher than when recorded (KASLR): _text was at
+	 * 0xffffffff81000000, the copy says 0xffffffff91000000, so kfunc_b
+	 * at ...91000200 was at ...81000200 and the sample at ...81000250 is
+	 * in it. */
+	{
+		char home[300], kdir[400];
+		snprintf(home, sizeof home, "%s/home", dir);
+		snprintf(kdir, sizeof kdir, "%s/.debug/[kernel.kallsyms]/deadbeef0102030405060708090a0b0c0d0e0f10", home);
+		char cmd[600];
+		snprintf(cmd, sizeof cmd, "mkdir -p '%s'", kdir);
+		if (system(cmd) != 0)
+			abort();
+		static const char ksyms[] = "ffffffff91000000 T _text\nffffffff91000100 T kfunc_a\n"
+		                            "ffffffff91000200 T kfunc_b\nffffffff91000300 t kfunc_c\n";
+		write_file("home/.debug/[kernel.kallsyms]/deadbeef0102030405060708090a0b0c0d0e0f10/kallsyms",
+		           ksyms, sizeof ksyms - 1);
+		const char *old_home = getenv("HOME");
+		char *saved = old_home ? strdup(old_home) : NULL;
+		setenv("HOME", home, 1);
+		struct buf kr = { 0 };
+		comm(&kr, 300, 300, "kprog", true, 1);
+		kernel_mmap(&kr, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull);
+		sample(&kr, 300, 300, 5, 9, (uint64_t[]){ CTX_KERNEL, 0xffffffff81000250ull }, 2);
+		round_(&kr);
+		struct buf kf = file_form_k(&kr, true);
+		write_file("kernel.data", kf.p, kf.n);
+		out = load("kernel.data", &none, &msgs, &info);
+		is_str(out, "kprog;kfunc_b 9\n", "another kernel: perf's kallsyms copy, moved by _text's new address");
+		free(out);
+		free(msgs);
+		if (saved) {
+			setenv("HOME", saved, 1);
+			free(saved);
+		} else {
+			unsetenv("HOME");
+		}
+		free(kf.p);
+		free(kr.p);
+	}
 
 	/* cut short: every prefix of the file reads without crashing */
 	{
