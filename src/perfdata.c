@@ -207,6 +207,7 @@ struct pd_map {
 	uint64_t start, end, pgoff;
 	struct pd_dso *dso;
 	bool identity;          /* anonymous (JIT) memory: addresses as is */
+	bool exec;              /* mapped executable */
 };
 
 struct pd_maps {
@@ -214,6 +215,8 @@ struct pd_maps {
 	size_t n, cap;
 	unsigned refs;
 	uint64_t generation;    /* a new value at every change */
+	uint64_t layout;        /* a hash of the maps, computed at layout_gen */
+	uint64_t layout_gen;
 };
 
 static uint64_t maps_generations;
@@ -1278,6 +1281,31 @@ static bool pd_unwind_map(void *arg, uint64_t addr, struct unwind_map *out)
 	return true;
 }
 
+/* A hash of what a process has mapped where: forked processes that keep
+ * their parent's mappings share the unwinder's view of them. */
+static uint64_t maps_layout(struct pd_maps *m)
+{
+	if (m->layout_gen == m->generation && m->layout)
+		return m->layout;
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ m->n;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct pd_map *x = &m->m[i];
+		/* data mappings (recorded with DWARF call graphs) differ from
+		 * process to process and do not matter to the unwinder */
+		if (!x->exec)
+			continue;
+		uint64_t v[4] = { x->start, x->end, x->pgoff, (uint64_t)(uintptr_t)x->dso };
+		for (int k = 0; k < 4; k++) {
+			h ^= v[k];
+			h *= 0xff51afd7ed558ccdull;
+			h ^= h >> 33;
+		}
+	}
+	m->layout = h | 1;
+	m->layout_gen = m->generation;
+	return m->layout;
+}
+
 static void pd_unwind(struct pd *d, struct pd_thread *th, const struct pd_sample *s)
 {
 	uint64_t ips[PD_MAX_STACK];
@@ -1285,7 +1313,7 @@ static void pd_unwind(struct pd *d, struct pd_thread *th, const struct pd_sample
 	struct unwind_input in = {
 		.regs = s->regs, .nregs = s->attr->nregs_user, .regs_mask = s->attr->regs_user,
 		.abi = s->regs_abi, .stack = s->stack, .stack_size = s->stack_size,
-		.pid = th->pid, .tid = th->tid, .generation = th->maps->generation,
+		.pid = th->pid, .tid = th->tid, .layout = maps_layout(th->maps),
 		.map = pd_unwind_map, .arg = &ctx
 	};
 	size_t n;
@@ -1445,7 +1473,7 @@ static void pd_mmap(struct pd *d, const unsigned char *rec, size_t size, bool v2
 		return;
 	}
 	struct pd_thread *th = pd_findnew_thread(d, pid, tid);
-	struct pd_map m = { .start = start, .end = start + len, .pgoff = pgoff };
+	struct pd_map m = { .start = start, .end = start + len, .pgoff = pgoff, .exec = (prot & PROT_EXEC_BIT) != 0 };
 	bool anon = is_anon(fname) || (flags & MAP_HUGETLB_BIT), nodso = is_no_dso(fname);
 	if ((anon || nodso) && (prot & PROT_EXEC_BIT)) {
 		snprintf(pname, sizeof pname, "/tmp/perf-%" PRId32 ".map", pid);

@@ -25,8 +25,7 @@ enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP, R_IP, R_FLAGS,
 
 struct uw_proc {
 	Dwfl *dwfl;
-	int32_t pid;
-	uint64_t generation;
+	uint64_t layout;
 	uint64_t used;          /* LRU clock */
 };
 
@@ -209,28 +208,22 @@ static struct uw_proc *uw_proc(struct unwind *u, const struct unwind_input *in)
 	struct uw_proc *slot = NULL, *lru = &u->procs[0];
 	for (int i = 0; i < UW_CACHE; i++) {
 		struct uw_proc *p = &u->procs[i];
-		if (p->dwfl && p->pid == in->pid) {
+		if (p->dwfl && p->layout == in->layout) {
 			slot = p;
 			break;
 		}
 		if (!p->dwfl || (lru->dwfl && p->used < lru->used))
 			lru = p;
 	}
-	if (slot && slot->generation != in->generation) {
-		dwfl_end(slot->dwfl);
-		slot->dwfl = NULL;
-	}
-	if (!slot)
+	if (!slot) {
 		slot = lru;
-	if (!slot->dwfl) {
 		if (slot->dwfl)
 			dwfl_end(slot->dwfl);
 		memset(slot, 0, sizeof *slot);
 		slot->dwfl = dwfl_begin(&uw_callbacks);
 		if (!slot->dwfl)
 			return NULL;
-		slot->pid = in->pid;
-		slot->generation = in->generation;
+		slot->layout = in->layout;
 	}
 	slot->used = ++u->clock;
 	return slot;

@@ -1,7 +1,7 @@
 /* unwind: the user-space call stack of one sample recorded with
  * `perf record --call-graph dwarf` (registers and a copy of the stack), by
- * CFI with elfutils' libdwfl (x86-64). Modules are reported per process and
- * kept across that process's samples. */
+ * CFI with elfutils' libdwfl (x86-64). Modules are reported per layout of
+ * mappings and kept across the samples of every process with that layout. */
 #ifndef TFLAME_UNWIND_H
 #define TFLAME_UNWIND_H
 
@@ -25,7 +25,9 @@ struct unwind_input {
 	const unsigned char *stack; /* the stack copy, starting at SP */
 	uint64_t stack_size;
 	int32_t pid, tid;
-	uint64_t generation;        /* changes when the process's mappings do */
+	uint64_t layout;            /* the same for processes whose mappings
+	                               are the same (forks): they share one
+	                               Dwfl; another value for other mappings */
 	/* The mapping holding addr; false when none (or no file for it). */
 	bool (*map)(void *arg, uint64_t addr, struct unwind_map *out);
 	void *arg;
