@@ -1618,6 +1618,65 @@ static int cmp_qev(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool qev_before(const struct pd_qev *x, const struct pd_qev *y)
+{
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
+
+/* Sorts the queue by (time, arrival). A round is the buffers of a few CPUs
+ * one after the other, each in time order: a few sorted runs, merged in
+ * pairs (a natural merge sort: n log(runs), not n log n). */
+static void q_sort(struct pd_queue *q)
+{
+	size_t n = q->n, nruns = 1;
+	if (n < 2)
+		return;
+	for (size_t i = 1; i < n; i++)
+		if (qev_before(&q->ev[i], &q->ev[i - 1]))
+			nruns++;
+	if (nruns == 1)
+		return;
+	if (nruns > 64) {
+		qsort(q->ev, n, sizeof *q->ev, cmp_qev);
+		return;
+	}
+	struct pd_qev *a = q->ev, *b = xreallocarray(NULL, n, sizeof *b);
+	while (nruns > 1) {
+		size_t lo = 0, k = 0;
+		nruns = 0;
+		while (lo < n) {
+			size_t mid = lo + 1;
+			while (mid < n && !qev_before(&a[mid], &a[mid - 1]))
+				mid++;
+			size_t hi = mid;
+			if (hi < n) {
+				hi++;
+				while (hi < n && !qev_before(&a[hi], &a[hi - 1]))
+					hi++;
+			}
+			/* merge a[lo, mid) and a[mid, hi) into b, stable */
+			size_t i = lo, j = mid;
+			while (i < mid && j < hi)
+				b[k++] = qev_before(&a[j], &a[i]) ? a[j++] : a[i++];
+			while (i < mid)
+				b[k++] = a[i++];
+			while (j < hi)
+				b[k++] = a[j++];
+			lo = hi;
+			nruns++;
+		}
+		struct pd_qev *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != q->ev) {
+		memcpy(q->ev, a, n * sizeof *a);
+		free(a);
+	} else {
+		free(b);
+	}
+}
+
 /* Hands on, in time order, the queued records with time <= limit, and at
  * least the first min_count of them. */
 static void q_flush_upto(struct pd *d, uint64_t limit, size_t min_count)
@@ -1627,8 +1686,7 @@ static void q_flush_upto(struct pd *d, uint64_t limit, size_t min_count)
 
 	if (!q->n)
 		return;
-	if (q->n > 1)
-		qsort(q->ev, q->n, sizeof *q->ev, cmp_qev);
+	q_sort(q);
 	for (i = 0; i < q->n && (i < min_count || q->ev[i].time <= limit); i++)
 		pd_process(d, q->ev[i].ext ? q->ev[i].ext : q->buf + q->ev[i].off, q->ev[i].len);
 	/* keep the rest, packed at the buffer's start (they are in time
