@@ -654,16 +654,27 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	pr.start = pr.last = now();
 	text_sanitize(name, strlen(name), pr.name, sizeof pr.name);
 
-	char head[16];
-	ssize_t hn = (o->format == SNIFF_UNKNOWN || o->format == SNIFF_PERFDATA)
+	unsigned char head[PPROF_SNIFF_BYTES];
+	ssize_t hn = (o->format == SNIFF_UNKNOWN || o->format == SNIFF_PERFDATA || o->format == SNIFF_PPROF)
 	             ? source_peek(s, head, sizeof head) : 0;
 	if (hn < 0) {
 		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
 		source_close(s);
 		return 1;
 	}
-	if (o->format == SNIFF_PERFDATA || (o->format == SNIFF_UNKNOWN && perfdata_sniff(head, (size_t)hn))) {
+	if (o->format == SNIFF_PERFDATA || (o->format == SNIFF_UNKNOWN && perfdata_sniff((const char *)head, (size_t)hn))) {
 		int rc = load_perfdata(t, s, path, name, o, &pr, m);
+		source_close(s);
+		return rc;
+	}
+	if (o->format == SNIFF_PPROF ||
+	    (o->format == SNIFF_UNKNOWN && pprof_sniff(head, (size_t)hn, (size_t)hn < sizeof head))) {
+		struct pprof_options po = {
+			.sample_type = o->sample_type, .label_root = o->label_root, .before = o->before,
+			.progress = load_progress_cb, .progress_arg = &pr
+		};
+		int rc = pprof_load(t, s, name, &po, o->pprof_info, load_msg_cb, m);
+		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);
 		return rc;
 	}

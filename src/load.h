@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "perfdata.h"
+#include "pprof.h"
 #include "perfscript.h"
 #include "sniff.h"
 #include "tree.h"
@@ -23,6 +24,9 @@ struct load_options {
 	const char *symfs;          /* perf.data: object files under this root */
 	struct perfdata_info *perfdata_info;    /* perf.data: what it said of
 	                               itself, when not NULL */
+	const char *sample_type;    /* pprof: --sample-type (NULL: default) */
+	const char *label_root;     /* pprof: --label-root (NULL: none) */
+	struct pprof_info *pprof_info;  /* pprof: what was read, when not NULL */
 };
 
 struct load_messages {

@@ -43,7 +43,8 @@ enum {
 	OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_OPTIONS, OPT_BENCH_KEYS,
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
-	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG
+	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG,
+	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -72,6 +73,8 @@ static const struct option long_options[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
+	{ "label-root", required_argument, NULL, OPT_LABEL_ROOT },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "focus", required_argument, NULL, OPT_FOCUS },
@@ -113,7 +116,7 @@ static const struct {
 	const char *option, *values;
 	const char *(*list)(void);  /* when the set is known elsewhere */
 } option_values[] = {
-	{ "format", "auto folded perf perf-data", NULL },
+	{ "format", "auto folded perf perf-data pprof", NULL },
 	{ "sort", "name weight input", NULL },
 	{ "colors", NULL, palette_values },
 	{ "table-sort", "self total name", NULL },
@@ -179,8 +182,8 @@ static void usage(FILE *out)
 "                          flamegraph.pl --cp writes palette.map\n"
 "\n"
 "Input:\n"
-"  -f, --format=FORMAT     auto (default), folded, perf (perf script text) or\n"
-"                          perf-data\n"
+"  -f, --format=FORMAT     auto (default), folded, perf (perf script text),\n"
+"                          perf-data or pprof\n"
 "      --pid               perf: root frames are comm-PID\n"
 "      --tid               perf: root frames are comm-PID/TID\n"
 "      --kernel            perf: annotate kernel frames with _[k]\n"
@@ -190,6 +193,10 @@ static void usage(FILE *out)
 "      --event-filter=EVENT  perf: keep only EVENT (default: the first seen)\n"
 "      --symfs=DIR         perf.data: look for the recorded programs and\n"
 "                          libraries under DIR (a copy of the recording machine)\n"
+"      --sample-type=TYPE  pprof: weigh by TYPE (cpu, alloc_space, inuse_space...\n"
+"                          or its index; default: the profile's default, else\n"
+"                          its last)\n"
+"      --label-root=KEY    pprof: one root frame KEY=VALUE per value of label KEY\n"
 "      --threads=N         parse big files and search on N threads (default: all CPUs)\n"
 "\n"
 "Configuration:\n"
@@ -387,6 +394,8 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_ADDRS: s->lo.perf.addrs = true; break;
 	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
 	case OPT_SYMFS: s->lo.symfs = arg; break;
+	case OPT_SAMPLE_TYPE: s->lo.sample_type = arg; break;
+	case OPT_LABEL_ROOT: s->lo.label_root = arg; break;
 	case OPT_THREADS:
 		if (!parse_int(arg, 1, &s->lo.threads))
 			return bad_value(err, errsize, "threads", arg);
@@ -744,8 +753,11 @@ int main(int argc, char **argv)
 		lo.threads = 1;
 	}
 	struct perfdata_info pinfo;
+	struct pprof_info ppinfo;
 	memset(&pinfo, 0, sizeof pinfo);
+	memset(&ppinfo, 0, sizeof ppinfo);
 	lo.perfdata_info = &pinfo;
+	lo.pprof_info = &ppinfo;
 	double t0 = seconds();
 	int rc;
 	if (diff && nfiles == 2) {
@@ -762,6 +774,8 @@ int main(int argc, char **argv)
 	/* perf.data says what its weights count */
 	static struct unit unit;
 	unit_set(&unit, nfiles == 1 && !diff ? pinfo.event : NULL, pinfo.samples);
+	if (nfiles == 1 && !diff && ppinfo.type[0])
+		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
 	tree_finalize(&t, order);
 	tree_finalize(&before, order);
 	double t2 = seconds();

@@ -188,5 +188,9 @@ bool sniff_parse_name(const char *name, enum sniff_format *out)
 		*out = SNIFF_PERFDATA;
 		return true;
 	}
+	if (!strcmp(name, "pprof")) {
+		*out = SNIFF_PPROF;
+		return true;
+	}
 	return false;
 }

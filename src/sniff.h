@@ -10,7 +10,8 @@ enum sniff_format {
 	SNIFF_UNKNOWN,      /* neither; see *bad_line */
 	SNIFF_FOLDED,
 	SNIFF_PERF,
-	SNIFF_PERFDATA      /* perf.data (binary; found by perfdata_sniff) */
+	SNIFF_PERFDATA,     /* perf.data (binary; found by perfdata_sniff) */
+	SNIFF_PPROF         /* pprof's profile.proto (found by pprof_sniff) */
 };
 
 /* Looks at the start of an input (buf, len: whole lines; eof when that is
@@ -19,8 +20,8 @@ enum sniff_format {
  * line that decided it. Never reads past len. */
 enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *bad_line);
 
-/* Parses a --format value ("folded", "perf", "perf-data"); false if
- * unknown. */
+/* Parses a --format value ("folded", "perf", "perf-data", "pprof"); false
+ * if unknown. */
 bool sniff_parse_name(const char *name, enum sniff_format *out);
 
 #endif

@@ -21,6 +21,17 @@ void unit_set(struct unit *u, const char *event, uint64_t samples)
 	u->ns = strcmp(u->event, "cpu-clock") == 0 || strcmp(u->event, "task-clock") == 0;
 }
 
+void unit_set_typed(struct unit *u, const char *type, const char *unit, uint64_t samples)
+{
+	memset(u, 0, sizeof *u);
+	u->samples = samples;
+	if (!type || !*type || (strcmp(type, "samples") == 0 && (!unit || strcmp(unit, "count") == 0)))
+		return;
+	snprintf(u->event, sizeof u->event, "%s", type);
+	u->ns = unit && strcmp(unit, "nanoseconds") == 0;
+	u->bytes = unit && strcmp(unit, "bytes") == 0;
+}
+
 void unit_group(const char *in, char *out, size_t size)
 {
 	size_t digits = strspn(in, "0123456789"), j = 0;
@@ -58,10 +69,25 @@ static void format_count(double w, char *out, size_t size)
 	unit_group(digits, out, size);
 }
 
+/* Bytes in SI units, as memory profilers show them. */
+static void format_bytes(double b, char *out, size_t size)
+{
+	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	int k = 0;
+	while (b >= 1000 && k < 5) {
+		b /= 1000;
+		k++;
+	}
+	snprintf(out, size, k ? "%.1f %s" : "%.0f %s", b, unit[k]);
+}
+
 void unit_amount(const struct unit *u, double w, char *out, size_t size)
 {
 	char num[64];
-	if (u && u->event[0] && u->ns) {
+	if (u && u->event[0] && u->bytes) {
+		format_bytes(w, num, sizeof num);
+		snprintf(out, size, "%s %s", num, u->event);
+	} else if (u && u->event[0] && u->ns) {
 		format_time(w, num, sizeof num);
 		snprintf(out, size, "%s %s", num, u->event);
 	} else if (u && u->event[0]) {

@@ -12,11 +12,16 @@
 struct unit {
 	char event[64];         /* "" when unknown: weights are samples */
 	bool ns;                /* weights are nanoseconds (cpu-clock, task-clock) */
+	bool bytes;             /* weights are bytes (pprof's alloc_space...) */
 	uint64_t samples;       /* how many samples there were (0: unknown) */
 };
 
 /* Sets u from an event name ("cpu-clock", "cycles:u"); NULL or "": samples. */
 void unit_set(struct unit *u, const char *event, uint64_t samples);
+
+/* Sets u for a profile that names its sample type and unit (pprof: "cpu"
+ * in "nanoseconds", "alloc_space" in "bytes", "samples" in "count"). */
+void unit_set_typed(struct unit *u, const char *type, const char *unit, uint64_t samples);
 
 /* "1,234" into out (digits grouped by thousands, the rest copied). */
 void unit_group(const char *digits, char *out, size_t size);

@@ -103,7 +103,7 @@ usage_err "unknown short option" "invalid option -- 'Z'" -Z "$T_TMP/p.folded"
 usage_err "missing value" "option '--sort' requires an argument" "$T_TMP/p.folded" --sort
 usage_err "bad number" "invalid value for --width: 'abc'" --width=abc --print "$T_TMP/p.folded"
 usage_err "number out of range" "invalid value for --min-width: '0'" --min-width=0 "$T_TMP/p.folded"
-usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf perf-data\)" \
+usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf perf-data pprof\)" \
 	--format=xml "$T_TMP/p.folded"
 usage_err "control bytes in a bad value are escaped" "invalid value for --sort: 'a\^\[b'" \
 	--sort="$(printf 'a\033b')" "$T_TMP/p.folded"
@@ -326,5 +326,20 @@ if command -v gzip > /dev/null 2>&1; then
 	[ $rc -eq 1 ] && grep -q 'the gzip data is corrupt' "$T_TMP/z.err" &&
 		pass "gzip: corrupt data: says so, exit 1" || fail "gzip: corrupt data: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
 fi
+
+# ---- pprof: the real binary on Go's profiles (expected from go tool pprof -raw,
+# tests/data/pprof/README) --------------------------------------------------------
+PP=$top_srcdir/tests/data/pprof
+"$TFLAME" --collapse "$PP/cpu.pb.gz" > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+same "pprof: a gzip'ed CPU profile, found by content" "$T_TMP/pp.out" "$PP/cpu.folded"
+gzip -dc < "$PP/heap.pb.gz" | "$TFLAME" --collapse --sample-type=alloc_space - > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+same "pprof: heap alloc_space, plain on a pipe" "$T_TMP/pp.out" "$PP/heap.alloc_space.folded"
+"$TFLAME" --print -w 40 "$PP/cpu.pb.gz" 2> /dev/null | head -n 1 > "$T_TMP/pp.head"
+grep -qE '^all: 41 samples . 1\.2[0-9] s cpu$' "$T_TMP/pp.head" &&
+	pass "pprof: --print says samples and time" || fail "pprof: --print says samples and time" "$(cat "$T_TMP/pp.head")"
+"$TFLAME" --collapse --sample-type=nosuch "$PP/cpu.pb.gz" > /dev/null 2> "$T_TMP/pp.err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'nosuch' "$T_TMP/pp.err" &&
+	pass "pprof: an unknown --sample-type is named, exit 1" ||
+	fail "pprof: an unknown --sample-type is named, exit 1" "rc=$rc" "$(cat "$T_TMP/pp.err")"
 
 done_testing

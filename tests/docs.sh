@@ -335,9 +335,9 @@ bcheck() {
 
 bcheck "bash completion: tflame --for<TAB> gives --format" '--format\n' \
 	"$WB" "tflame --for" 1 tflame --for
-bcheck "bash completion: tflame --format <TAB> offers auto folded perf perf-data" 'auto\nfolded\nperf\nperf-data\n' \
+bcheck "bash completion: tflame --format <TAB> offers auto folded perf perf-data pprof" 'auto\nfolded\nperf\nperf-data\npprof\n' \
 	"$WB" "tflame --format " 2 tflame --format ""
-bcheck "bash completion: tflame -f p<TAB> gives perf perf-data" 'perf\nperf-data\n' \
+bcheck "bash completion: tflame -f p<TAB> gives perf perf-data pprof" 'perf\nperf-data\npprof\n' \
 	"$WB" "tflame -f p" 2 tflame -f p
 bcheck "bash completion: tflame record --dw<TAB> gives --dwarf" '--dwarf\n' \
 	"$WB" "tflame record --dw" 2 tflame record --dw

@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh: builds the libFuzzer harnesses with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
 # (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
-#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata; default all)
+#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata pprof; default all)
 # Seeds: the repository's fixtures, plus ../shared/corpus when present (read
 # at run time, never copied into the repository). The growing corpus and any
 # crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
@@ -22,10 +22,10 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load perfdata}
+harnesses=${*:-folded perf sniff load perfdata pprof}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript perfdata symbols unwind load text layout search searchidx palette printer"
+srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof symbols unwind load text layout search searchidx palette printer unit"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma and libiberty (as
 # READER_LIBS in Makefile.am)
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty"
@@ -56,7 +56,10 @@ for h in $harnesses; do
 	rm -rf "$seeds"
 	mkdir -p "$seeds" "$corpus"
 	case $h in folded|load|perfdata) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
-	if [ "$h" = perfdata ]; then
+	if [ "$h" = pprof ]; then
+		# pprof seeds: kept in the harness's form (option byte first)
+		cp "$top_srcdir"/tests/data/fuzz/pprof/* "$seeds"/ 2>/dev/null || :
+	elif [ "$h" = perfdata ]; then
 		# perf.data seeds: the kept ones (already in the harness's form,
 		# option byte first), the generated ones, the recorded fixtures
 		cp "$top_srcdir"/tests/data/fuzz/perfdata/* "$seeds"/ 2>/dev/null || :

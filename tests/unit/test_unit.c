@@ -47,6 +47,18 @@ int main(void)
 	unit_total(&u, 5, " | ", out, sizeof out);
 	is_str(out, "1 sample | 5 cycles", "one sample");
 
+	unit_set_typed(&u, "alloc_space", "bytes", 49);
+	unit_amount(&u, 255800000, out, sizeof out);
+	is_str(out, "255.8 MB alloc_space", "pprof bytes: 255,800,000 B is 255.8 MB");
+	unit_amount(&u, 999, out, sizeof out);
+	is_str(out, "999 B alloc_space", "under a kilobyte: B");
+	unit_set_typed(&u, "cpu", "nanoseconds", 41);
+	unit_total(&u, 1210000000, " | ", out, sizeof out);
+	is_str(out, "41 samples | 1.21 s cpu", "pprof nanoseconds read as time");
+	unit_set_typed(&u, "samples", "count", 41);
+	unit_amount(&u, 41, out, sizeof out);
+	is_str(out, "41 samples", "pprof samples/count: plain samples");
+
 	text_init(false);
 	unit_set(&u, "cpu-clock", 0);
 	unit_amount(&u, 1500, out, sizeof out);

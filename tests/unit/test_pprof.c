@@ -1,0 +1,886 @@
+/* Unit tests of the pprof reader on Profile messages built here field by
+ * field (the wire format written out by hand: varints, tags, lengths), so
+ * each expected stack follows from profile.proto alone; then on the Go
+ * profiles of tests/data/pprof, whose expected stacks come from
+ * `go tool pprof -raw` (tests/data/pprof/README). */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "pprof.h"
+#include "source.h"
+#include "tap.h"
+#include "tree.h"
+
+/* ---- writing the wire format ----------------------------------------------- */
+
+struct buf {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *v, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	if (n)
+		memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+static void varint(struct buf *b, uint64_t v)
+{
+	do {
+		unsigned char c = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			c |= 0x80;
+		put(b, &c, 1);
+	} while (v);
+}
+
+static void tag(struct buf *b, unsigned field, unsigned wt) { varint(b, (uint64_t)field << 3 | wt); }
+/* field = v (wire type 0) */
+static void fint(struct buf *b, unsigned field, uint64_t v) { tag(b, field, 0); varint(b, v); }
+/* field = bytes (wire type 2) */
+static void fbytes(struct buf *b, unsigned field, const void *s, size_t n)
+{
+	tag(b, field, 2);
+	varint(b, n);
+	put(b, s, n);
+}
+static void fstr(struct buf *b, unsigned field, const char *s) { fbytes(b, field, s, strlen(s)); }
+/* field = the message sub (then emptied) */
+static void fmsg(struct buf *b, unsigned field, struct buf *sub)
+{
+	fbytes(b, field, sub->p, sub->n);
+	sub->n = 0;
+}
+static void ffixed64(struct buf *b, unsigned field, uint64_t v) { tag(b, field, 1); put(b, &v, 8); }
+static void ffixed32(struct buf *b, unsigned field, uint32_t v) { tag(b, field, 5); put(b, &v, 4); }
+
+/* One of every wire type under unknown field numbers. */
+static void unknowns(struct buf *b)
+{
+	fint(b, 99, 12345);
+	ffixed64(b, 98, 0x0102030405060708ull);
+	fstr(b, 97, "\x0a\x02\x08\x01 not a message");
+	ffixed32(b, 96, 0xdeadbeef);
+	fint(b, 536870911, 1);  /* the highest field number */
+}
+
+/* Profile pieces (field numbers of profile.proto) */
+static void value_type(struct buf *b, int64_t type, int64_t unit)
+{
+	struct buf s = { 0 };
+	fint(&s, 1, (uint64_t)type);
+	fint(&s, 2, (uint64_t)unit);
+	fmsg(b, 1, &s);
+	free(s.p);
+}
+
+static void function(struct buf *b, uint64_t id, int64_t name, int64_t sys, bool junk)
+{
+	struct buf s = { 0 };
+	fint(&s, 1, id);
+	if (junk)
+		unknowns(&s);
+	fint(&s, 2, (uint64_t)name);
+	fint(&s, 3, (uint64_t)sys);
+	fint(&s, 4, 0);
+	fmsg(b, 5, &s);
+	free(s.p);
+}
+
+static void mapping(struct buf *b, uint64_t id, uint64_t start, uint64_t limit, uint64_t off, int64_t file)
+{
+	struct buf s = { 0 };
+	fint(&s, 1, id);
+	fint(&s, 2, start);
+	fint(&s, 3, limit);
+	fint(&s, 4, off);
+	fint(&s, 5, (uint64_t)file);
+	fint(&s, 7, 1);
+	fmsg(b, 3, &s);
+	free(s.p);
+}
+
+/* A location with lines calling functions fids[0..n) (fids[0] the
+ * innermost inlined callee). */
+static void location(struct buf *b, uint64_t id, uint64_t map, uint64_t addr, const uint64_t *fids,
+                     size_t n, bool junk)
+{
+	struct buf s = { 0 }, l = { 0 };
+	fint(&s, 1, id);
+	if (map)
+		fint(&s, 2, map);
+	fint(&s, 3, addr);
+	for (size_t i = 0; i < n; i++) {
+		fint(&l, 1, fids[i]);
+		if (junk)
+			unknowns(&l);
+		fint(&l, 2, 10 + i);
+		fmsg(&s, 4, &l);
+	}
+	if (junk)
+		unknowns(&s);
+	fmsg(b, 4, &s);
+	free(s.p);
+	free(l.p);
+}
+
+enum pack { PACKED, UNPACKED, MIXED };
+
+/* A sample: locations (leaf first) and values, packed or not; mixed puts
+ * the first element unpacked and the rest in two packed runs. */
+static void repeated(struct buf *s, unsigned field, const int64_t *v, size_t n, enum pack p)
+{
+	struct buf r = { 0 };
+	size_t i = 0;
+	if (p == UNPACKED || (p == MIXED && n)) {
+		for (; i < (p == MIXED ? 1 : n); i++)
+			fint(s, field, (uint64_t)v[i]);
+	}
+	size_t half = i + (n - i) / 2;
+	for (; i < half; i++)
+		varint(&r, (uint64_t)v[i]);
+	if (r.n || p == MIXED)
+		fmsg(s, field, &r);
+	for (; i < n; i++)
+		varint(&r, (uint64_t)v[i]);
+	if (r.n)
+		fmsg(s, field, &r);
+	free(r.p);
+}
+
+struct label {
+	int64_t key, str, num;
+};
+
+static void sample(struct buf *b, const int64_t *locs, size_t nlocs, const int64_t *vals, size_t nvals,
+                   enum pack p, const struct label *labels, size_t nlabels, bool junk)
+{
+	struct buf s = { 0 }, l = { 0 };
+	if (junk)
+		unknowns(&s);
+	repeated(&s, 1, locs, nlocs, p);
+	repeated(&s, 2, vals, nvals, p);
+	for (size_t i = 0; i < nlabels; i++) {
+		fint(&l, 1, (uint64_t)labels[i].key);
+		if (labels[i].str)
+			fint(&l, 2, (uint64_t)labels[i].str);
+		else
+			fint(&l, 3, (uint64_t)labels[i].num);
+		fmsg(&s, 3, &l);
+	}
+	if (junk)
+		unknowns(&s);
+	fmsg(b, 2, &s);
+	free(s.p);
+	free(l.p);
+}
+
+static void strings(struct buf *b, const char *const *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fstr(b, 6, s[i]);
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+static char dir[64];
+
+struct result {
+	int rc;
+	char folded[8192], before[2048], msgs[4096];
+	struct pprof_info info;
+	size_t nodes;
+};
+
+static void on_msg(void *arg, const char *text)
+{
+	struct result *r = arg;
+	size_t k = strlen(r->msgs);
+	snprintf(r->msgs + k, sizeof r->msgs - k, "%s\n", text);
+}
+
+static void folded_of(struct tree *t, char *out, size_t size)
+{
+	tree_finalize(t, TREE_ORDER_NAME);
+	FILE *f = fmemopen(out, size, "w");
+	if (!f)
+		abort();
+	tree_write_folded(t, f);
+	fclose(f);
+}
+
+/* Loads b (through a mapped file, or through a pipe when stream) with o. */
+static struct result *load_opts(const struct buf *b, const struct pprof_options *o, bool stream)
+{
+	static struct result r;
+	memset(&r, 0, sizeof r);
+	char path[128];
+	pid_t pid = -1;
+	if (stream) {
+		int fds[2];
+		if (pipe(fds) != 0)
+			abort();
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			size_t off = 0;
+			while (off < b->n) {
+				ssize_t w = write(fds[1], b->p + off, b->n - off);
+				if (w <= 0)
+					_exit(1);
+				off += (size_t)w;
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+	} else {
+		snprintf(path, sizeof path, "%s/p.pb", dir);
+		/* a new file each time: ext4 flushes a truncated one on close */
+		unlink(path);
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(b->p, 1, b->n, f) != b->n)
+			abort();
+		fclose(f);
+	}
+	char err[256];
+	struct source *s = source_open(path, err, sizeof err);
+	if (!s)
+		abort();
+	struct tree t, before;
+	tree_init(&t);
+	tree_init(&before);
+	struct pprof_options opts = o ? *o : (struct pprof_options){ 0 };
+	if (o && o->before)
+		opts.before = &before;
+	r.rc = pprof_load(&t, s, "p.pb", &opts, &r.info, on_msg, &r);
+	source_close(s);
+	if (stream) {
+		close(atoi(path + 8));
+		waitpid(pid, NULL, 0);
+	}
+	r.nodes = tree_size(&t);
+	folded_of(&t, r.folded, sizeof r.folded);
+	folded_of(&before, r.before, sizeof r.before);
+	tree_free(&t);
+	tree_free(&before);
+	return &r;
+}
+
+static struct result *load(const struct buf *b) { return load_opts(b, NULL, false); }
+
+static bool has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+/* ok() for a condition on messages: shows them when it fails. */
+static void okm(bool cond, const char *name, const char *msgs)
+{
+	if (!ok(cond, "%s", name))
+		for (const char *p = msgs, *nl; *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				nl = p + strlen(p) - 1;
+			printf("#   %.*s\n", (int)(nl - p), p);
+		}
+}
+
+/* ---- a profile to vary -------------------------------------------------------- */
+
+/* strings: 0 "", 1 samples, 2 count, 3 cpu, 4 nanoseconds, 5 main, 6 parse,
+ * 7 lex, 8 inl_inner, 9 inl_outer, 10 /usr/lib/libfoo.so.1, 11 worker,
+ * 12 alpha, 13 bytes, 14 _Z3sysv, 15 beta */
+static const char *const strs[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "parse", "lex",
+	"inl_inner", "inl_outer", "/usr/lib/libfoo.so.1", "worker", "alpha", "bytes", "_Z3sysv", "beta" };
+#define NSTRS (sizeof strs / sizeof strs[0])
+
+struct variant {
+	enum pack pack;
+	bool junk;          /* unknown fields of every wire type everywhere */
+	bool strings_first; /* the string table before everything */
+	int64_t dflt;       /* default_sample_type */
+	bool sparse;        /* huge and sparse ids */
+};
+
+/* Functions 1 main, 2 parse, 3 lex, 4 inl_inner, 5 inl_outer, 6 (name ""
+ * and system name _Z3sysv); locations 1 main, 2 parse, 3 lex, 4 inl_inner
+ * inlined into inl_outer, 5 an address in libfoo (mapping 1), 6 a bare
+ * address, 7 the system-named function. Samples (leaf first):
+ *   [3 2 1] 5/50, [2 1] 1/10, [4 2 1] 2/20, [5 1] 1/7, [6 5 1] 3/30,
+ *   [3 2 1] 1/5 (again), [7 1] 1/1, [2 1] 0/0 (dropped) */
+static struct buf profile(const struct variant *v)
+{
+	struct buf b = { 0 };
+	uint64_t id[8], fid[7];
+	for (int i = 0; i < 8; i++)
+		id[i] = v->sparse ? (i == 1 ? UINT64_MAX : (uint64_t)i << 40 | 3) : (uint64_t)i;
+	for (int i = 0; i < 7; i++)
+		fid[i] = v->sparse ? (i == 1 ? 2 /* an index of another */ : (uint64_t)i * 1000003u + 7) : (uint64_t)i;
+	if (v->sparse)
+		id[2] = 9;  /* an id within the count, not its position */
+	if (v->strings_first)
+		strings(&b, strs, NSTRS);
+	if (v->junk)
+		unknowns(&b);
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	static const struct { int n; int loc[3]; int64_t v[2]; } S[] = {
+		{ 3, { 3, 2, 1 }, { 5, 50 } }, { 2, { 2, 1 }, { 1, 10 } }, { 3, { 4, 2, 1 }, { 2, 20 } },
+		{ 2, { 5, 1 }, { 1, 7 } }, { 3, { 6, 5, 1 }, { 3, 30 } }, { 3, { 3, 2, 1 }, { 1, 5 } },
+		{ 2, { 7, 1 }, { 1, 1 } }, { 2, { 2, 1 }, { 0, 0 } },
+	};
+	for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+		int64_t locs[3];
+		for (int k = 0; k < S[i].n; k++)
+			locs[k] = (int64_t)id[S[i].loc[k]];
+		sample(&b, locs, (size_t)S[i].n, S[i].v, 2, v->pack, NULL, 0, v->junk);
+	}
+	mapping(&b, id[1] ^ 0x10, 0x7f0000, 0x800000, 0x1000, 10);
+	uint64_t f1[] = { fid[1] }, f2[] = { fid[2] }, f3[] = { fid[3] }, f4[] = { fid[4], fid[5] },
+		f7[] = { fid[6] };
+	location(&b, id[1], 0, 0x401000, f1, 1, v->junk);
+	location(&b, id[2], 0, 0x402000, f2, 1, v->junk);
+	location(&b, id[3], 0, 0x403000, f3, 1, v->junk);
+	location(&b, id[4], 0, 0x404000, f4, 2, v->junk);
+	location(&b, id[5], id[1] ^ 0x10, 0x7f1a2b, NULL, 0, v->junk);
+	location(&b, id[6], 0, 0x4f6a87, NULL, 0, v->junk);
+	location(&b, id[7], 0, 0x405000, f7, 1, v->junk);
+	for (int i = 1; i <= 5; i++)
+		function(&b, fid[i], 4 + i, 0, v->junk);
+	function(&b, fid[6], 0, 14, v->junk);
+	if (!v->strings_first)
+		strings(&b, strs, NSTRS);
+	if (v->dflt)
+		fint(&b, 14, (uint64_t)v->dflt);
+	fint(&b, 9, 1700000000000000000ull);
+	fint(&b, 10, 2000000000);
+	{
+		struct buf pt = { 0 };
+		fint(&pt, 1, 3);
+		fint(&pt, 2, 4);
+		fmsg(&b, 11, &pt);
+		free(pt.p);
+	}
+	fint(&b, 12, 10000000);
+	if (v->junk)
+		unknowns(&b);
+	return b;
+}
+
+static const char want_cpu[] =
+	"main;[libfoo.so.1+0x2a2b] 7\n"
+	"main;[libfoo.so.1+0x2a2b];0x4f6a87 30\n"
+	"main;_Z3sysv 1\n"
+	"main;parse 10\n"
+	"main;parse;inl_outer;inl_inner 20\n"
+	"main;parse;lex 55\n";
+static const char want_samples[] =
+	"main;[libfoo.so.1+0x2a2b] 1\n"
+	"main;[libfoo.so.1+0x2a2b];0x4f6a87 3\n"
+	"main;_Z3sysv 1\n"
+	"main;parse 1\n"
+	"main;parse;inl_outer;inl_inner 2\n"
+	"main;parse;lex 6\n";
+
+static void test_variants(void)
+{
+	static const struct variant vs[] = {
+		{ PACKED, false, false, 0, false }, { UNPACKED, false, false, 0, false },
+		{ MIXED, false, false, 0, false }, { PACKED, true, false, 0, false },
+		{ UNPACKED, true, true, 0, false }, { PACKED, false, false, 0, true },
+		{ MIXED, true, true, 0, true },
+	};
+	static const char *const names[] = { "packed", "unpacked", "mixed packed and unpacked",
+		"unknown fields of every wire type", "unknown fields, unpacked, strings first",
+		"sparse and huge ids", "all of them" };
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		struct buf b = profile(&vs[i]);
+		char name[128];
+		for (int stream = 0; stream < 2; stream++) {
+			struct result *r = load_opts(&b, NULL, stream);
+			snprintf(name, sizeof name, "%s (%s): stacks of the last sample type", names[i],
+			         stream ? "stream" : "mapped");
+			ok(r->rc == 0, "%s: read", name);
+			is_str(r->folded, want_cpu, name);
+			is_str(r->msgs, "", "no messages");
+		}
+		ok(pprof_sniff(b.p, b.n, true), "%s: sniffed", names[i]);
+		/* unknown fields first: 64 bytes reach the first sample type */
+		ok(pprof_sniff(b.p, vs[i].junk ? 64 : 16, false), "%s: sniffed from %d bytes", names[i],
+		   vs[i].junk ? 64 : 16);
+		free(b.p);
+	}
+}
+
+static void test_sample_types(void)
+{
+	struct variant v = { 0 };
+	struct buf b = profile(&v);
+	struct result *r = load(&b);
+	is_str(r->info.type, "cpu", "info: type");
+	is_str(r->info.unit, "nanoseconds", "info: unit");
+	is_str(r->info.types, "samples/count cpu/nanoseconds", "info: types");
+	is_str(r->info.period_type, "cpu", "info: period type");
+	is_int(r->info.period, 10000000, "info: period");
+	is_int(r->info.duration_nanos, 2000000000, "info: duration");
+	is_int((long long)r->info.samples, 7, "info: samples (the zero one skipped)");
+	is_int((long long)r->info.total, 123, "info: total");
+	free(b.p);
+
+	v.dflt = 1;     /* "samples" */
+	b = profile(&v);
+	r = load(&b);
+	is_str(r->folded, want_samples, "default_sample_type chooses the first");
+	is_str(r->info.type, "samples", "info: the default type");
+	struct pprof_options o = { .sample_type = "cpu" };
+	r = load_opts(&b, &o, false);
+	is_str(r->folded, want_cpu, "--sample-type by name wins over the default");
+	free(b.p);
+
+	v.dflt = 13;    /* "bytes": not a sample type here, so the last */
+	b = profile(&v);
+	is_str(load(&b)->folded, want_cpu, "a default that is no sample type: the last");
+	o.sample_type = "samples";
+	is_str(load_opts(&b, &o, false)->folded, want_samples, "--sample-type=samples");
+	o.sample_type = "0";
+	is_str(load_opts(&b, &o, false)->folded, want_samples, "--sample-type=0 (an index)");
+	o.sample_type = "alloc_space";
+	r = load_opts(&b, &o, false);
+	ok(r->rc == 1, "--sample-type of an unknown name: not read");
+	is_str(r->msgs, "tflame: p.pb: no sample type \"alloc_space\" in this profile (it has: "
+	       "samples/count cpu/nanoseconds)\n", "... and says which there are");
+	ok(r->nodes == 1, "... and nothing was added");
+	o.sample_type = "2";
+	ok(load_opts(&b, &o, false)->rc == 1, "--sample-type=2: past the types");
+	free(b.p);
+}
+
+/* A small profile around one sample of location list locs. */
+static struct buf small(const char *const *s, size_t ns, void (*body)(struct buf *))
+{
+	struct buf b = { 0 };
+	value_type(&b, 1, 2);
+	body(&b);
+	strings(&b, s, ns);
+	return b;
+}
+
+static const char *const s2[] = { "", "samples", "count", "f", "g", "key", "val", "num" };
+
+static void body_labels(struct buf *b)
+{
+	uint64_t f1[] = { 1 }, f2[] = { 2 };
+	location(b, 1, 0, 0x10, f1, 1, false);
+	location(b, 2, 0, 0x20, f2, 1, false);
+	int64_t l[] = { 2, 1 }, v1[] = { 3 }, v2[] = { 4 }, v3[] = { 5 }, v4[] = { 6 };
+	struct label ls[] = { { 7, 0, 42 }, { 5, 6, 0 } };          /* num=42, key=val */
+	struct label ln[] = { { 7, 0, -3 } };                        /* num=-3 only */
+	struct label lx[] = { { 5, 6, 0 }, { 5, 4, 0 } };            /* key twice: the first */
+	sample(b, l, 2, v1, 1, PACKED, ls, 2, false);
+	sample(b, l, 2, v2, 1, PACKED, ln, 1, false);
+	sample(b, l, 2, v3, 1, UNPACKED, NULL, 0, false);
+	sample(b, l, 1, v4, 1, PACKED, lx, 2, false);
+	function(b, 1, 3, 0, false);
+	function(b, 2, 4, 0, false);
+}
+
+static void test_labels(void)
+{
+	struct buf b = small(s2, 8, body_labels);
+	struct pprof_options o = { .label_root = "key" };
+	struct result *r = load_opts(&b, &o, false);
+	is_str(r->folded, "key=[none];f;g 9\nkey=val;f;g 3\nkey=val;g 6\n", "string label as a root frame");
+	is_str(r->msgs, "", "no messages");
+	o.label_root = "num";
+	r = load_opts(&b, &o, true);
+	is_str(r->folded, "num=-3;f;g 4\nnum=42;f;g 3\nnum=[none];f;g 5\nnum=[none];g 6\n",
+	       "numeric label as a root frame");
+	o.label_root = "nothere";
+	r = load_opts(&b, &o, false);
+	ok(has(r->folded, "nothere=[none];f;g 12\n"), "a label no sample has: [none]");
+	is_str(r->msgs, "tflame: p.pb: no sample has a label \"nothere\"\n", "... said once");
+	is_str(load(&b)->folded, "f;g 12\ng 6\n", "without --label-root");
+	free(b.p);
+}
+
+static void body_negative(struct buf *b)
+{
+	uint64_t f1[] = { 1 }, f2[] = { 2 };
+	location(b, 1, 0, 0x10, f1, 1, false);
+	location(b, 2, 0, 0x20, f2, 1, false);
+	int64_t l[] = { 2, 1 }, a[] = { 10 }, m[] = { -4 }, z[] = { 0 }, big[] = { INT64_MIN };
+	sample(b, l, 2, a, 1, PACKED, NULL, 0, false);
+	sample(b, l, 1, m, 1, PACKED, NULL, 0, false);
+	sample(b, l, 2, m, 1, UNPACKED, NULL, 0, false);
+	sample(b, l, 2, z, 1, PACKED, NULL, 0, false);
+	sample(b, l + 1, 1, big, 1, PACKED, NULL, 0, false);
+	function(b, 1, 3, 0, false);
+	function(b, 2, 4, 0, false);
+}
+
+static void test_negative(void)
+{
+	struct buf b = small(s2, 8, body_negative);
+	struct result *r = load(&b);
+	is_str(r->folded, "f;g 10\n", "negative values are not counted without --diff");
+	okm(has(r->msgs, "skipped 3 samples with negative values"), "... but said", r->msgs);
+	struct tree dummy;
+	struct pprof_options o = { .before = &dummy };  /* load_opts uses its own */
+	r = load_opts(&b, &o, false);
+	is_str(r->folded, "f;g 10\n", "with --diff: positive ones in the tree");
+	is_str(r->before, "f 9223372036854775808\nf;g 4\ng 4\n", "... negative ones negated in before");
+	is_str(r->msgs, "", "... no messages");
+	is_int((long long)r->info.before_total, (long long)(8u + 9223372036854775808ull), "info: before_total");
+	free(b.p);
+}
+
+static const char *const s3[] = { "", "samples", "count", "f", "/lib/x.so", "", "nl\nname" };
+
+static void body_refs(struct buf *b)
+{
+	uint64_t f1[] = { 1 }, f9[] = { 9 }, f2[] = { 2 }, f3[] = { 3 }, f4[] = { 4 };
+	mapping(b, 1, 0x1000, 0x2000, 0, 4);
+	mapping(b, 2, 0x3000, 0x4000, 0x100, 5);        /* filename "": addresses */
+	location(b, 1, 0, 0x10, f1, 1, false);
+	location(b, 2, 1, 0x1abc, f9, 1, false);        /* function 9: none */
+	location(b, 3, 2, 0x3010, f2, 1, false);        /* name 99: past the table */
+	location(b, 4, 7, 0x5000, NULL, 0, false);      /* mapping 7: none */
+	location(b, 5, 0, 0x10, f3, 1, false);          /* a line break in the name */
+	location(b, 6, 1, 0x1001, f4, 1, false);        /* name "" and system name "" */
+	int64_t a[] = { 2, 1 }, bb[] = { 3, 1 }, c[] = { 4, 1 }, d[] = { 77, 1 }, e[] = { 5 }, g[] = { 6 };
+	int64_t v[] = { 1 };
+	sample(b, a, 2, v, 1, PACKED, NULL, 0, false);
+	sample(b, bb, 2, v, 1, PACKED, NULL, 0, false);
+	sample(b, c, 2, v, 1, PACKED, NULL, 0, false);
+	sample(b, d, 2, v, 1, PACKED, NULL, 0, false);
+	sample(b, e, 1, v, 1, PACKED, NULL, 0, false);
+	sample(b, g, 1, v, 1, PACKED, NULL, 0, false);
+	function(b, 1, 3, 0, false);
+	function(b, 2, 99, 0, false);
+	function(b, 3, 6, 0, false);
+	function(b, 4, 5, 5, false);
+}
+
+static void test_references(void)
+{
+	struct buf b = small(s3, 7, body_refs);
+	struct result *r = load(&b);
+	is_str(r->folded, "[x.so+0x1] 1\nf;0x3010 1\nf;0x5000 1\nf;[unknown] 1\nf;[x.so+0xabc] 1\nnl name 1\n",
+	       "dangling references, addresses, mappings, line breaks");
+	okm(has(r->msgs, "3 references to locations, functions or mappings that the profile does not hold"),
+	    "dangling references counted", r->msgs);
+	ok(has(r->msgs, "1 reference past the end of the string table (7 strings) read as empty"),
+	   "missing strings counted");
+	free(b.p);
+}
+
+static void body_zero(struct buf *b) { (void)b; }
+
+static void test_empty(void)
+{
+	struct buf b = small(s2, 3, body_zero);
+	struct result *r = load(&b);
+	ok(r->rc == 0 && r->nodes == 1 && !r->msgs[0], "zero samples: read, empty");
+	is_int((long long)r->info.samples, 0, "info: no samples");
+	free(b.p);
+	b.n = 0;
+	r = load_opts(&b, NULL, true);
+	ok(r->rc == 0 && r->nodes == 1, "an empty message is an empty profile");
+	ok(!pprof_sniff((const unsigned char *)"", 0, true), "... but not sniffed as one");
+	struct buf c = { 0 };
+	int64_t l[] = { 1 }, v[] = { 1 };
+	sample(&c, l, 1, v, 1, PACKED, NULL, 0, false);
+	r = load(&c);
+	okm(r->rc == 1 && has(r->msgs, "samples but no sample types"), "samples without sample types", r->msgs);
+	free(c.p);
+}
+
+/* ---- malformed messages --------------------------------------------------------- */
+
+static void test_truncated(void)
+{
+	struct variant v = { .pack = MIXED, .junk = true };
+	struct buf b = profile(&v);
+	size_t full = b.n, refused = 0, quiet = 0, wrong = 0;
+	for (size_t k = 0; k < full; k++) {
+		b.n = k;
+		struct result *r = load(&b);
+		if (r->rc == 1) {
+			refused++;
+			if (!has(r->msgs, "tflame: p.pb: not a readable pprof profile: at byte ") || r->nodes != 1)
+				wrong++;
+		} else if (r->rc != 0) {
+			wrong++;
+		} else if (!r->msgs[0]) {
+			quiet++;    /* cut between fields: what is there is read */
+		}
+	}
+	b.n = full;
+	ok(wrong == 0, "cut at each of %zu bytes: %zu refused with a message and nothing added, "
+	   "%zu read quietly, the rest with messages", full, refused, quiet);
+	ok(refused > full * 9 / 10, "most cuts fall inside a field and are refused");
+	b.n = 1;
+	struct result *r = load_opts(&b, NULL, true);
+	is_str(r->msgs, "tflame: p.pb: not a readable pprof profile: at byte 0: a field runs past the end of its "
+	       "message (is the file cut short?)\n", "cut after one byte (stream)");
+	free(b.p);
+}
+
+static void test_malformed(void)
+{
+	struct buf b = { 0 };
+	/* a length past the end */
+	value_type(&b, 1, 2);
+	tag(&b, 6, 2);
+	varint(&b, 1000);
+	put(&b, "abcde", 5);
+	struct result *r = load(&b);
+	okm(r->rc == 1 && has(r->msgs, "at byte 6: a field runs past the end"), "a length past the end", r->msgs);
+	ok(!pprof_sniff(b.p, b.n, true), "... not sniffed when that is all");
+	ok(pprof_sniff(b.p, b.n, false), "... but sniffed as the start of more");
+
+	/* a length of 2^64-1 */
+	b.n = 0;
+	tag(&b, 6, 2);
+	varint(&b, UINT64_MAX);
+	r = load(&b);
+	ok(r->rc == 1 && has(r->msgs, "runs past the end"), "a length of 2^64-1");
+
+	/* varints of 10 bytes (valid) and of 11 */
+	b.n = 0;
+	fint(&b, 9, UINT64_MAX);
+	value_type(&b, 0, 0);
+	is_int(b.n, 1 + 10 + 6, "UINT64_MAX takes 10 bytes");
+	ok(load(&b)->rc == 0, "a varint of 10 bytes is read");
+	b.n = 0;
+	put(&b, "\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+	ok(load(&b)->rc == 0, "... 0xff*9 0x01 too");
+	b.n = 0;
+	put(&b, "\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11);
+	r = load(&b);
+	okm(r->rc == 1 && has(r->msgs, "beyond 64 bits"), "a 10th byte over 1", r->msgs);
+	b.n = 0;
+	put(&b, "\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\x80\x00", 12);
+	r = load(&b);
+	ok(r->rc == 1 && has(r->msgs, "at byte 0: a varint longer than 10 bytes"), "a varint of 11 bytes");
+	ok(!pprof_sniff(b.p, b.n, true), "... not sniffed");
+
+	/* groups and invalid wire types */
+	static const char *const cases[][2] = {
+		{ "\x0b\x0c", "a group" }, { "\x0c", "a group" }, { "\x0e", "an invalid wire type" },
+		{ "\x0f", "an invalid wire type" }, { "\x00\x00", "an invalid field number" },
+		{ "\x80\x80\x80\x80\x80\x01\x00", "an invalid field number" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		b.n = 0;
+		value_type(&b, 0, 0);
+		put(&b, cases[i][0], strlen(cases[i][0]) + (cases[i][0][0] == 0 || i == 5));
+		r = load(&b);
+		okm(r->rc == 1 && has(r->msgs, "at byte 6: ") && has(r->msgs, cases[i][1]), cases[i][1], r->msgs);
+		ok(!pprof_sniff(b.p, b.n, true), "... not sniffed");
+	}
+	free(b.p);
+}
+
+static void body_nested(struct buf *b)
+{
+	uint64_t f1[] = { 1 };
+	location(b, 1, 0, 0x10, f1, 1, false);
+	function(b, 1, 3, 0, false);
+	int64_t l[] = { 1 }, v[] = { 2 };
+	sample(b, l, 1, v, 1, PACKED, NULL, 0, false);
+	/* a sample whose label claims more than the sample holds */
+	struct buf s = { 0 };
+	fint(&s, 1, 1);
+	fint(&s, 2, 5);
+	tag(&s, 3, 2);
+	varint(&s, 50);
+	fint(&s, 1, 5);
+	fmsg(b, 2, &s);
+	/* a sample whose packed values end inside a varint */
+	fint(&s, 1, 1);
+	fbytes(&s, 2, "\x85", 1);
+	fmsg(b, 2, &s);
+	/* a sample with no value */
+	fint(&s, 1, 1);
+	fmsg(b, 2, &s);
+	/* a location whose line runs past it: counted, and its id unknown */
+	tag(&s, 1, 0);
+	varint(&s, 2);
+	tag(&s, 4, 2);
+	varint(&s, 9);
+	fint(&s, 1, 1);
+	fmsg(b, 4, &s);
+	int64_t l2[] = { 2, 1 };
+	sample(b, l2, 2, v, 1, PACKED, NULL, 0, false);
+	/* an unknown field nested 5000 deep: skipped unread */
+	struct buf deep = { 0 }, tmp = { 0 };
+	fint(&deep, 1, 1);
+	for (int i = 0; i < 5000; i++) {
+		tmp.n = 0;
+		fmsg(&tmp, 2, &deep);
+		deep.n = 0;
+		put(&deep, tmp.p, tmp.n);
+	}
+	fmsg(b, 77, &deep);
+	free(deep.p);
+	free(tmp.p);
+	free(s.p);
+}
+
+static void test_nested(void)
+{
+	struct buf b = small(s2, 8, body_nested);
+	struct result *r = load(&b);
+	ok(r->rc == 0, "malformed samples and locations inside a well-framed profile: read");
+	is_str(r->folded, "f 2\nf;[unknown] 2\n", "... the good samples");
+	okm(has(r->msgs, "skipped 3 malformed samples (first at byte "), "... the bad ones skipped", r->msgs);
+	ok(has(r->msgs, "skipped 1 malformed entry"), "... the bad location too");
+	ok(has(r->msgs, "1 reference to locations"), "... and the reference to it");
+	ok(!pprof_sniff(b.p, b.n, true), "not sniffed: a sample's label runs past the sample");
+	free(b.p);
+}
+
+/* Frames per location and per stack are bounded, whatever the input says. */
+static void body_deep(struct buf *b)
+{
+	uint64_t f[300];
+	for (int i = 0; i < 300; i++)
+		f[i] = 1 + (uint64_t)(i % 2);
+	location(b, 1, 0, 0x10, f, 300, false);
+	function(b, 1, 3, 0, false);
+	function(b, 2, 4, 0, false);
+	static int64_t l[10000], v[] = { 1 };
+	for (int i = 0; i < 10000; i++)
+		l[i] = 1;
+	sample(b, l, 10000, v, 1, PACKED, NULL, 0, false);
+	sample(b, l, 10000, v, 1, PACKED, NULL, 0, false);
+	sample(b, l, 3, v, 1, PACKED, NULL, 0, false);
+}
+
+static void test_bounds(void)
+{
+	struct buf b = small(s2, 8, body_deep);
+	struct result *r = load(&b);
+	ok(r->rc == 0, "a deep stack of locations with many inlined lines: read");
+	okm(has(r->msgs, "2 stacks deeper than 1048576 frames were cut"), "... cut", r->msgs);
+	ok(has(r->msgs, "1 location with more than 128 inlined lines kept the outer 128"), "... lines kept");
+	is_int((long long)r->info.samples, 3, "... all samples counted");
+	free(b.p);
+}
+
+/* ---- sniffing ------------------------------------------------------------------- */
+
+static void test_sniff(void)
+{
+	static const char *const no[] = {
+		"main;parse;lex 42\n", "main;parse 1\nmain 2\n", "a 1\n", "xyz 3\n", "hello\n",
+		"perf 1234 [000] 1.000: cpu-clock:\n\t4005d6 main (/a)\n\n",
+		"prog  4242/4242  1.5:     250000 cpu-clock:pppH: \n",
+		"{\"shared\":{\"frames\":[]}}", "[{\"a\":1}]", " {\"nodes\": []}",
+		"PERFILE2h\0\0\0\0\0\0\0", "# comment\nmain 1\n", "\xef\xbb\xbfmain 1\n",
+		"\x1f\x8b\x08\x00", "(\xb5/\xfd", ("\xfd" "7zXZ"),
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		size_t n = i == 10 ? 16 : strlen(no[i]);
+		ok(!pprof_sniff((const unsigned char *)no[i], n, true) &&
+		   !pprof_sniff((const unsigned char *)no[i], n, false), "not sniffed: text %zu", i);
+	}
+	/* the minimal Profiles pprof writers start with */
+	ok(pprof_sniff((const unsigned char *)"\x0a\x04\x08\x01\x10\x02", 6, true), "one sample type");
+	ok(pprof_sniff((const unsigned char *)"\x32\x00\x32\x03" "abc", 7, true), "only strings");
+	ok(!pprof_sniff((const unsigned char *)"\x48\x01", 2, true), "only a time: not enough");
+}
+
+/* ---- Go's profiles -------------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	static char buf[16384];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_go(void)
+{
+	const char *top = getenv("top_srcdir");
+	static const struct {
+		const char *file, *type, *label, *want;
+	} cases[] = {
+		{ "cpu.pb.gz", NULL, NULL, "cpu.folded" },
+		{ "cpu.pb.gz", "samples", NULL, "cpu.samples.folded" },
+		{ "cpu.pb.gz", NULL, "worker", "cpu.worker.folded" },
+		{ "heap.pb.gz", NULL, NULL, "heap.folded" },
+		{ "heap.pb.gz", "alloc_space", NULL, "heap.alloc_space.folded" },
+		{ "heap.pb.gz", "inuse_objects", "bytes", "heap.inuse_objects.bytes.folded" },
+		{ "allocs.pb.gz", NULL, NULL, "allocs.folded" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char path[512], want[512], err[256];
+		snprintf(path, sizeof path, "%s/tests/data/pprof/%s", top ? top : ".", cases[i].file);
+		snprintf(want, sizeof want, "%s/tests/data/pprof/%s", top ? top : ".", cases[i].want);
+		struct source *s = source_open(path, err, sizeof err);
+		char *w = s ? slurp(want) : NULL;
+		if (!w) {
+			ok(0, "%s: %s", cases[i].want, s ? "missing" : err);
+			source_close(s);
+			continue;
+		}
+		unsigned char head[PPROF_SNIFF_BYTES];
+		ssize_t hn = source_peek(s, head, sizeof head);
+		ok(hn > 0 && pprof_sniff(head, (size_t)hn, (size_t)hn < sizeof head), "%s: sniffed", cases[i].file);
+		struct tree t;
+		tree_init(&t);
+		struct pprof_options o = { .sample_type = cases[i].type, .label_root = cases[i].label };
+		struct result r = { 0 };
+		int rc = pprof_load(&t, s, cases[i].file, &o, &r.info, on_msg, &r);
+		source_close(s);
+		static char got[16384];
+		folded_of(&t, got, sizeof got);
+		tree_free(&t);
+		ok(rc == 0 && !r.msgs[0], "%s: read without messages", cases[i].want);
+		is_str(got, w, cases[i].want);
+	}
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/tflame-test-pprof.%ld", (long)getpid());
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	test_variants();
+	test_sample_types();
+	test_labels();
+	test_negative();
+	test_references();
+	test_empty();
+	test_truncated();
+	test_malformed();
+	test_nested();
+	test_bounds();
+	test_sniff();
+	test_go();
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return done_testing();
+}
