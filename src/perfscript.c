@@ -925,21 +925,6 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 		comm_len = 64;
 	if (colon)
 		event_len = (size_t)(colon - event);
-	if (r->fields_pname && pid == r->last_pid && tid == r->last_tid && comm_len == r->last_comm_len &&
-	    memcmp(comm, r->last_comm, comm_len) == 0) {
-		/* the same thread as the record before: the same root */
-		if (!perf_event_kept(r, event, event_len)) {
-			r->skip = true;
-			return false;
-		}
-		r->skip = false;
-		r->have_period = have_period;
-		r->period = period;
-		return true;
-	}
-	memcpy(line, comm, comm_len);
-	n = comm_len + (size_t)snprintf(line + comm_len, sizeof line - comm_len, " %" PRId32 "/%" PRId32 " ",
-	                                pid, tid);
 	if (!perf_event_kept(r, event, event_len)) {
 		r->skip = true;
 		return false;
@@ -947,6 +932,12 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 	r->skip = false;
 	r->have_period = have_period;
 	r->period = period;
+	if (r->fields_pname && pid == r->last_pid && tid == r->last_tid && comm_len == r->last_comm_len &&
+	    memcmp(comm, r->last_comm, comm_len) == 0)
+		return true;    /* the same thread as the record before: its root */
+	memcpy(line, comm, comm_len);
+	n = comm_len + (size_t)snprintf(line + comm_len, sizeof line - comm_len, " %" PRId32 "/%" PRId32 " ",
+	                                pid, tid);
 	/* a name from perf.data may hold line breaks, which text cannot:
 	 * they would split a folded line in two */
 	for (size_t i = 0; i < comm_len; i++)
@@ -971,6 +962,18 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 	return true;
 }
 
+/* s[0..n), or a copy in *buf with its line breaks made spaces when it has
+ * some (names from perf.data; text lines cannot hold them). */
+static const char *perf_no_breaks(char **buf, size_t *cap, const char *s, size_t n)
+{
+	if (!memchr(s, '\n', n) && !memchr(s, '\r', n))
+		return s;
+	perf_reserve(buf, cap, n);
+	for (size_t i = 0; i < n; i++)
+		(*buf)[i] = s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
+	return *buf;
+}
+
 void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
                        const char *sym, size_t sym_len, const char *dso, size_t dso_len)
 {
@@ -983,19 +986,9 @@ void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
 		sym = " ";
 		sym_len = 1;
 	}
-	if (memchr(sym, '\n', sym_len) || memchr(sym, '\r', sym_len)) {
-		/* as for names in perf_reader_record: no line breaks */
-		perf_reserve(&r->scratch2, &r->scratch2cap, sym_len);
-		for (size_t i = 0; i < sym_len; i++)
-			r->scratch2[i] = sym[i] == '\n' || sym[i] == '\r' ? ' ' : sym[i];
-		sym = r->scratch2;
-	}
-	if (memchr(dso, '\n', dso_len) || memchr(dso, '\r', dso_len)) {
-		perf_reserve(&r->scratch3, &r->scratch3cap, dso_len);
-		for (size_t i = 0; i < dso_len; i++)
-			r->scratch3[i] = dso[i] == '\n' || dso[i] == '\r' ? ' ' : dso[i];
-		dso = r->scratch3;
-	}
+	/* as for names in perf_reader_record: no line breaks */
+	sym = perf_no_breaks(&r->scratch2, &r->scratch2cap, sym, sym_len);
+	dso = perf_no_breaks(&r->scratch3, &r->scratch3cap, dso, dso_len);
 	fp.pc = pc;
 	fp.pc_len = pc_len;
 	fp.func = sym;

@@ -19,27 +19,12 @@
 #endif
 #include "perfdata.h"
 #include "source.h"
+#include "bufutil.h"
 #include "tap.h"
 #include "tree.h"
 
 /* ---- building records ----------------------------------------------------- */
 
-struct buf {
-	unsigned char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const void *v, size_t n)
-{
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
-	}
-	memcpy(b->p + b->n, v, n);
-	b->n += n;
-}
 
 static void put64(struct buf *b, uint64_t v) { put(b, &v, 8); }
 static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }

@@ -14,28 +14,12 @@
 #include <unistd.h>
 #include "pprof.h"
 #include "source.h"
+#include "bufutil.h"
 #include "tap.h"
 #include "tree.h"
 
 /* ---- writing the wire format ----------------------------------------------- */
 
-struct buf {
-	unsigned char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const void *v, size_t n)
-{
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
-	}
-	if (n)
-		memcpy(b->p + b->n, v, n);
-	b->n += n;
-}
 
 static void varint(struct buf *b, uint64_t v)
 {
