@@ -10,7 +10,7 @@ _tflame_options='
 	--colors= --color-rule= --palette-map=
 	--reverse --focus= --hide= --merge-recursion --view= --top= --table-sort=
 	--diff --negate --normalize
-	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --threads=
+	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --profile= --threads=
 	--config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
 
@@ -19,7 +19,7 @@ _tflame_options='
 _tflame_values()
 {
 	case $1 in
-	-f | --format) echo 'auto folded perf perf-data pprof' ;;
+	-f | --format) echo 'auto folded perf perf-data pprof cpuprofile speedscope' ;;
 	--sort) echo 'name weight input' ;;
 	--view) echo 'flame table sandwich' ;;
 	--table-sort) echo 'self total name' ;;

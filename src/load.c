@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include "folded.h"
 #include "perfdata.h"
+#include "cpuprofile.h"
+#include "speedscope.h"
 #include "source.h"
 #include "text.h"
 #include "xalloc.h"
@@ -654,6 +656,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	pr.start = pr.last = now();
 	text_sanitize(name, strlen(name), pr.name, sizeof pr.name);
 
+	/* PPROF_SNIFF_BYTES, CPUPROFILE_SNIFF_BYTES, SPEEDSCOPE_SNIFF_BYTES: 4096 */
 	unsigned char head[PPROF_SNIFF_BYTES];
 	ssize_t hn = (o->format == SNIFF_UNKNOWN || o->format == SNIFF_PERFDATA || o->format == SNIFF_PPROF)
 	             ? source_peek(s, head, sizeof head) : 0;
@@ -675,6 +678,21 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		};
 		int rc = pprof_load(t, s, name, &po, o->pprof_info, load_msg_cb, m);
 		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
+		source_close(s);
+		return rc;
+	}
+
+	bool head_eof = (size_t)hn < sizeof head;
+	if (o->format == SNIFF_SPEEDSCOPE ||
+	    (o->format == SNIFF_UNKNOWN && speedscope_sniff(head, (size_t)hn, head_eof))) {
+		struct speedscope_options so = { .profile = o->profile };
+		int rc = speedscope_load(t, s, name, &so, load_msg_cb, m);
+		source_close(s);
+		return rc;
+	}
+	if (o->format == SNIFF_CPUPROFILE ||
+	    (o->format == SNIFF_UNKNOWN && cpuprofile_sniff(head, (size_t)hn, head_eof))) {
+		int rc = cpuprofile_load(t, s, name, NULL, load_msg_cb, m);
 		source_close(s);
 		return rc;
 	}

@@ -27,6 +27,7 @@ struct load_options {
 	const char *sample_type;    /* pprof: --sample-type (NULL: default) */
 	const char *label_root;     /* pprof: --label-root (NULL: none) */
 	struct pprof_info *pprof_info;  /* pprof: what was read, when not NULL */
+	const char *profile;        /* speedscope: --profile (NULL: all profiles) */
 };
 
 struct load_messages {

@@ -44,7 +44,7 @@ enum {
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
 	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG,
-	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT
+	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -73,6 +73,7 @@ static const struct option long_options[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
 	{ "label-root", required_argument, NULL, OPT_LABEL_ROOT },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -116,7 +117,7 @@ static const struct {
 	const char *option, *values;
 	const char *(*list)(void);  /* when the set is known elsewhere */
 } option_values[] = {
-	{ "format", "auto folded perf perf-data pprof", NULL },
+	{ "format", "auto folded perf perf-data pprof cpuprofile speedscope", NULL },
 	{ "sort", "name weight input", NULL },
 	{ "colors", NULL, palette_values },
 	{ "table-sort", "self total name", NULL },
@@ -183,7 +184,8 @@ static void usage(FILE *out)
 "\n"
 "Input:\n"
 "  -f, --format=FORMAT     auto (default), folded, perf (perf script text),\n"
-"                          perf-data or pprof\n"
+"                          perf-data, pprof, cpuprofile (V8, Chrome trace) or\n"
+"                          speedscope\n"
 "      --pid               perf: root frames are comm-PID\n"
 "      --tid               perf: root frames are comm-PID/TID\n"
 "      --kernel            perf: annotate kernel frames with _[k]\n"
@@ -197,6 +199,8 @@ static void usage(FILE *out)
 "                          or its index; default: the profile's default, else\n"
 "                          its last)\n"
 "      --label-root=KEY    pprof: one root frame KEY=VALUE per value of label KEY\n"
+"      --profile=NAME|N    speedscope: only the profile named NAME, or the N-th\n"
+"                          (from 1); default: all, one root frame each\n"
 "      --threads=N         parse big files and search on N threads (default: all CPUs)\n"
 "\n"
 "Configuration:\n"
@@ -394,6 +398,7 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_ADDRS: s->lo.perf.addrs = true; break;
 	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
 	case OPT_SYMFS: s->lo.symfs = arg; break;
+	case OPT_PROFILE: s->lo.profile = arg; break;
 	case OPT_SAMPLE_TYPE: s->lo.sample_type = arg; break;
 	case OPT_LABEL_ROOT: s->lo.label_root = arg; break;
 	case OPT_THREADS:

@@ -192,5 +192,13 @@ bool sniff_parse_name(const char *name, enum sniff_format *out)
 		*out = SNIFF_PPROF;
 		return true;
 	}
+	if (!strcmp(name, "cpuprofile")) {
+		*out = SNIFF_CPUPROFILE;
+		return true;
+	}
+	if (!strcmp(name, "speedscope")) {
+		*out = SNIFF_SPEEDSCOPE;
+		return true;
+	}
 	return false;
 }

@@ -11,7 +11,9 @@ enum sniff_format {
 	SNIFF_FOLDED,
 	SNIFF_PERF,
 	SNIFF_PERFDATA,     /* perf.data (binary; found by perfdata_sniff) */
-	SNIFF_PPROF         /* pprof's profile.proto (found by pprof_sniff) */
+	SNIFF_PPROF,        /* pprof's profile.proto (found by pprof_sniff) */
+	SNIFF_CPUPROFILE,   /* V8 .cpuprofile or Chrome trace (cpuprofile_sniff) */
+	SNIFF_SPEEDSCOPE    /* speedscope JSON (speedscope_sniff) */
 };
 
 /* Looks at the start of an input (buf, len: whole lines; eof when that is

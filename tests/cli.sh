@@ -103,7 +103,7 @@ usage_err "unknown short option" "invalid option -- 'Z'" -Z "$T_TMP/p.folded"
 usage_err "missing value" "option '--sort' requires an argument" "$T_TMP/p.folded" --sort
 usage_err "bad number" "invalid value for --width: 'abc'" --width=abc --print "$T_TMP/p.folded"
 usage_err "number out of range" "invalid value for --min-width: '0'" --min-width=0 "$T_TMP/p.folded"
-usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf perf-data pprof\)" \
+usage_err "bad fixed value names the choices" "invalid value for --format: 'xml' \(one of: auto folded perf perf-data pprof cpuprofile speedscope\)" \
 	--format=xml "$T_TMP/p.folded"
 usage_err "control bytes in a bad value are escaped" "invalid value for --sort: 'a\^\[b'" \
 	--sort="$(printf 'a\033b')" "$T_TMP/p.folded"
@@ -341,5 +341,15 @@ grep -qE '^all: 41 samples . 1\.2[0-9] s cpu$' "$T_TMP/pp.head" &&
 [ $rc -eq 1 ] && grep -q 'nosuch' "$T_TMP/pp.err" &&
 	pass "pprof: an unknown --sample-type is named, exit 1" ||
 	fail "pprof: an unknown --sample-type is named, exit 1" "rc=$rc" "$(cat "$T_TMP/pp.err")"
+
+# ---- V8 .cpuprofile and speedscope: the real binary on the fixtures (expected
+# from Python over the JSON: tests/data/cpuprofile/README, speedscope/gen.py) ----
+CP=$top_srcdir/tests/data/cpuprofile SS=$top_srcdir/tests/data/speedscope
+"$TFLAME" --collapse "$CP/work.cpuprofile" > "$T_TMP/j.out" 2> "$T_TMP/j.err"
+same "cpuprofile: node --cpu-prof's file, found by content" "$T_TMP/j.out" "$CP/work.folded"
+"$TFLAME" --collapse - < "$SS/two.speedscope.json" > "$T_TMP/j.out" 2> "$T_TMP/j.err"
+same "speedscope: two profiles, a root each, on a pipe" "$T_TMP/j.out" "$SS/two.folded"
+"$TFLAME" --collapse --profile=2 "$SS/two.speedscope.json" > "$T_TMP/j.out" 2> "$T_TMP/j.err"
+same "speedscope: --profile=2" "$T_TMP/j.out" "$SS/two.2.folded"
 
 done_testing

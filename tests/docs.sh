@@ -335,7 +335,7 @@ bcheck() {
 
 bcheck "bash completion: tflame --for<TAB> gives --format" '--format\n' \
 	"$WB" "tflame --for" 1 tflame --for
-bcheck "bash completion: tflame --format <TAB> offers auto folded perf perf-data pprof" 'auto\nfolded\nperf\nperf-data\npprof\n' \
+bcheck "bash completion: tflame --format <TAB> offers every format" 'auto\ncpuprofile\nfolded\nperf\nperf-data\npprof\nspeedscope\n' \
 	"$WB" "tflame --format " 2 tflame --format ""
 bcheck "bash completion: tflame -f p<TAB> gives perf perf-data pprof" 'perf\nperf-data\npprof\n' \
 	"$WB" "tflame -f p" 2 tflame -f p

@@ -22,13 +22,13 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load perfdata pprof}
+harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof symbols unwind load text layout search searchidx palette printer unit"
+srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma and libiberty (as
 # READER_LIBS in Makefile.am)
-libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty"
+libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
 for h in $harnesses; do
 	files=""
 	for f in $srcs; do files="$files $src/$f.c"; done
@@ -56,7 +56,11 @@ for h in $harnesses; do
 	rm -rf "$seeds"
 	mkdir -p "$seeds" "$corpus"
 	case $h in folded|load|perfdata) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
-	if [ "$h" = pprof ]; then
+	if [ "$h" = cpuprofile ] || [ "$h" = speedscope ]; then
+		# JSON seeds: the kept ones (option byte first) and the fixtures
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
+		seed "$seeds" '\000' "$top_srcdir"/tests/data/"$h"/*.cpuprofile "$top_srcdir"/tests/data/"$h"/*.json
+	elif [ "$h" = pprof ]; then
 		# pprof seeds: kept in the harness's form (option byte first)
 		cp "$top_srcdir"/tests/data/fuzz/pprof/* "$seeds"/ 2>/dev/null || :
 	elif [ "$h" = perfdata ]; then
@@ -71,7 +75,8 @@ for h in $harnesses; do
 		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
 			"$top_srcdir"/examples/demo.folded
 	fi
-	if [ "$h" != perfdata ] && [ -d "$top_srcdir/../shared/corpus" ]; then
+	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] &&
+	   [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
 		# shellcheck disable=SC2046
 		seed "$seeds" "$pre" $(cat "$FUZZ_DIR/list")
@@ -82,6 +87,7 @@ for h in $harnesses; do
 	maxlen=16384
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
+	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; esac
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then

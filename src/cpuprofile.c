@@ -1,0 +1,778 @@
+/* cpuprofile: V8 CPU profiles and Chrome traces to stacks.
+ *
+ * Facts from the DevTools protocol's Profiler.Profile / ProfileNode types
+ * and the trace event format document (no code from their readers). One
+ * pass over the JSON (json.h) gathers nodes (id, name, hitCount), links
+ * (parent id, child id: from "children" arrays and "parent" fields) and
+ * sample counts per id, all in any key order; then links become parent
+ * indices, and one iterative depth-first walk from the roots hands each
+ * weighted node's stack to the tree, reusing the prefix shared with the
+ * stack before (so the work is linear in the nodes, however deep). Nodes
+ * no walk reaches hang under a cycle of parents. */
+#include "config.h"
+#include "cpuprofile.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+#include "text.h"
+#include "xalloc.h"
+
+/* Distinct (profile, id) pairs, nodes and sampled ids together: beyond it
+ * the rest is skipped (a profile has thousands of nodes, not millions). */
+#define CP_MAX_IDS ((size_t)1 << 24)
+/* Profiles of one trace (processes and threads that were profiled). */
+#define CP_MAX_PROFILES 4096
+/* Sample counts of a .cpuprofile's ids below this go to a flat array
+ * (V8 numbers nodes 1, 2, 3...): no hashing per sample. 32 MiB at most. */
+#define CP_DENSE ((int64_t)1 << 22)
+#define CP_NONE UINT32_MAX
+#define CP_DUP (UINT32_MAX - 1)     /* parent mark: a node whose id repeats */
+
+enum {  /* container tags (json.h) */
+	T_TOP, T_IGN, T_ROOT, T_NODES, T_NODE, T_FRAME, T_CHILDREN, T_SAMPLES, T_DELTAS,
+	T_TRACE, T_EVENT, T_ARGS, T_DATA, T_CPU, T_CSAMPLES
+};
+
+struct cp_node {
+	int64_t id;
+	uint64_t hit;       /* hitCount, then the weight */
+	uint32_t name;      /* index into names */
+	uint32_t ns;        /* which profile of a trace (0: a .cpuprofile) */
+};
+
+struct cp_link {
+	int64_t parent, child;
+	uint32_t ns;
+};
+
+/* One slot of the id table: a node and/or a sample count per (ns, id). */
+struct cp_ent {
+	int64_t id;
+	uint64_t count;
+	uint32_t ns;        /* UINT32_MAX: empty slot */
+	uint32_t node;      /* CP_NONE: only samples name it so far */
+};
+
+struct cp_name {
+	size_t off;
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct cp {
+	struct tree *t;
+	const char *name;
+	const struct cpuprofile_options *o;
+	reader_msg_fn *msg;
+	void *msgarg;
+
+	struct cp_node *nodes;
+	size_t nnodes, capnodes;
+	struct cp_link *links;
+	size_t nlinks, caplinks;
+	struct cp_ent *ents;
+	size_t nents, capents;      /* capents: a power of two (0: none yet) */
+	uint64_t *dense;            /* counts of small ids of profile 0 */
+	size_t ndense;
+
+	/* interned names */
+	char *nbuf;
+	size_t nbuflen, nbufcap;
+	struct cp_name *names;
+	uint32_t nnames, capnames;
+	uint32_t *nslots;
+	size_t capnslots;
+	uint32_t anon;              /* "(anonymous)" */
+
+	/* the node being read */
+	struct cp_node cur;
+	bool cur_id, cur_parent;
+	bool cur_badid;             /* its id was malformed (counted already) */
+	int64_t cur_parent_id;
+	int64_t *kids;
+	size_t nkids, capkids;
+
+	/* the trace event being read: where its data starts, and its samples
+	 * (its profile is known only at its end: "id" sorts after "args") */
+	bool ev_data;
+	size_t ev_nodes, ev_links;
+	int64_t *evs;
+	size_t nevs, capevs;
+	char ev_id[64];
+	int64_t ev_pid;
+	struct { char id[64]; int64_t pid; } *profiles;
+	uint32_t nprofiles;
+
+	bool trace, saw_nodes, saw_samples, full;
+	uint64_t nsamples;
+	int64_t tsum;               /* running sum of timeDeltas */
+	uint64_t bad;               /* malformed values skipped */
+	char first_bad[96];
+	int64_t start_us, end_us;
+};
+
+static void bad(struct cp *c, const char *what)
+{
+	if (!c->bad++)
+		snprintf(c->first_bad, sizeof c->first_bad, "%s", what);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ---- the id table ------------------------------------------------------- */
+
+static void ents_grow(struct cp *c)
+{
+	size_t cap = c->capents ? c->capents * 2 : 1024;
+	struct cp_ent *e = xmalloc(cap * sizeof *e);
+	for (size_t i = 0; i < cap; i++)
+		e[i].ns = UINT32_MAX;
+	for (size_t i = 0; i < c->capents; i++) {
+		if (c->ents[i].ns == UINT32_MAX)
+			continue;
+		size_t h = mix((uint64_t)c->ents[i].id ^ ((uint64_t)c->ents[i].ns << 40)) & (cap - 1);
+		while (e[h].ns != UINT32_MAX)
+			h = (h + 1) & (cap - 1);
+		e[h] = c->ents[i];
+	}
+	free(c->ents);
+	c->ents = e;
+	c->capents = cap;
+}
+
+/* The slot of (ns, id), made when create; NULL when absent or full. */
+static struct cp_ent *ent(struct cp *c, uint32_t ns, int64_t id, bool create)
+{
+	if (c->capents) {
+		size_t h = mix((uint64_t)id ^ ((uint64_t)ns << 40)) & (c->capents - 1);
+		for (;; h = (h + 1) & (c->capents - 1)) {
+			struct cp_ent *e = &c->ents[h];
+			if (e->ns == UINT32_MAX)
+				break;
+			if (e->id == id && e->ns == ns)
+				return e;
+		}
+	}
+	if (!create)
+		return NULL;
+	if (c->nents >= CP_MAX_IDS) {
+		c->full = true;
+		return NULL;
+	}
+	if ((c->nents + 1) * 2 > c->capents)
+		ents_grow(c);
+	size_t h = mix((uint64_t)id ^ ((uint64_t)ns << 40)) & (c->capents - 1);
+	while (c->ents[h].ns != UINT32_MAX)
+		h = (h + 1) & (c->capents - 1);
+	c->ents[h] = (struct cp_ent){ .id = id, .ns = ns, .node = CP_NONE };
+	c->nents++;
+	return &c->ents[h];
+}
+
+static void count_sample(struct cp *c, uint32_t ns, int64_t id)
+{
+	if (ns == 0 && id >= 0 && id < CP_DENSE) {
+		if ((size_t)id >= c->ndense) {
+			size_t n = c->ndense ? c->ndense : 1024;
+			while (n <= (size_t)id)
+				n *= 2;
+			c->dense = xreallocarray(c->dense, n, sizeof *c->dense);
+			memset(c->dense + c->ndense, 0, (n - c->ndense) * sizeof *c->dense);
+			c->ndense = n;
+		}
+		if (c->dense[id] < UINT64_MAX)
+			c->dense[id]++;
+		return;
+	}
+	struct cp_ent *e = ent(c, ns, id, true);
+	if (e && e->count < UINT64_MAX)
+		e->count++;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t intern(struct cp *c, const char *s, size_t len)
+{
+	if (len > UINT32_MAX)
+		len = UINT32_MAX;   /* beyond JSON_MAX_TOKEN anyway */
+	uint32_t h = name_hash(s, len);
+	if ((size_t)(c->nnames + 1) * 2 > c->capnslots) {
+		size_t cap = c->capnslots ? c->capnslots * 2 : 1024;
+		uint32_t *sl = xmalloc(cap * sizeof *sl);
+		memset(sl, 0xff, cap * sizeof *sl);
+		for (uint32_t i = 0; i < c->nnames; i++) {
+			size_t k = c->names[i].hash & (cap - 1);
+			while (sl[k] != UINT32_MAX)
+				k = (k + 1) & (cap - 1);
+			sl[k] = i;
+		}
+		free(c->nslots);
+		c->nslots = sl;
+		c->capnslots = cap;
+	}
+	size_t k = h & (c->capnslots - 1);
+	for (; c->nslots[k] != UINT32_MAX; k = (k + 1) & (c->capnslots - 1)) {
+		const struct cp_name *n = &c->names[c->nslots[k]];
+		if (n->hash == h && n->len == len && memcmp(c->nbuf + n->off, s, len) == 0)
+			return c->nslots[k];
+	}
+	if (c->nnames == c->capnames) {
+		c->capnames = c->capnames ? c->capnames * 2 : 256;
+		c->names = xreallocarray(c->names, c->capnames, sizeof *c->names);
+	}
+	if (c->nbuflen + len > c->nbufcap) {
+		c->nbufcap = (c->nbuflen + len) * 2 + 4096;
+		c->nbuf = xrealloc(c->nbuf, c->nbufcap);
+	}
+	memcpy(c->nbuf + c->nbuflen, s, len);
+	c->names[c->nnames] = (struct cp_name){ .off = c->nbuflen, .len = (uint32_t)len, .hash = h };
+	c->nbuflen += len;
+	c->nslots[k] = c->nnames;
+	return c->nnames++;
+}
+
+/* ---- gathering ---------------------------------------------------------- */
+
+static void push_link(struct cp *c, int64_t parent, int64_t child, uint32_t ns)
+{
+	if (c->nlinks == c->caplinks) {
+		c->caplinks = c->caplinks ? c->caplinks * 2 : 1024;
+		c->links = xreallocarray(c->links, c->caplinks, sizeof *c->links);
+	}
+	c->links[c->nlinks++] = (struct cp_link){ parent, child, ns };
+}
+
+static void node_begin(struct cp *c)
+{
+	c->cur = (struct cp_node){ .name = c->anon };
+	c->cur_id = c->cur_parent = c->cur_badid = false;
+	c->nkids = 0;
+}
+
+static void node_end(struct cp *c)
+{
+	if (!c->cur_id) {
+		if (!c->cur_badid)
+			bad(c, "a node without an \"id\"");
+		return;
+	}
+	if (c->nnodes >= CP_MAX_IDS) {
+		c->full = true;
+		return;
+	}
+	if (c->nnodes == c->capnodes) {
+		c->capnodes = c->capnodes ? c->capnodes * 2 : 1024;
+		c->nodes = xreallocarray(c->nodes, c->capnodes, sizeof *c->nodes);
+	}
+	c->nodes[c->nnodes++] = c->cur;
+	for (size_t i = 0; i < c->nkids; i++)
+		push_link(c, c->cur.id, c->kids[i], c->cur.ns);
+	if (c->cur_parent)
+		push_link(c, c->cur_parent_id, c->cur.id, c->cur.ns);
+}
+
+/* The profile of a trace event, from its "pid" and "id" (1, 2, ...). */
+static uint32_t trace_ns(struct cp *c)
+{
+	for (uint32_t i = 0; i < c->nprofiles; i++)
+		if (c->profiles[i].pid == c->ev_pid && strcmp(c->profiles[i].id, c->ev_id) == 0)
+			return i + 1;
+	if (c->nprofiles == CP_MAX_PROFILES)
+		return CP_MAX_PROFILES;     /* the rest share the last one */
+	if (!c->profiles)
+		c->profiles = xcalloc(CP_MAX_PROFILES, sizeof *c->profiles);
+	c->profiles[c->nprofiles].pid = c->ev_pid;
+	memcpy(c->profiles[c->nprofiles].id, c->ev_id, sizeof c->ev_id);
+	return ++c->nprofiles;
+}
+
+/* End of a trace event with profile data: its nodes, links and samples
+ * now learn their profile. */
+static void event_end(struct cp *c)
+{
+	if (!c->ev_data)
+		return;
+	uint32_t ns = trace_ns(c);
+	for (size_t i = c->ev_nodes; i < c->nnodes; i++)
+		c->nodes[i].ns = ns;
+	for (size_t i = c->ev_links; i < c->nlinks; i++)
+		c->links[i].ns = ns;
+	for (size_t i = 0; i < c->nevs; i++)
+		count_sample(c, ns, c->evs[i]);
+	c->nevs = 0;
+}
+
+static uint8_t container(struct cp *c, const struct json_event *e)
+{
+	bool map = e->type == JSON_START_MAP;
+	const char *k = e->key;
+	switch (e->parent) {
+	case T_TOP:
+		return map ? T_ROOT : T_TRACE;
+	case T_ROOT:
+	case T_CPU:
+		if (!map && strcmp(k, "nodes") == 0) {
+			c->saw_nodes = true;
+			return T_NODES;
+		}
+		if (!map && strcmp(k, "samples") == 0)
+			return e->parent == T_ROOT ? T_SAMPLES : T_CSAMPLES;
+		if (!map && e->parent == T_ROOT && strcmp(k, "timeDeltas") == 0) {
+			c->tsum = 0;    /* a repeated key starts again, as its indices do */
+			return T_DELTAS;
+		}
+		if (!map && e->parent == T_ROOT && strcmp(k, "traceEvents") == 0)
+			return T_TRACE;
+		return T_IGN;
+	case T_NODES:
+		if (!map)
+			return T_IGN;
+		node_begin(c);
+		return T_NODE;
+	case T_NODE:
+		if (map && strcmp(k, "callFrame") == 0)
+			return T_FRAME;
+		if (!map && strcmp(k, "children") == 0)
+			return T_CHILDREN;
+		return T_IGN;
+	case T_TRACE:
+		if (!map)
+			return T_IGN;
+		c->trace = true;
+		c->ev_data = false;
+		c->ev_id[0] = '\0';
+		c->ev_pid = 0;
+		c->nevs = 0;
+		return T_EVENT;
+	case T_EVENT:
+		return map && strcmp(k, "args") == 0 ? T_ARGS : T_IGN;
+	case T_ARGS:
+		return map && strcmp(k, "data") == 0 ? T_DATA : T_IGN;
+	case T_DATA:
+		if (map && strcmp(k, "cpuProfile") == 0) {
+			if (!c->ev_data) {
+				c->ev_data = true;
+				c->ev_nodes = c->nnodes;
+				c->ev_links = c->nlinks;
+			}
+			return T_CPU;
+		}
+		return T_IGN;
+	default:
+		return T_IGN;
+	}
+}
+
+static bool int_of(struct cp *c, const struct json_event *e, int64_t min, int64_t *out, const char *what)
+{
+	if (json_int(e, min, INT64_MAX, out))
+		return true;
+	bad(c, what);
+	return false;
+}
+
+static void scalar(struct cp *c, const struct json_event *e)
+{
+	int64_t v;
+	const char *k = e->key;
+	switch (e->parent) {
+	case T_ROOT:
+		if (strcmp(k, "startTime") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v))
+			c->start_us = v;
+		else if (strcmp(k, "endTime") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v))
+			c->end_us = v;
+		break;
+	case T_NODE:
+		if (strcmp(k, "id") == 0) {
+			if (int_of(c, e, INT64_MIN, &v, "a node id that is not an integer")) {
+				c->cur.id = v;
+				c->cur_id = true;
+			} else {
+				c->cur_badid = true;
+			}
+		} else if (strcmp(k, "hitCount") == 0) {
+			if (int_of(c, e, 0, &v, "a hitCount that is not a count"))
+				c->cur.hit = (uint64_t)v;
+		} else if (strcmp(k, "parent") == 0) {
+			if (int_of(c, e, INT64_MIN, &v, "a parent id that is not an integer")) {
+				c->cur_parent_id = v;
+				c->cur_parent = true;
+			}
+		}
+		break;
+	case T_FRAME:
+		if (e->type == JSON_STRING && strcmp(k, "functionName") == 0 && e->len > 0)
+			c->cur.name = intern(c, e->s, e->len);
+		break;
+	case T_CHILDREN:
+		if (int_of(c, e, INT64_MIN, &v, "a child id that is not an integer")) {
+			if (c->nkids == c->capkids) {
+				c->capkids = c->capkids ? c->capkids * 2 : 16;
+				c->kids = xreallocarray(c->kids, c->capkids, sizeof *c->kids);
+			}
+			c->kids[c->nkids++] = v;
+		}
+		break;
+	case T_SAMPLES:
+		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
+			count_sample(c, 0, v);
+			c->saw_samples = true;
+		}
+		break;
+	case T_CSAMPLES:
+		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
+			if (c->nevs == c->capevs) {
+				c->capevs = c->capevs ? c->capevs * 2 : 1024;
+				c->evs = xreallocarray(c->evs, c->capevs, sizeof *c->evs);
+			}
+			c->evs[c->nevs++] = v;
+			c->saw_samples = true;
+		}
+		break;
+	case T_DELTAS:
+		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer")) {
+			/* a hostile sum could overflow: it stops moving instead */
+			if ((v > 0 && c->tsum <= INT64_MAX - v) || (v < 0 && c->tsum >= INT64_MIN - v))
+				c->tsum += v;
+			if (c->o && c->o->sample_time)
+				c->o->sample_time(c->o->sample_time_arg, e->index, c->tsum);
+		}
+		break;
+	case T_EVENT:
+		if (strcmp(k, "id") == 0) {
+			/* "0x1" in Chrome; a number would do as well */
+			size_t n = e->len < sizeof c->ev_id - 1 ? e->len : sizeof c->ev_id - 1;
+			memcpy(c->ev_id, e->s, n);
+			c->ev_id[n] = '\0';
+		} else if (strcmp(k, "pid") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
+			c->ev_pid = v;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static bool on_event(void *arg, struct json_event *e)
+{
+	struct cp *c = arg;
+	if (e->parent == T_IGN) {
+		if (e->type == JSON_START_MAP || e->type == JSON_START_ARRAY)
+			e->tag = T_IGN;
+		return true;
+	}
+	switch (e->type) {
+	case JSON_START_MAP:
+	case JSON_START_ARRAY:
+		e->tag = container(c, e);
+		return true;
+	case JSON_END_MAP:
+		if (e->tag == T_NODE)
+			node_end(c);
+		else if (e->tag == T_EVENT)
+			event_end(c);
+		return true;
+	case JSON_END_ARRAY:
+		return true;
+	default:
+		scalar(c, e);
+		return true;
+	}
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+/* Hands every weighted node's stack to the tree, walking from the roots
+ * without recursion. Returns the nodes reached; *handed sums their weight
+ * (saturating). */
+static size_t walk(struct cp *c, const uint32_t *parent, uint64_t *handed)
+{
+	size_t n = c->nnodes;
+	uint32_t *first = xcalloc(n + 1, sizeof *first);    /* children, CSR */
+	uint32_t *kids = xmalloc((n ? n : 1) * sizeof *kids);
+	for (size_t i = 0; i < n; i++)
+		if (parent[i] < CP_DUP)
+			first[parent[i] + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	uint32_t *fill = xmalloc((n ? n : 1) * sizeof *fill);
+	memcpy(fill, first, n * sizeof *fill);
+	for (size_t i = 0; i < n; i++)
+		if (parent[i] < CP_DUP)
+			kids[fill[parent[i]]++] = (uint32_t)i;
+	free(fill);
+
+	struct tree_frame *path = xmalloc((n ? n : 1) * sizeof *path);
+	uint32_t *lv_node = xmalloc((n ? n : 1) * sizeof *lv_node);
+	uint32_t *lv_next = xmalloc((n ? n : 1) * sizeof *lv_next);
+	size_t *lv_plen = xmalloc((n ? n : 1) * sizeof *lv_plen);
+	size_t reached = 0, last_len = 0, low = 0;
+	bool added = false;
+	for (size_t r = 0; r < n; r++) {
+		if (parent[r] != CP_NONE)
+			continue;
+		size_t top = 0;     /* levels in use */
+		uint32_t v = (uint32_t)r;
+		for (;;) {
+			/* enter v */
+			const struct cp_name *nm = &c->names[c->nodes[v].name];
+			const char *s = c->nbuf + nm->off;
+			size_t plen = top ? lv_plen[top - 1] : 0;
+			bool drop = top == 0 && nm->len == 6 && memcmp(s, "(root)", 6) == 0;
+			if (!drop)
+				path[plen++] = (struct tree_frame){ s, nm->len };
+			lv_node[top] = v;
+			lv_next[top] = first[v];
+			lv_plen[top] = plen;
+			top++;
+			reached++;
+			uint64_t w = c->nodes[v].hit;
+			if (w > 0 && drop) {
+				/* samples of "(root)" itself keep its name: a stack
+				 * needs a frame to be a folded line */
+				struct tree_frame rf = { s, nm->len };
+				tree_add_stack_tail(c->t, 0, &rf, 1, w);
+				*handed = w > UINT64_MAX - *handed ? UINT64_MAX : *handed + w;
+				added = true;
+				last_len = 1;
+				low = 0;
+			} else if (w > 0) {
+				size_t keep = added ? (low < last_len ? low : last_len) : 0;
+				if (keep > plen)
+					keep = plen;
+				tree_add_stack_tail(c->t, keep, path + keep, plen - keep, w);
+				*handed = w > UINT64_MAX - *handed ? UINT64_MAX : *handed + w;
+				added = true;
+				last_len = low = plen;
+			}
+			/* next: the first unvisited child up the levels */
+			v = CP_NONE;
+			while (top > 0) {
+				size_t L = top - 1;
+				if (lv_next[L] < first[lv_node[L] + 1]) {
+					v = kids[lv_next[L]++];
+					break;
+				}
+				top--;
+				size_t pl = top ? lv_plen[top - 1] : 0;
+				if (pl < low)
+					low = pl;
+			}
+			if (v == CP_NONE)
+				break;
+		}
+	}
+	free(path);
+	free(lv_node);
+	free(lv_next);
+	free(lv_plen);
+	free(first);
+	free(kids);
+	return reached;
+}
+
+static int build(struct cp *c)
+{
+	size_t n = c->nnodes;
+	uint64_t dups = 0, badlinks = 0, twoparents = 0, unknown = 0, over = 0;
+	/* the flat counts join the table */
+	for (size_t id = 0; id < c->ndense; id++) {
+		if (!c->dense[id])
+			continue;
+		struct cp_ent *e = ent(c, 0, (int64_t)id, true);
+		if (e)
+			e->count = c->dense[id] > UINT64_MAX - e->count ? UINT64_MAX : e->count + c->dense[id];
+	}
+	free(c->dense);
+	c->dense = NULL;
+	uint32_t *parent = xmalloc((n ? n : 1) * sizeof *parent);
+	for (size_t i = 0; i < n; i++) {
+		parent[i] = CP_NONE;
+		struct cp_ent *e = ent(c, c->nodes[i].ns, c->nodes[i].id, true);
+		if (!e) {
+			parent[i] = CP_DUP;     /* beyond the table: skipped */
+			over++;
+		} else if (e->node != CP_NONE) {
+			parent[i] = CP_DUP;
+			dups++;
+		} else {
+			e->node = (uint32_t)i;
+		}
+	}
+	for (size_t i = 0; i < c->nlinks; i++) {
+		const struct cp_link *l = &c->links[i];
+		struct cp_ent *pe = ent(c, l->ns, l->parent, false), *ce = ent(c, l->ns, l->child, false);
+		if (!pe || !ce || pe->node == CP_NONE || ce->node == CP_NONE) {
+			badlinks++;
+			continue;
+		}
+		uint32_t *p = &parent[ce->node];
+		if (*p == CP_NONE)
+			*p = pe->node;
+		else if (*p != pe->node)
+			twoparents++;
+	}
+	/* Weights: samples when there are any, else hitCount. */
+	bool by_samples = c->saw_samples;
+	if (by_samples) {
+		for (size_t i = 0; i < n; i++)
+			c->nodes[i].hit = 0;
+		for (size_t i = 0; i < c->capents; i++) {
+			const struct cp_ent *e = &c->ents[i];
+			if (e->ns == UINT32_MAX || e->count == 0)
+				continue;
+			if (e->node == CP_NONE)
+				unknown += e->count;
+			else
+				c->nodes[e->node].hit = e->count;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (parent[i] == CP_DUP)
+			c->nodes[i].hit = 0;
+	uint64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total = c->nodes[i].hit > UINT64_MAX - total ? UINT64_MAX : total + c->nodes[i].hit;
+
+	uint64_t handed = 0;
+	size_t reached = walk(c, parent, &handed);
+	size_t cut = n - reached - (size_t)dups - (size_t)over;
+	uint64_t lost = total - handed;     /* the weight under cycles */
+
+	if (c->full)
+		json_msgf(c->msg, c->msgarg, c->name, "more than %zu distinct node ids; the rest were skipped",
+		          CP_MAX_IDS);
+	if (c->bad)
+		json_msgf(c->msg, c->msgarg, c->name, "skipped %" PRIu64 " malformed value%s (first: %s)", c->bad,
+		          c->bad == 1 ? "" : "s", c->first_bad);
+	if (dups)
+		json_msgf(c->msg, c->msgarg, c->name, "%" PRIu64 " %s an id used before; skipped", dups,
+		          dups == 1 ? "node repeats" : "nodes repeat");
+	if (badlinks)
+		json_msgf(c->msg, c->msgarg, c->name, "%" PRIu64 " parent or child %s no node; ignored",
+		          badlinks, badlinks == 1 ? "link names" : "links name");
+	if (twoparents)
+		json_msgf(c->msg, c->msgarg, c->name, "%" PRIu64 " %s two parents; the first is kept",
+		          twoparents, twoparents == 1 ? "node has" : "nodes have");
+	if (cut)
+		json_msgf(c->msg, c->msgarg, c->name, "%zu %s in or under a cycle of parents; skipped "
+		          "(%" PRIu64 " sample%s)", cut, cut == 1 ? "node sits" : "nodes sit", lost, lost == 1 ? "" : "s");
+	if (unknown)
+		json_msgf(c->msg, c->msgarg, c->name, "%" PRIu64 " %s no node; skipped", unknown,
+		          unknown == 1 ? "sample names" : "samples name");
+	if (c->o && c->o->info) {
+		struct cpuprofile_info *in = c->o->info;
+		in->start_us = c->start_us;
+		in->end_us = c->end_us;
+		in->nodes = n;
+		in->samples = total;
+		in->trace = c->trace;
+	}
+	free(parent);
+	return 0;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+int cpuprofile_load(struct tree *t, struct source *s, const char *name,
+                    const struct cpuprofile_options *o, reader_msg_fn *msg, void *msgarg)
+{
+	struct cp *c = xcalloc(1, sizeof *c);
+	c->t = t;
+	c->name = name;
+	c->o = o;
+	c->msg = msg;
+	c->msgarg = msgarg;
+	c->anon = intern(c, "(anonymous)", 11);
+	if (o && o->info)
+		memset(o->info, 0, sizeof *o->info);
+	enum json_status st = json_parse(s, name, on_event, c, msg, msgarg);
+	int rc;
+	if (!c->saw_nodes && !c->ev_data && c->nnodes == 0) {
+		if (st == JSON_OK)
+			json_msgf(msg, msgarg, name, c->trace ? "a Chrome trace without CPU profile events"
+			                                      : "not a V8 CPU profile (no \"nodes\" array)");
+		rc = 1;
+	} else {
+		if (st != JSON_OK)
+			json_msgf(msg, msgarg, name, "what was read before that is shown");
+		rc = build(c);
+	}
+	free(c->nodes);
+	free(c->links);
+	free(c->ents);
+	free(c->dense);
+	free(c->nbuf);
+	free(c->names);
+	free(c->nslots);
+	free(c->kids);
+	free(c->evs);
+	free(c->profiles);
+	free(c);
+	return rc;
+}
+
+/* The key that starts at p (after '"'), when it is one of keys[]. */
+static bool key_is(const unsigned char *p, const unsigned char *end, const char *const *keys)
+{
+	if (p >= end || *p != '"')
+		return false;
+	p++;
+	for (; *keys; keys++) {
+		size_t n = strlen(*keys);
+		if ((size_t)(end - p) > n && memcmp(p, *keys, n) == 0 && p[n] == '"') {
+			const unsigned char *q = json_skip_ws(p + n + 1, end);
+			if (q < end && *q == ':')
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool has(const unsigned char *buf, size_t len, const char *needle)
+{
+	return memmem(buf, len, needle, strlen(needle)) != NULL;
+}
+
+bool cpuprofile_sniff(const unsigned char *buf, size_t len, bool eof)
+{
+	(void)eof;
+	if (len > CPUPROFILE_SNIFF_BYTES)
+		len = CPUPROFILE_SNIFF_BYTES;
+	const unsigned char *end = buf + len, *p = json_skip_ws(buf, end);
+	if (p >= end)
+		return false;
+	if (*p == '{') {
+		static const char *const first[] = { "nodes", "samples", "startTime", "endTime", "timeDeltas",
+		                                     "traceEvents", NULL };
+		static const char *const meta[] = { "metadata", NULL };
+		p = json_skip_ws(p + 1, end);
+		if (key_is(p, end, first))
+			return true;
+		return key_is(p, end, meta) && has(buf, len, "\"traceEvents\"");
+	}
+	if (*p == '[') {
+		p = json_skip_ws(p + 1, end);
+		return p < end && *p == '{' && has(buf, len, "\"ph\"") && has(buf, len, "\"name\"");
+	}
+	return false;
+}

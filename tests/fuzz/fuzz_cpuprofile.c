@@ -1,0 +1,100 @@
+/* libFuzzer harness: the V8 .cpuprofile / Chrome trace reader
+ * (cpuprofile.c over json.c and yajl). The first input byte selects
+ * options; the rest is the file, read either mapped (a file) or as a
+ * stream (a pipe on stdin, so source_read slices it), then the tree is
+ * finalized and used like every other loaded tree (common.h).
+ *   bit 0:   read from a pipe instead of a mapped file
+ *   bit 1:   ask for sample times (the callback checks the indices)
+ *   bit 2-7: passed on to fuzz_use_tree */
+#include "config.h"
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include "common.h"
+#include "cpuprofile.h"
+#include "source.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char path[64];
+
+static void on_msg(void *arg, const char *text)
+{
+	(void)arg;
+	/* Messages are shown on a terminal: no control bytes, one line. */
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			abort();
+	if (strncmp(text, "tflame: ", 8) != 0)
+		abort();
+}
+
+static size_t input_size;
+
+static void on_time(void *arg, uint64_t index, int64_t t_us)
+{
+	(void)arg;
+	(void)t_us;
+	/* an index counts elements of a "timeDeltas" array (a repeated key
+	 * starts again from 0), so it stays below the input's size */
+	if (index >= input_size)
+		abort();
+}
+
+/* Opens data as a source: a mapped file, or a pipe on stdin (the data fits
+ * in the pipe's buffer: -max_len is far below 64 KiB). */
+static struct source *open_input(const uint8_t *data, size_t size, bool pipe_it)
+{
+	char err[256];
+	if (pipe_it && size <= 60000) {
+		int fds[2];
+		if (pipe(fds) != 0)
+			abort();
+		if (size && write(fds[1], data, size) != (ssize_t)size)
+			abort();
+		close(fds[1]);
+		if (dup2(fds[0], STDIN_FILENO) < 0)
+			abort();
+		close(fds[0]);
+		struct source *s = source_open("-", err, sizeof err);
+		if (!s)
+			abort();
+		return s;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
+		abort();
+	close(fd);
+	struct source *s = source_open(path, err, sizeof err);
+	if (!s)
+		abort();
+	return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	unsigned sel = data[0];
+	if (!path[0])
+		snprintf(path, sizeof path, "/tmp/tflame-fuzz-cpuprofile.%ld", (long)getpid());
+	data++;
+	size--;
+	cpuprofile_sniff(data, size, true);
+	struct source *s = open_input(data, size, sel & 1);
+	struct cpuprofile_info info;
+	struct cpuprofile_options o = { .sample_time = sel & 2 ? on_time : NULL, .info = &info };
+	input_size = size;
+	struct tree t;
+	tree_init(&t);
+	int rc = cpuprofile_load(&t, s, "fuzz", &o, on_msg, NULL);
+	source_close(s);
+	unlink(path);
+	if (rc != 0 && rc != 1)
+		abort();
+	if (rc == 1 && tree_size(&t) > 1)
+		abort();    /* "nothing was added" */
+	fuzz_use_tree(&t, sel >> 2);
+	tree_free(&t);
+	return 0;
+}
