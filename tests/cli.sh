@@ -352,4 +352,13 @@ same "speedscope: two profiles, a root each, on a pipe" "$T_TMP/j.out" "$SS/two.
 "$TFLAME" --collapse --profile=2 "$SS/two.speedscope.json" > "$T_TMP/j.out" 2> "$T_TMP/j.err"
 same "speedscope: --profile=2" "$T_TMP/j.out" "$SS/two.2.folded"
 
+# ---- files that are no profile: said what they are -----------------------------
+"$TFLAME" --collapse "$TFLAME" > /dev/null 2> "$T_TMP/k.err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'not a profile (an ELF file' "$T_TMP/k.err" &&
+	pass "an ELF file: said so, exit 1" || fail "an ELF file: said so, exit 1" "rc=$rc" "$(cat "$T_TMP/k.err")"
+printf '\211PNG\r\n\032\n0000' > "$T_TMP/k.png"
+"$TFLAME" --collapse "$T_TMP/k.png" > /dev/null 2> "$T_TMP/k.err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'not a profile (a PNG image)' "$T_TMP/k.err" &&
+	pass "a PNG image: said so, exit 1" || fail "a PNG image: said so, exit 1" "rc=$rc" "$(cat "$T_TMP/k.err")"
+
 done_testing

@@ -111,7 +111,7 @@ for f in unknown-format invalid-perf-with-empty-line-after-event-line; do
 	rc=0
 	"$TFLAME" --collapse "$in" > "$T_TMP/got" 2> "$T_TMP/err" || rc=$?
 	if [ "$rc" -eq 1 ] && [ ! -s "$T_TMP/got" ] &&
-	   grep -q "not a folded or perf script profile" "$T_TMP/err"; then
+	   grep -q "not a profile: none of" "$T_TMP/err"; then
 		pass "collapse-guess $f: rejected"
 	else
 		fail "collapse-guess $f: rejected" "exit status $rc" "stderr: $(cat "$T_TMP/err")"

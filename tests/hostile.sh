@@ -75,7 +75,7 @@ LC_ALL=C awk 'BEGIN { x = 12345
 		printf "%c", int(x / 65536) % 255 + 1 } }' | LC_ALL=C tr -d '0-9' > "$D/garbage"
 run --collapse "$D/garbage"
 expect_rc "binary garbage" 1
-expect_err "binary garbage" '^tflame: .*garbage: not a folded or perf script profile \(line [0-9]+: '
+expect_err "binary garbage" '^tflame: .*garbage: not a profile: none of perf.data, perf script, folded, pprof, cpuprofile or speedscope \(line [0-9]+: '
 check "binary garbage: no output" test ! -s "$D/out"
 { printf 'ok;first 2\n'; cat "$D/garbage"; printf '\nok;last 3\n'; } > "$D/garbage2"
 run --collapse "$D/garbage2"
