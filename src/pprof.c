@@ -470,8 +470,15 @@ struct pp {
 	size_t caplines;
 	uint32_t *slocs;            /* scratch: a sample's locations, leaf first */
 	size_t capslocs;
-	struct tree_frame *frames;  /* scratch: the frames being added */
-	size_t capframes;
+	strtab_id *ids;             /* scratch: the names being added */
+	size_t capids;
+	/* Each tree's (t, before) ids of the location frames, interned on first
+	 * use (PP_NONE: not yet): a frame's name is hashed once, not per sample. */
+	strtab_id *lfid[2];         /* [nloc]: one-frame locations */
+	size_t caplfid[2];
+	strtab_id *poolid[2];       /* [npool]: frames of the others */
+	size_t cappoolid[2];
+	strtab_id unkid[2];         /* unknown_frame */
 	char *labelbuf;
 	size_t labelcap;
 	struct pp_prev prev[2];     /* t, before */
@@ -886,18 +893,42 @@ static uint32_t loc_nframes(struct pp *d, uint32_t i)
 	return d->lf[i].n;
 }
 
-/* The frames of location i (resolved) to out[0..m). */
-static void loc_copy(const struct pp *d, uint32_t i, struct tree_frame *out, size_t m)
+/* The id cache *a grown to hold index i (new entries PP_NONE). */
+static strtab_id *id_slot(strtab_id **a, size_t *cap, size_t i)
+{
+	if (i >= *cap) {
+		size_t c = *cap ? *cap : 256;
+		while (c <= i)
+			c *= 2;
+		*a = xreallocarray(*a, c, sizeof **a);
+		for (size_t k = *cap; k < c; k++)
+			(*a)[k] = PP_NONE;
+		*cap = c;
+	}
+	return *a + i;
+}
+
+static inline strtab_id cached_id(struct tree *t, strtab_id *slot, const char *s, size_t len)
+{
+	if (*slot == PP_NONE)
+		*slot = tree_intern(t, s, len);
+	return *slot;
+}
+
+/* t's ids (tree w) of the frames of location i (resolved) to out[0..m). */
+static void loc_ids(struct pp *d, struct tree *t, int w, uint32_t i, strtab_id *out, size_t m)
 {
 	if (i == PP_NONE) {
-		out[0] = (struct tree_frame){ unknown_frame, sizeof unknown_frame - 1 };
+		out[0] = cached_id(t, &d->unkid[w], unknown_frame, sizeof unknown_frame - 1);
 	} else if (d->lf[i].n == 1) {
-		out[0] = (struct tree_frame){ d->lf[i].s, d->lf[i].len };
+		out[0] = cached_id(t, id_slot(&d->lfid[w], &d->caplfid[w], i), d->lf[i].s, d->lf[i].len);
 	} else {
-		/* mostly a few frames: no memcpy call */
-		const struct tree_frame *src = d->pool + d->lf[i].len;
-		for (size_t k = 0; k < m; k++)
-			out[k] = src[k];
+		size_t base = d->lf[i].len;
+		id_slot(&d->poolid[w], &d->cappoolid[w], base + m - 1);
+		for (size_t k = 0; k < m; k++) {
+			const struct tree_frame *f = &d->pool[base + k];
+			out[k] = cached_id(t, &d->poolid[w][base + k], f->s, f->len);
+		}
 	}
 }
 
@@ -959,8 +990,8 @@ static void add_stack(struct pp *d, struct tree *t, int w, size_t n, const char 
 	size_t nf = 0;
 	bool cut = false;
 	if (lab && keep == 0) {
-		d->frames = grow(d->frames, &d->capframes, 1, sizeof *d->frames);
-		d->frames[nf++] = (struct tree_frame){ label, labellen };
+		d->ids = grow(d->ids, &d->capids, 1, sizeof *d->ids);
+		d->ids[nf++] = tree_intern(t, label, labellen);
 	}
 	for (size_t j = k; j < n; j++) {
 		uint32_t li = cur[n - 1 - j];
@@ -969,15 +1000,15 @@ static void add_stack(struct pp *d, struct tree *t, int w, size_t n, const char 
 			m = PP_MAX_FRAMES - keep - nf;
 			cut = true;
 		}
-		if (nf + m > d->capframes)
-			d->frames = grow(d->frames, &d->capframes, nf + m, sizeof *d->frames);
+		if (nf + m > d->capids)
+			d->ids = grow(d->ids, &d->capids, nf + m, sizeof *d->ids);
 		if (m)
-			loc_copy(d, li, d->frames + nf, m);
+			loc_ids(d, t, w, li, d->ids + nf, m);
 		nf += m;
 		if (cut)
 			break;
 	}
-	tree_add_stack_tail(t, keep, d->frames, nf, count);
+	tree_add_stack_tail_ids(t, keep, d->ids, nf, count);
 	if (cut)
 		d->cut_stacks++;
 	/* remember it (by swapping buffers); a cut stack does not end where
@@ -1145,6 +1176,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
                struct pprof_info *info, reader_msg_fn *msg, void *msgarg)
 {
 	struct pp d = { 0 };
+	d.unkid[0] = d.unkid[1] = PP_NONE;
 	struct pprof_info own;
 	unsigned char *owned = NULL;
 	const char *map;
@@ -1230,7 +1262,11 @@ out:
 	arena_free(&d.names);
 	free(d.lines);
 	free(d.slocs);
-	free(d.frames);
+	free(d.ids);
+	for (int i = 0; i < 2; i++) {
+		free(d.lfid[i]);
+		free(d.poolid[i]);
+	}
 	free(d.labelbuf);
 	for (int i = 0; i < 2; i++) {
 		free(d.prev[i].locs);

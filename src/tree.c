@@ -352,6 +352,27 @@ static int cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t n
 	}
 }
 
+/* One frame down from cur, to the child named name, at depth i of the path;
+ * nodes below old existed before this stack. */
+static inline tree_idx path_step(struct tree *t, size_t i, tree_idx cur, size_t old, strtab_id name)
+{
+	cur = child_get(t, cur, name);
+	/* An existing node off the previous stack's path gets new
+	 * descendants after other subtrees: not preorder any more. */
+	if (cur < old && !(i < t->pathlen && t->path[i] == cur))
+		t->revisited = true;
+	t->path[i] = cur;
+	return cur;
+}
+
+static tree_idx path_end(struct tree *t, size_t len, tree_idx leaf)
+{
+	t->pathlen = len;
+	if (t->first_leaf == TREE_NONE)
+		t->first_leaf = leaf;
+	return leaf;
+}
+
 /* Extends path[0..keep) by frames f[0..n) and returns the leaf. A stack that
  * sorts before the previous one ends the hash-free building. */
 static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
@@ -362,18 +383,22 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 		ensure_hash(t);
 	tree_idx cur = keep ? t->path[keep - 1] : TREE_ROOT;
 	size_t old = t->n;  /* nodes below this index existed before */
-	for (size_t i = 0; i < n; i++) {
-		cur = child_get(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
-		/* An existing node off the previous stack's path gets new
-		 * descendants after other subtrees: not preorder any more. */
-		if (cur < old && !(keep + i < t->pathlen && t->path[keep + i] == cur))
-			t->revisited = true;
-		t->path[keep + i] = cur;
-	}
-	t->pathlen = keep + n;
-	if (t->first_leaf == TREE_NONE)
-		t->first_leaf = cur;
-	return cur;
+	for (size_t i = 0; i < n; i++)
+		cur = path_step(t, keep + i, cur, old, strtab_intern(&t->names, f[i].s, f[i].len));
+	return path_end(t, keep + n, cur);
+}
+
+/* extend_path for names interned already. Ids say nothing of the order of
+ * the stacks' text, so the child hash is on from the first. */
+static tree_idx extend_path_ids(struct tree *t, size_t keep, const strtab_id *ids, size_t n)
+{
+	path_reserve(t, keep + n);
+	ensure_hash(t);
+	tree_idx cur = keep ? t->path[keep - 1] : TREE_ROOT;
+	size_t old = t->n;
+	for (size_t i = 0; i < n; i++)
+		cur = path_step(t, keep + i, cur, old, ids[i]);
+	return path_end(t, keep + n, cur);
 }
 
 /* Walks/creates the path of frames and returns the leaf. Frames equal to the
@@ -431,6 +456,22 @@ void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *t
 	if (keep > t->pathlen)
 		xdie("internal error: tree_add_stack_tail beyond the previous stack");
 	add_count(t, extend_path(t, keep, tail, ntail), count);
+}
+
+strtab_id tree_intern(struct tree *t, const char *s, size_t len)
+{
+	return strtab_intern(&t->names, s, len);
+}
+
+void tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail, size_t ntail,
+                             uint64_t count)
+{
+	if (keep > t->pathlen)
+		xdie("internal error: tree_add_stack_tail_ids beyond the previous stack");
+	for (size_t i = 0; i < ntail; i++)
+		if (tail[i] >= strtab_count(&t->names))
+			xdie("internal error: tree_add_stack_tail_ids with a name not interned");
+	add_count(t, extend_path_ids(t, keep, tail, ntail), count);
 }
 
 static bool frac_ok(double count)

@@ -116,6 +116,13 @@ void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *t
                          uint64_t count);
 void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
                               size_t ntail, double count);
+/* The name's id in t (interned now if new), for tree_add_stack_tail_ids:
+ * readers whose frames recur (pprof locations) intern each name once. */
+strtab_id tree_intern(struct tree *t, const char *s, size_t len);
+/* tree_add_stack_tail with names given by their ids in t (tree_intern);
+ * switches t to its child hash (no sorted-input fast path). */
+void tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail, size_t ntail,
+                             uint64_t count);
 
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and

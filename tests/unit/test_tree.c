@@ -268,5 +268,23 @@ int main(void)
 		free(kv);
 		tree_free(&t);
 	}
+	/* Names by id (tree_add_stack_tail_ids), mixed with names by bytes;
+	 * worked by hand: a;b 2+1, a;c 3, b 5, b;a 1. */
+	{
+		tree_init(&t);
+		strtab_id a = tree_intern(&t, "a", 1), b = tree_intern(&t, "b", 1);
+		strtab_id c = tree_intern(&t, "c", 1);
+		ok(tree_intern(&t, "a", 1) == a && a != b && b != c, "tree_intern: one id per name");
+		tree_add_stack_tail_ids(&t, 0, (strtab_id[]){ a, b }, 2, 2);
+		tree_add_stack_tail_ids(&t, 1, (strtab_id[]){ c }, 1, 3);
+		add(&t, "a;b", 1);
+		tree_add_stack_tail_ids(&t, 0, (strtab_id[]){ b }, 1, 5);
+		tree_add_stack_tail_ids(&t, 1, (strtab_id[]){ a }, 1, 1);
+		tree_finalize(&t, TREE_ORDER_NAME);
+		char *got = folded(&t);
+		is_str(got, "a;b 3\na;c 3\nb 5\nb;a 1\n", "stacks by id: folded output");
+		free(got);
+		tree_free(&t);
+	}
 	return done_testing();
 }
