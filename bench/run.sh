@@ -12,6 +12,9 @@
 #   folded-sorted    genfolded: unique stacks, byte-wise sorted (collapser output)
 #   folded-shuffled  the same lines in random order
 #   perf             genperf: records of real `perf script` recordings, varied
+#   pprof            genpprof: a Go-shaped pprof profile, raw and gzip -1
+#   json             genjsonprof.py: a V8 .cpuprofile and a speedscope file
+#                    (skipped without python3)
 # Recordings for the perf input come from $TFLAME_BENCH_PERF (a directory of
 # *.perf.txt files); without it, bench/data/recordings/ is used, where this
 # script records bench/workload/minisearch with `perf record -g` if it can.
@@ -26,6 +29,10 @@
 # paint (best of 3), keys on the largest tree and searches (from inside
 # tflame: --bench-keys), each the run of BENCH_RUNS with the lowest maximum,
 # with the highest maximum of all runs beside it.
+#
+# Then the other readers: tflame --collapse of the pprof and JSON inputs
+# (a quarter of the main size) in MB/s against their targets, --svg, and
+# `go tool pprof -traces` on the same pprof file when go is installed.
 #
 # Last, perf.data files: two recordings of bench/workload/minisearch made
 # with perf record in a temp dir (frame pointers and DWARF, BENCH_PERFDATA_MB
@@ -87,6 +94,7 @@ build() { # NAME SOURCE [LIBS]: rebuilt when the source changes
 build genfolded "$srcdir/bench/genfolded.c" -lm
 build genperf "$srcdir/bench/genperf.c"
 build ptyrun "$srcdir/bench/ptyrun.c" -lutil
+build genpprof "$srcdir/bench/genpprof.c"
 
 # gen FILE STAMP COMMAND...: write COMMAND's output to FILE unless FILE.stamp
 # says FILE was made by STAMP and FILE still has the size it had then.
@@ -162,6 +170,26 @@ if have_rec; then
 		"$bin/genperf" --size "$size" --seed "$seed" "$rec"/*.perf.txt
 else
 	echo "no perf recordings (set TFLAME_BENCH_PERF=DIR with *.perf.txt): perf input skipped" >&2
+fi
+
+# The other readers: pprof (genpprof, raw and gzip) and the JSON formats
+# (genjsonprof.py, needs python3); a quarter of the main size.
+[ $quick = 1 ] && xsize=16 || xsize=256
+pp=$data/pprof-${xsize}M-s$seed.pb
+gen "$pp" "genpprof-$(src_id "$srcdir/bench/genpprof.c") --size ${xsize}M --seed $seed" \
+	"$bin/genpprof" --size "${xsize}M" --seed "$seed"
+gen "$pp.gz" "gzip -1 of $(sed -n 2p "$pp.stamp")" gzip -1 -c "$pp"
+jc='' js=''
+if command -v python3 > /dev/null 2>&1; then
+	jc=$data/json-${xsize}M.cpuprofile
+	js=$data/json-${xsize}M.speedscope.json
+	xmb=$(awk -v m="$xsize" 'BEGIN { printf "%.0f", m * 1.048576 }')
+	gen "$jc" "genjsonprof-$(src_id "$srcdir/bench/genjsonprof.py") cpuprofile $xmb" \
+		python3 "$srcdir/bench/genjsonprof.py" cpuprofile "$xmb"
+	gen "$js" "genjsonprof-$(src_id "$srcdir/bench/genjsonprof.py") speedscope $xmb" \
+		python3 "$srcdir/bench/genjsonprof.py" speedscope "$xmb"
+else
+	echo "python3 is missing: the cpuprofile and speedscope inputs are skipped" >&2
 fi
 
 [ $gen_only = 1 ] && exit 0
@@ -375,6 +403,49 @@ else
 	echo "Search: this tflame has no search yet"
 fi
 
+# ---- other formats --------------------------------------------------------
+# Each reader to folded text, and --svg; beside pprof, the tool its users
+# have (go tool pprof -traces, when go is installed), on the same file.
+echo
+echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null)"
+frow() { printf '  %-28s %8s %-34s %7s %8s %7s  %s\n' "$@"; }
+frow input MB command 'wall s' 'MB/s' 'RSS MB' 'target'
+for f in "$pp" "$pp.gz" $jc $js; do
+	bytes=$(filesize "$f")
+	case $f in
+	*.gz) tgt=300 ;;
+	*.pb) tgt=300 ;;
+	*.cpuprofile) tgt=150 ;;
+	*) tgt=150 ;;
+	esac
+	# shellcheck disable=SC2046
+	set -- $(best_of "$TFLAME" --collapse "$f")
+	r=$(rate "$bytes" "$1")
+	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --collapse' "$1" "$r" "$2" ">=$tgt MB/s: $(verdict "$r" '>=' "$tgt")"
+	case $f in
+	*.pb)
+		# shellcheck disable=SC2046
+		set -- $(best_of "$TFLAME" --svg "$f")
+		frow '' '' 'tflame --svg' "$1" "$(rate "$bytes" "$1")" "$2" ''
+		if command -v go > /dev/null 2>&1; then
+			# shellcheck disable=SC2046
+			set -- $(best_of go tool pprof -traces "$f")
+			frow '' '' 'go tool pprof -traces' "$1" "$(rate "$bytes" "$1")" "$2" ''
+		else
+			frow '' '' 'go tool pprof -traces' 'skipped: go is not installed' '' '' ''
+		fi
+		;;
+	esac
+done
+# SVG of the big folded file: the tree is the same as --print's, so the
+# difference is the writer.
+# shellcheck disable=SC2046
+set -- $(best_of "$TFLAME" --svg "$fs")
+a=$1 ra=$2
+# shellcheck disable=SC2046
+set -- $(best_of "$TFLAME" --print -w 200 "$fs")
+echo "  $(basename "$fs"): --svg $a s (RSS $ra MB), --print -w 200 $1 s (RSS $2 MB)"
+
 # ---- perf.data ------------------------------------------------------------
 # tflame reads perf's binary file itself (tflame --collapse X.data) or perf
 # script's text (perf script -i X.data | tflame --collapse -). Both on two
@@ -571,6 +642,7 @@ for r in fp dwarf; do
 	mk='? help'
 	[ -s "$pd/$r.got.err" ] && mk=$(head -n 1 "$pd/$r.got.err" | awk '{ print substr($0, length($0) - 14) }')
 	a=$(pd_paint "$mk" "$TFLAME" "$f")
+	# shellcheck disable=SC2016 # expanded by the inner sh
 	b=$(pd_paint '? help' sh -c 'perf script -i "$1" 2> /dev/null | "$2" -' sh "$f" "$TFLAME")
 	sp=$(awk -v a="$b" -v b="$a" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "-" }')
 	echo "  $r.data: tflame F $a ms; perf script -i F | tflame - $b ms ($sp)"
