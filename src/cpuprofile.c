@@ -705,7 +705,8 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 	c->anon = intern(c, "(anonymous)", 11);
 	if (o && o->info)
 		memset(o->info, 0, sizeof *o->info);
-	enum json_status st = json_parse(s, name, on_event, c, msg, msgarg);
+	enum json_status st = json_parse(s, name, on_event, c, msg, msgarg, o ? o->progress : NULL,
+	                                 o ? o->progress_arg : NULL);
 	int rc;
 	if (!c->saw_nodes && !c->ev_data && c->nnodes == 0) {
 		if (st == JSON_OK)

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "json.h"
 #include "reader.h"
 #include "source.h"
 #include "tree.h"
@@ -43,6 +44,8 @@ struct cpuprofile_options {
 	cpuprofile_time_fn *sample_time;    /* NULL: times are not wanted */
 	void *sample_time_arg;
 	struct cpuprofile_info *info;       /* NULL: not wanted */
+	json_progress_fn *progress;         /* NULL: none (see json_parse) */
+	void *progress_arg;
 };
 
 /* True when buf (the first len bytes of the input, eof when that is all of

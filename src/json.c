@@ -198,7 +198,8 @@ static void syntax_msg(yajl_handle h, uint64_t at, const char *name, reader_msg_
 /* ---- the driver --------------------------------------------------------- */
 
 enum json_status json_parse(struct source *s, const char *name, json_event_fn *fn, void *arg,
-                            reader_msg_fn *msg, void *msgarg)
+                            reader_msg_fn *msg, void *msgarg, json_progress_fn *progress,
+                            void *progress_arg)
 {
 	struct json_p *p = xcalloc(1, sizeof *p);
 	p->fn = fn;
@@ -263,6 +264,12 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 		if (since + slice > JSON_MAX_TOKEN + JSON_SLICE)
 			slice = since < JSON_MAX_TOKEN ? JSON_MAX_TOKEN + JSON_SLICE - since : JSON_SLICE;
 		base += n;
+		if (progress) {
+			if (mapped)
+				progress(progress_arg, pos, maplen);
+			else
+				progress(progress_arg, source_offset(s), source_size(s));
+		}
 		if (since > JSON_MAX_TOKEN) {
 			json_msgf(msg, msgarg, name, "a JSON string or number of more than %zu MiB (before byte %" PRIu64
 			          "); the file is not read further", JSON_MAX_TOKEN >> 20, base);

@@ -50,12 +50,18 @@ enum json_status {
 	                       error: a message was sent */
 };
 
+/* Told after each slice: bytes of the input read so far, of size (0:
+ * unknown). */
+typedef void json_progress_fn(void *arg, uint64_t done, uint64_t size);
+
 /* Parses the input s (nothing of it consumed yet; a UTF-8 byte order mark
- * is skipped) to its end, one event per value. Messages read
+ * is skipped) to its end, one event per value; progress (NULL: none) is
+ * called with progress_arg after each slice. Messages read
  * "tflame: NAME: ..." (NAME already sanitized by the caller). Strings are
  * not checked for valid UTF-8 (names are sanitized where shown). */
 enum json_status json_parse(struct source *s, const char *name, json_event_fn *fn, void *arg,
-                            reader_msg_fn *msg, void *msgarg);
+                            reader_msg_fn *msg, void *msgarg, json_progress_fn *progress,
+                            void *progress_arg);
 
 /* A NUMBER as an integer: true when its value is integral (1, 1.0, 1e3)
  * and within [min, max]. */

@@ -531,6 +531,18 @@ static void load_progress_cb(void *arg, uint64_t done, uint64_t size, uint64_t s
 
 /* The text of a stream already opened, in format fmt (not UNKNOWN): the
  * serial reading loop. buf, n: the first block, already read. */
+/* The JSON readers' progress, with the stacks of the tree being built. */
+struct json_progress_arg {
+	struct progress *pr;
+	const struct tree *t;
+};
+
+static void load_json_progress_cb(void *arg, uint64_t done, uint64_t size)
+{
+	const struct json_progress_arg *a = arg;
+	progress_update(a->pr, done, size, a->t->stacks, false);
+}
+
 static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, const char *buf, ssize_t n,
                      const struct load_options *o, struct progress *pr, struct load_messages *m,
                      const char *name)
@@ -703,14 +715,20 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	bool head_eof = (size_t)hn < sizeof head;
 	if (o->format == SNIFF_SPEEDSCOPE ||
 	    (o->format == SNIFF_UNKNOWN && speedscope_sniff(head, (size_t)hn, head_eof))) {
-		struct speedscope_options so = { .profile = o->profile };
+		struct json_progress_arg jp = { &pr, t };
+		struct speedscope_options so = { .profile = o->profile, .progress = load_json_progress_cb,
+		                                 .progress_arg = &jp };
 		int rc = speedscope_load(t, s, name, &so, load_msg_cb, m);
+		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);
 		return rc;
 	}
 	if (o->format == SNIFF_CPUPROFILE ||
 	    (o->format == SNIFF_UNKNOWN && cpuprofile_sniff(head, (size_t)hn, head_eof))) {
-		int rc = cpuprofile_load(t, s, name, NULL, load_msg_cb, m);
+		struct json_progress_arg jp = { &pr, t };
+		struct cpuprofile_options co = { .progress = load_json_progress_cb, .progress_arg = &jp };
+		int rc = cpuprofile_load(t, s, name, &co, load_msg_cb, m);
+		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);
 		return rc;
 	}

@@ -919,7 +919,8 @@ int speedscope_load(struct tree *t, struct source *s, const char *name,
 	c->msgarg = msgarg;
 	if (o && o->info)
 		memset(o->info, 0, sizeof *o->info);
-	enum json_status st = json_parse(s, name, on_event, c, msg, msgarg);
+	enum json_status st = json_parse(s, name, on_event, c, msg, msgarg, o ? o->progress : NULL,
+	                                 o ? o->progress_arg : NULL);
 	int rc;
 	if (c->in_prof)
 		prof_end(c);    /* cut short inside a profile: keep what it had */

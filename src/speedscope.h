@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "json.h"
 #include "reader.h"
 #include "source.h"
 #include "tree.h"
@@ -52,6 +53,8 @@ struct speedscope_options {
 	const char *profile;    /* --profile: a profile's name, or its number
 	                           from 1 (a name that matches wins); NULL: all */
 	struct speedscope_info *info;   /* NULL: not wanted */
+	json_progress_fn *progress;     /* NULL: none (see json_parse) */
+	void *progress_arg;
 };
 
 /* True when buf (the first len bytes of the input) is a JSON object (after

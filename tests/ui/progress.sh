@@ -35,6 +35,32 @@ expect "pipe: the load ends" tm_wait_grep '^rc=0'
 expect "pipe: the progress line is erased when done" eval '! tm__grep "stacks"'
 same "pipe: stdout holds only the folded result" "$T_TMP/out" "$T_TMP/want"
 
+# A JSON reader (speedscope) on a slow pipe: it reads 1 MiB slices, so
+# 20000 samples at once (120 KB, past format detection), then 8 bursts of
+# 200000 (1.2 MB each), one every 0.2 s.
+cat > "$T_TMP/slowjson.sh" <<'X'
+printf '{"$schema":"https://www.speedscope.app/file-format-schema.json",'
+printf '"shared":{"frames":[{"name":"a"},{"name":"b"}]},'
+printf '"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":1,"samples":['
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "[0,1]," }'
+i=0
+while [ $i -lt 8 ]; do
+	sleep 0.2
+	awk 'BEGIN { for (i = 0; i < 200000; i++) printf "[0,1]," }'
+	i=$((i + 1))
+done
+printf '[0,1]],"weights":['
+awk 'BEGIN { for (i = 0; i < 1620000; i++) printf "1,"; printf "1]}]}" }'
+X
+# Worked out by hand: 20000 + 8 * 200000 + 1 samples of a;b, weight 1 each.
+printf 'a;b 1620001\n' > "$T_TMP/wantjson"
+tm_run "clear; sh '$T_TMP/slowjson.sh' | '$TFLAME' --collapse - > '$T_TMP/outjson'; echo rcj=\$?"
+expect "JSON pipe: progress line with bytes, rate and stacks" \
+	tm_wait_grep '^tflame: <stdin>  [0-9.]+ [KM]?B  [0-9.]+ [KM]?B/s  [0-9]+ stacks'
+expect "JSON pipe: the load ends" tm_wait_grep '^rcj=0'
+expect "JSON pipe: the progress line is erased when done" eval '! tm__grep "stacks"'
+same "JSON pipe: stdout holds only the folded result" "$T_TMP/outjson" "$T_TMP/wantjson"
+
 # stderr to a file: no progress at all, even on a slow load.
 tm_run "clear; sh '$T_TMP/slow.sh' | '$TFLAME' --collapse - > '$T_TMP/out2' 2> '$T_TMP/err2'; echo rc2=\$?"
 expect "stderr not a terminal: the load ends" tm_wait_grep '^rc2=0'
