@@ -407,13 +407,13 @@ fi
 # Each reader to folded text, and --svg; beside pprof, the tool its users
 # have (go tool pprof -traces, when go is installed), on the same file.
 echo
-echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null)"
+echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null); MB/s of the uncompressed input"
 frow() { printf '  %-28s %8s %-34s %7s %8s %7s  %s\n' "$@"; }
 frow input MB command 'wall s' 'MB/s' 'RSS MB' 'target'
 for f in "$pp" "$pp.gz" $jc $js; do
 	bytes=$(filesize "$f")
 	case $f in
-	*.gz) tgt=300 ;;
+	*.gz) tgt=300 bytes=$(filesize "$pp") ;;
 	*.pb) tgt=300 ;;
 	*.cpuprofile) tgt=150 ;;
 	*) tgt=150 ;;
@@ -444,7 +444,9 @@ set -- $(best_of "$TFLAME" --svg "$fs")
 a=$1 ra=$2
 # shellcheck disable=SC2046
 set -- $(best_of "$TFLAME" --print -w 200 "$fs")
-echo "  $(basename "$fs"): --svg $a s (RSS $ra MB), --print -w 200 $1 s (RSS $2 MB)"
+r=$(awk -v a="$a" -v b="$1" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }')
+echo "  $(basename "$fs"): --svg $a s (RSS $ra MB), --print -w 200 $1 s (RSS $2 MB): ${r}x (target <= 2x: $(verdict "$r" '<=' 2))"
+echo "  (flamegraph.pl, as published: 1.15 GB of folded stacks in 200 s, 9 GB RSS)"
 
 # ---- perf.data ------------------------------------------------------------
 # tflame reads perf's binary file itself (tflame --collapse X.data) or perf
