@@ -32,7 +32,7 @@
 #define CP_DUP (UINT32_MAX - 1)     /* parent mark: a node whose id repeats */
 
 enum {  /* container tags (json.h) */
-	T_TOP, T_IGN, T_ROOT, T_NODES, T_NODE, T_FRAME, T_CHILDREN, T_SAMPLES, T_DELTAS,
+	T_TOP, T_ROOT, T_NODES, T_NODE, T_FRAME, T_CHILDREN, T_SAMPLES, T_DELTAS,
 	T_TRACE, T_EVENT, T_ARGS, T_DATA, T_CPU, T_CSAMPLES
 };
 
@@ -342,10 +342,10 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 		}
 		if (!map && e->parent == T_ROOT && strcmp(k, "traceEvents") == 0)
 			return T_TRACE;
-		return T_IGN;
+		return JSON_SKIP;
 	case T_NODES:
 		if (!map)
-			return T_IGN;
+			return JSON_SKIP;
 		node_begin(c);
 		return T_NODE;
 	case T_NODE:
@@ -353,10 +353,10 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			return T_FRAME;
 		if (!map && strcmp(k, "children") == 0)
 			return T_CHILDREN;
-		return T_IGN;
+		return JSON_SKIP;
 	case T_TRACE:
 		if (!map)
-			return T_IGN;
+			return JSON_SKIP;
 		c->trace = true;
 		c->ev_data = false;
 		c->ev_id[0] = '\0';
@@ -364,9 +364,9 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 		c->nevs = 0;
 		return T_EVENT;
 	case T_EVENT:
-		return map && strcmp(k, "args") == 0 ? T_ARGS : T_IGN;
+		return map && strcmp(k, "args") == 0 ? T_ARGS : JSON_SKIP;
 	case T_ARGS:
-		return map && strcmp(k, "data") == 0 ? T_DATA : T_IGN;
+		return map && strcmp(k, "data") == 0 ? T_DATA : JSON_SKIP;
 	case T_DATA:
 		if (map && strcmp(k, "cpuProfile") == 0) {
 			if (!c->ev_data) {
@@ -376,9 +376,9 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			}
 			return T_CPU;
 		}
-		return T_IGN;
+		return JSON_SKIP;
 	default:
-		return T_IGN;
+		return JSON_SKIP;
 	}
 }
 
@@ -475,11 +475,6 @@ static void scalar(struct cp *c, const struct json_event *e)
 static bool on_event(void *arg, struct json_event *e)
 {
 	struct cp *c = arg;
-	if (e->parent == T_IGN) {
-		if (e->type == JSON_START_MAP || e->type == JSON_START_ARRAY)
-			e->tag = T_IGN;
-		return true;
-	}
 	switch (e->type) {
 	case JSON_START_MAP:
 	case JSON_START_ARRAY:

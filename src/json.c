@@ -69,11 +69,13 @@ static const char *cur_key(const struct json_p *p)
 
 static int emit(struct json_p *p, enum json_type type, const char *s, size_t len)
 {
+	p->called = true;
+	if (p->tag[p->depth] == JSON_SKIP)
+		return 1;
 	struct json_event e = {
 		.type = type, .depth = p->depth, .parent = p->tag[p->depth],
 		.key = cur_key(p), .index = p->count[p->depth], .s = s, .len = len,
 	};
-	p->called = true;
 	p->seen = true;
 	p->count[p->depth]++;
 	if (!p->fn(p->arg, &e)) {
@@ -107,7 +109,9 @@ static int start(struct json_p *p, bool array)
 	p->called = true;
 	p->seen = true;
 	p->count[p->depth]++;
-	if (!p->fn(p->arg, &e)) {
+	if (e.parent == JSON_SKIP)
+		e.tag = JSON_SKIP;
+	else if (!p->fn(p->arg, &e)) {
 		p->stopped = true;
 		return 0;
 	}
@@ -123,11 +127,13 @@ static int end(struct json_p *p, bool array)
 {
 	uint8_t tag = p->tag[p->depth];
 	p->depth--;     /* yajl only calls this inside a container */
+	p->called = true;
+	if (tag == JSON_SKIP)
+		return 1;
 	struct json_event e = {
 		.type = array ? JSON_END_ARRAY : JSON_END_MAP, .depth = p->depth,
 		.parent = p->tag[p->depth], .tag = tag, .key = "", .index = p->count[p->depth] - 1, .s = "",
 	};
-	p->called = true;
 	if (!p->fn(p->arg, &e)) {
 		p->stopped = true;
 		return 0;

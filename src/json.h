@@ -6,7 +6,9 @@
  *
  * A reader keeps its place with tags: when a container starts, the reader
  * stores a small number of its choosing in event.tag; every event inside
- * that container then carries it as event.parent. Tag 0 is the top level. */
+ * that container then carries it as event.parent. Tag 0 is the top level;
+ * a container tagged JSON_SKIP is passed over: nothing inside it, nor its
+ * END, reaches the reader. */
 #ifndef TFLAME_JSON_H
 #define TFLAME_JSON_H
 
@@ -19,6 +21,7 @@
 #define JSON_MAX_DEPTH 512                  /* containers inside each other */
 #define JSON_MAX_TOKEN ((size_t)64 << 20)   /* bytes of one string or number */
 #define JSON_KEY_MAX 32                     /* longer keys read as "\x01" */
+#define JSON_SKIP 255                       /* the tag of a container to skip */
 
 enum json_type {
 	JSON_START_MAP, JSON_END_MAP, JSON_START_ARRAY, JSON_END_ARRAY,

@@ -33,7 +33,7 @@
 #define SS_BAD (UINT32_MAX - 1)     /* a sample that names no frame */
 
 enum {  /* container tags (json.h) */
-	T_TOP, T_IGN, T_ROOT, T_SHARED, T_FRAMES, T_FRAME, T_PROFILES, T_PROFILE,
+	T_TOP, T_ROOT, T_SHARED, T_FRAMES, T_FRAME, T_PROFILES, T_PROFILE,
 	T_SAMPLES, T_SAMPLE, T_WEIGHTS, T_EVENTS, T_EVENT
 };
 
@@ -546,7 +546,7 @@ static uint8_t container(struct ss *c, const struct json_event *e)
 	switch (e->parent) {
 	case T_TOP:
 		c->saw_root = map;
-		return map ? T_ROOT : T_IGN;
+		return map ? T_ROOT : JSON_SKIP;
 	case T_ROOT:
 		if (map && strcmp(k, "shared") == 0)
 			return T_SHARED;
@@ -554,19 +554,19 @@ static uint8_t container(struct ss *c, const struct json_event *e)
 			c->saw_profiles = true;
 			return T_PROFILES;
 		}
-		return T_IGN;
+		return JSON_SKIP;
 	case T_SHARED:
-		return !map && strcmp(k, "frames") == 0 ? T_FRAMES : T_IGN;
+		return !map && strcmp(k, "frames") == 0 ? T_FRAMES : JSON_SKIP;
 	case T_FRAMES:
 		if (!map) {
 			bad(c, "a frame that is not an object");
-			return T_IGN;
+			return JSON_SKIP;
 		}
 		c->fr_named = false;
 		return T_FRAME;
 	case T_PROFILES:
 		if (!map || c->in_prof)
-			return T_IGN;
+			return JSON_SKIP;
 		prof_begin(c);
 		return T_PROFILE;
 	case T_PROFILE:
@@ -578,15 +578,15 @@ static uint8_t container(struct ss *c, const struct json_event *e)
 		}
 		if (!map && strcmp(k, "events") == 0)
 			return T_EVENTS;
-		return T_IGN;
+		return JSON_SKIP;
 	case T_SAMPLE:
 		bad(c, "a frame index that is not a number");
 		c->leaf = SS_BAD;
-		return T_IGN;
+		return JSON_SKIP;
 	case T_SAMPLES:
 		if (map) {
 			bad(c, "a sample that is not an array");
-			return T_IGN;
+			return JSON_SKIP;
 		}
 		c->leaf = c->cur.root;
 		c->nsbuf = 0;
@@ -595,13 +595,13 @@ static uint8_t container(struct ss *c, const struct json_event *e)
 	case T_EVENTS:
 		if (!map) {
 			bad(c, "an event that is not an object");
-			return T_IGN;
+			return JSON_SKIP;
 		}
 		c->ev_type = 0;
 		c->ev_has_frame = c->ev_has_at = false;
 		return T_EVENT;
 	default:
-		return T_IGN;
+		return JSON_SKIP;
 	}
 }
 
@@ -661,11 +661,6 @@ static void scalar(struct ss *c, const struct json_event *e)
 static bool on_event(void *arg, struct json_event *e)
 {
 	struct ss *c = arg;
-	if (e->parent == T_IGN) {
-		if (e->type == JSON_START_MAP || e->type == JSON_START_ARRAY)
-			e->tag = T_IGN;
-		return true;
-	}
 	switch (e->type) {
 	case JSON_START_MAP:
 	case JSON_START_ARRAY:
