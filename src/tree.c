@@ -414,7 +414,8 @@ static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 			break;
 		k++;
 	}
-	return extend_path(t, k, f + k, n - k);
+	/* f may be NULL when n is 0 (the root's own samples): no offset */
+	return extend_path(t, k, n ? f + k : f, n - k);
 }
 
 static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
