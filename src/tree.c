@@ -613,17 +613,21 @@ struct tree_dec tree_dec_from_double(double v)
 	return d;
 }
 
-void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+tree_idx tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
 {
-	add_count(t, add_path(t, frames, n), tree_units_from(t, count, 0));
+	tree_idx leaf = add_path(t, frames, n);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
 }
 
-void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
-                         uint64_t count)
+tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, uint64_t count)
 {
 	if (keep > t->pathlen)
 		xdie("internal error: tree_add_stack_tail beyond the previous stack");
-	add_count(t, extend_path(t, keep, tail, ntail), tree_units_from(t, count, 0));
+	tree_idx leaf = extend_path(t, keep, tail, ntail);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
 }
 
 strtab_id tree_intern(struct tree *t, const char *s, size_t len)
@@ -631,15 +635,17 @@ strtab_id tree_intern(struct tree *t, const char *s, size_t len)
 	return strtab_intern(&t->names, s, len);
 }
 
-void tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail, size_t ntail,
-                             uint64_t count)
+tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
+                                 size_t ntail, uint64_t count)
 {
 	if (keep > t->pathlen)
 		xdie("internal error: tree_add_stack_tail_ids beyond the previous stack");
 	for (size_t i = 0; i < ntail; i++)
 		if (tail[i] >= strtab_count(&t->names))
 			xdie("internal error: tree_add_stack_tail_ids with a name not interned");
-	add_count(t, extend_path_ids(t, keep, tail, ntail), tree_units_from(t, count, 0));
+	tree_idx leaf = extend_path_ids(t, keep, tail, ntail);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
 }
 
 void tree_add_stack_dec(struct tree *t, const struct tree_frame *frames, size_t n,
@@ -702,7 +708,7 @@ static bool merge_in_order(const struct tree *dst, const struct tree *src)
 	return ok;
 }
 
-static void merge(struct tree *dst, const struct tree *src, bool release)
+static void merge(struct tree *dst, const struct tree *src, bool release, tree_idx **mapout)
 {
 	if (dst->finalized || src->finalized || dst->chart)
 		xdie("internal error: tree_merge on a finalized tree or a flame chart");
@@ -754,7 +760,10 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 			dst->path[k] = map[src->path[k]];
 		dst->pathlen = src->pathlen;
 	}
-	free(map);
+	if (mapout)
+		*mapout = map;
+	else
+		free(map);
 	free(names);
 	dst->stacks += src->stacks;
 	dst->saturated |= src->saturated;
@@ -764,17 +773,22 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 
 void tree_merge(struct tree *dst, const struct tree *src)
 {
-	merge(dst, src, false);
+	merge(dst, src, false, NULL);
 }
 
 void tree_merge_free(struct tree *dst, struct tree *src)
+{
+	tree_merge_free_map(dst, src, NULL);
+}
+
+void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map)
 {
 	/* Big trees give their read pages back as the merge goes, so that
 	 * the peak is not dst plus the whole of src. */
 	free(src->slots);       /* never looked up again */
 	src->slots = NULL;
 	src->nslots = 0;
-	merge(dst, src, src->n * sizeof *src->nodes >= ((size_t)64 << 20));
+	merge(dst, src, src->n * sizeof *src->nodes >= ((size_t)64 << 20), map);
 	tree_free(src);
 }
 
@@ -1209,6 +1223,13 @@ static void offsets_by_siblings(struct tree *t)
 
 void tree_finalize(struct tree *t, enum tree_order order)
 {
+	tree_finalize_map(t, order, NULL);
+}
+
+void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
+{
+	if (map)
+		*map = NULL;
 	if (t->finalized)
 		return;
 	/* A flame chart's siblings are in time order and its offsets are
@@ -1269,6 +1290,11 @@ void tree_finalize(struct tree *t, enum tree_order order)
 		for (size_t i = 0; i < n; i++)
 			nd[i].off = times[i];
 		free(times);
+	}
+	if (moved && map) {     /* numbering left each node's new id in `end` */
+		*map = xmalloc(n * sizeof **map);
+		for (size_t i = 0; i < n; i++)
+			(*map)[i] = nd[i].end;
 	}
 	if (moved)
 		permute(t, moved, from, nfrom);     /* parents are renumbered below */

@@ -116,14 +116,15 @@ void tree_init_nodes(struct tree *t, void *mem, size_t bytes);
 void *tree_take_nodes(struct tree *t, size_t *bytes);
 
 /* Adds one stack, frames[0] the outermost caller, frames[n-1] the leaf, with
- * count samples. n == 0 adds to the root's self count. Frames may contain any
+ * count samples, and returns its leaf (an id until tree_finalize, which
+ * renumbers: see tree_finalize_map). n == 0 adds to the root's self count. Frames may contain any
  * bytes. Dies (via xdie) beyond TREE_MAX_NODES nodes. Not after finalize.
  *
  * Any order of stacks gives the same tree. Stacks added in ascending order
  * of their text (frames joined by ';', byte-wise, as `LC_ALL=C sort` orders
  * folded lines) build faster and in less memory: no child hash until the
  * first stack out of order. */
-void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
+tree_idx tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
 /* tree_add_stack with a decimal count: the tree moves to more decimals
  * when the count needs them and its sum allows (see the top). */
 void tree_add_stack_dec(struct tree *t, const struct tree_frame *frames, size_t n,
@@ -131,8 +132,8 @@ void tree_add_stack_dec(struct tree *t, const struct tree_frame *frames, size_t 
 /* Fast path for readers that know that the first `keep` frames are those
  * of the previous stack added (keep <= its length): `tail` holds only the
  * ntail frames after them. */
-void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
-                         uint64_t count);
+tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, uint64_t count);
 void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_frame *tail,
                              size_t ntail, struct tree_dec count);
 
@@ -154,8 +155,8 @@ uint64_t tree_units_from(struct tree *t, uint64_t count, unsigned from);
 strtab_id tree_intern(struct tree *t, const char *s, size_t len);
 /* tree_add_stack_tail with names given by their ids in t (tree_intern);
  * switches t to its child hash (no sorted-input fast path). */
-void tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail, size_t ntail,
-                             uint64_t count);
+tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
+                                 size_t ntail, uint64_t count);
 
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and
@@ -166,11 +167,17 @@ void tree_merge(struct tree *dst, const struct tree *src);
 /* tree_merge, then tree_free(src); src's memory is released while merging,
  * so that the peak stays near dst's final size. */
 void tree_merge_free(struct tree *dst, struct tree *src);
+/* tree_merge_free that also gives the ids src's nodes have in dst:
+ * (*map)[src id] (malloc'ed, src's size before the merge long). */
+void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
 
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. A chart tree is always in input (time)
  * order, whatever order says. */
 void tree_finalize(struct tree *t, enum tree_order order);
+/* tree_finalize that also gives each node's new id: (*map)[id before]
+ * (malloc'ed, tree_size long), or NULL when no id changed. */
+void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map);
 
 static inline size_t tree_size(const struct tree *t) { return t->n; }
 static inline const struct tree_node *tree_node(const struct tree *t, tree_idx i) { return &t->nodes[i]; }
