@@ -820,8 +820,16 @@ int main(int argc, char **argv)
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(shown, stdout) != 0)
-			rc = 1;
+		if (rc == 0 && mode == MODE_COLLAPSE) {
+			/* On a terminal, names in display form (an OSC 52 in a name
+			 * would write the clipboard); files and pipes get the exact
+			 * bytes. */
+			FILE *tty = isatty(STDOUT_FILENO) ? text_sanitizing_stream(stdout) : NULL;
+			if (tree_write_folded(shown, tty ? tty : stdout) != 0)
+				rc = 1;
+			if (tty && fclose(tty) != 0)
+				rc = 1;
+		}
 		if (rc == 0 && mode == MODE_PRINT) {
 			/* The search runs on the tree shown (after the transforms). */
 			struct search *s = search_re ? search_new(shown, search_re, NULL, 0) : NULL;
