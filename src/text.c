@@ -600,6 +600,20 @@ static ssize_t sstream_write(void *cookie, const char *buf, size_t size)
 	struct sstream *ss = cookie;
 	size_t i = 0;
 	while (i < size) {
+		if (ss->npend == 0) {
+			/* Whole frames of printable ASCII (most are) pass as they
+			 * are, in one write. */
+			size_t j = i, upto = i;
+			while (j < size && (is_print_ascii((unsigned char)buf[j]) || buf[j] == '\n'))
+				if (buf[j++] == ';' || buf[j - 1] == '\n')
+					upto = j;
+			if (upto > i) {
+				if (fwrite(buf + i, 1, upto - i, ss->out) != upto - i)
+					return -1;
+				i = upto;
+				continue;
+			}
+		}
 		size_t j = i;
 		while (j < size && buf[j] != ';' && buf[j] != '\n')
 			j++;

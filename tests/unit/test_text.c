@@ -749,6 +749,12 @@ static void test_stream(void)
 	stream_is(S(in), 1, S(want), "stream: one byte a write, characters split");
 	stream_is(S(in), 2, S(want), "stream: two bytes a write");
 	stream_is(S("plain;folded 12\n"), 5, S("plain;folded 12\n"), "stream: plain text passes as is");
+	/* A mark after ASCII inside a frame has its base: kept; the ASCII
+	 * frames around go out as they are. */
+	const char in2[] = "ab;c" ACUTE "d;e\033 1\nf;g 2\n";
+	const char want2[] = "ab;c" ACUTE "d;e^[ 1\nf;g 2\n";
+	stream_is(S(in2), 4096, S(want2), "stream: ASCII frames, then a mark with its base");
+	stream_is(S(in2), 3, S(want2), "stream: the same in 3-byte writes");
 }
 
 int main(void)
