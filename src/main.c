@@ -511,18 +511,25 @@ static bool config_entry(void *ctx, const char *name, const char *value, char *e
 static char *config_text;
 
 /* Reads the config file into s. Returns the file's text (the settings may
- * point into it; free it at exit) or NULL. Exits 2 on an error in it. */
+ * point into it; free it at exit) or NULL. Exits 2 on an error in it, and
+ * when a file the user named cannot be read. The usual file is optional:
+ * missing, it is skipped; unreadable (a directory, a FIFO, a path too long),
+ * one warning and the run goes on, --help and --version too. */
 static char *load_config(struct settings *s, const char *path, bool explicit)
 {
 	size_t len;
-	char *text = conf_read(path, &len);
+	char why[128];
+	char *text = conf_read_file(path, CONF_MAX_BYTES, &len, why, sizeof why);
 	char safe[512];
 	text_sanitize(path, strlen(path), safe, sizeof safe);
 	if (!text) {
 		if (errno == ENOENT && !explicit)
 			return NULL;
-		fprintf(stderr, "tflame: %s: %s\n", safe,
-		        errno == EFBIG ? "config file larger than 1 MB" : strerror(errno));
+		if (!explicit) {
+			fprintf(stderr, "tflame: warning: %s: %s; config file skipped\n", safe, why);
+			return NULL;
+		}
+		fprintf(stderr, "tflame: %s: %s\n", safe, errno == EFBIG ? "config file larger than 1 MB" : why);
 		exit(2);
 	}
 	char err[512];
@@ -816,8 +823,16 @@ int main(int argc, char **argv)
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(shown, stdout) != 0)
-			rc = 1;
+		if (rc == 0 && mode == MODE_COLLAPSE) {
+			/* On a terminal, names in display form (an OSC 52 in a name
+			 * would write the clipboard); files and pipes get the exact
+			 * bytes. */
+			FILE *tty = isatty(STDOUT_FILENO) ? text_sanitizing_stream(stdout) : NULL;
+			if (tree_write_folded(shown, tty ? tty : stdout) != 0)
+				rc = 1;
+			if (tty && fclose(tty) != 0)
+				rc = 1;
+		}
 		if (rc == 0 && mode == MODE_PRINT) {
 			/* The search runs on the tree shown (after the transforms). */
 			struct search *s = search_re ? search_new(shown, search_re, NULL, 0) : NULL;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "conf.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -670,24 +671,19 @@ static const char *last_arrow(const char *s, size_t len)
 	return NULL;
 }
 
-int palette_rules_load_map(struct palette_rules *r, const char *path, char *err, size_t errsize)
+int palette_rules_parse_map(struct palette_rules *r, const char *name, const char *text, size_t size,
+                            char *err, size_t errsize)
 {
-	char safe_path[256];
-	text_sanitize(path, strlen(path), safe_path, sizeof safe_path);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errsize, "%s: %s", safe_path, strerror(errno));
-		return -1;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char safe_name[256];
+	text_sanitize(name, strlen(name), safe_name, sizeof safe_name);
 	unsigned long lineno = 0;
-	int rc = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	for (const char *p = text, *end = text + size; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line = p;
+		size_t len = (size_t)((nl ? nl : end) - p);
+		p = nl ? nl + 1 : end;
 		lineno++;
-		size_t len = (size_t)n;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len > 0 && line[len - 1] == '\r')
 			len--;
 		size_t k = 0;
 		while (k < len && (line[k] == ' ' || line[k] == '\t'))
@@ -700,9 +696,8 @@ int palette_rules_load_map(struct palette_rules *r, const char *path, char *err,
 		if (!arrow) {
 			if (line[0] == '#')
 				continue;
-			snprintf(err, errsize, "%s:%lu: expected NAME->rgb(R,G,B)", safe_path, lineno);
-			rc = -1;
-			break;
+			snprintf(err, errsize, "%s:%lu: expected NAME->rgb(R,G,B)", safe_name, lineno);
+			return -1;
 		}
 		struct palette_rgb c;
 		const char *cs = arrow + 2;
@@ -711,18 +706,29 @@ int palette_rules_load_map(struct palette_rules *r, const char *path, char *err,
 		if (why) {
 			char frag[64];
 			text_sanitize(cs, clen, frag, sizeof frag);
-			snprintf(err, errsize, "%s:%lu: bad colour '%s': %s", safe_path, lineno, frag, why);
-			rc = -1;
-			break;
+			snprintf(err, errsize, "%s:%lu: bad colour '%s': %s", safe_name, lineno, frag, why);
+			return -1;
 		}
 		map_put(r, line, (size_t)(arrow - line), c);
 	}
-	if (rc == 0 && ferror(f)) {
-		snprintf(err, errsize, "%s: %s", safe_path, strerror(errno));
-		rc = -1;
+	return 0;
+}
+
+int palette_rules_load_map(struct palette_rules *r, const char *path, char *err, size_t errsize)
+{
+	char why[128];
+	size_t size;
+	/* Read whole, capped, regular files only: /dev/zero or a FIFO named
+	 * here must neither fill memory nor block. */
+	char *text = conf_read_file(path, PALETTE_MAP_MAX_BYTES, &size, why, sizeof why);
+	if (!text) {
+		char safe_path[256];
+		text_sanitize(path, strlen(path), safe_path, sizeof safe_path);
+		snprintf(err, errsize, "%s: %s", safe_path, why);
+		return -1;
 	}
-	free(line);
-	fclose(f);
+	int rc = palette_rules_parse_map(r, path, text, size, err, errsize);
+	free(text);
 	return rc;
 }
 

@@ -137,6 +137,15 @@ int palette_rules_add(struct palette_rules *r, const char *spec, char *err, size
  * that have no "->" are skipped. Returns 0, or -1 with "FILE:LINE: what"
  * (or "FILE: why" when it cannot be read) in err. Later entries win. */
 int palette_rules_load_map(struct palette_rules *r, const char *path, char *err, size_t errsize);
+/* The largest map file read (conf_read_file refuses a larger one, and any
+ * file that is not a regular file: a FIFO, /dev/zero). */
+#define PALETTE_MAP_MAX_BYTES (64 * 1024 * 1024)
+
+/* The map in text[0..size) (any bytes), as palette_rules_load_map reads a
+ * file; name (the file's) starts the error messages: "NAME:LINE: what".
+ * Entries before a bad line are kept. Returns 0 or -1. */
+int palette_rules_parse_map(struct palette_rules *r, const char *name, const char *text, size_t size,
+                            char *err, size_t errsize);
 
 /* Entries of the map files and rules added so far. */
 size_t palette_rules_map_count(const struct palette_rules *r);

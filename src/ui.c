@@ -1780,8 +1780,9 @@ static void draw(struct ui *u)
 
 /* y / Y: the selected frame's name, or its stack as a folded line without
  * the count (callers first, ';'-joined, without the root "all"), to the
- * clipboard by OSC 52 on the terminal. Raw bytes are fine: they go out as
- * base64. O(depth), once per key. */
+ * clipboard by OSC 52 on the terminal, in display form (clip_copy_text:
+ * control bytes pasted into a shell could run commands). O(depth + name
+ * bytes), once per key. */
 static void copy_selection(struct ui *u, bool stack)
 {
 	const struct tree *t = u->t;
@@ -1808,14 +1809,16 @@ static void copy_selection(struct ui *u, bool stack)
 				s[--at] = ';';
 		}
 	}
-	if (len > CLIP_MAX_BYTES)
+	bool escaped;
+	int crc = clip_copy_text(ui_tty, s, len, &len, &escaped);
+	if (crc == CLIP_TOO_BIG)
 		snprintf(u->notice, sizeof u->notice, "not copied: %zu bytes, more than terminals take (%d)",
 		         len, CLIP_MAX_BYTES);
-	else if (clip_osc52(ui_tty, s, len) != 0)
+	else if (crc != 0)
 		snprintf(u->notice, sizeof u->notice, "not copied: cannot write to the terminal");
 	else
-		snprintf(u->notice, sizeof u->notice, "copied %zu bytes (%s) to the clipboard",
-		         len, stack ? "stack" : "name");
+		snprintf(u->notice, sizeof u->notice, "copied %zu bytes (%s%s) to the clipboard",
+		         len, stack ? "stack" : "name", escaped ? ", escaped as shown" : "");
 	free(s);
 }
 
