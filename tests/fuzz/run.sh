@@ -26,7 +26,7 @@ fi
 harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit conf"
+srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit conf"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
 # (as READER_LIBS in Makefile.am)
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
