@@ -67,11 +67,11 @@ struct search {
 	size_t nlits;           /* 0: the regex */
 	size_t *lit_order;      /* lits by length: a name matched by a short
 	                           one ("w" in "read|w") skips the longer scans */
-	/* An exact-name search: the name's bytes (in t's names, or exact_own
-	 * when t has no such name: nothing matches then). */
-	const char *exact_name;
+	/* An exact-name search: a copy of the name's bytes (the search may
+	 * outlive its tree: a transform frees it before the search is made
+	 * again on the new one). */
+	char *exact_name;
 	size_t exact_len;
-	char *exact_own;
 	/* From a searchidx (search_use_index), else NULL: */
 	const uint64_t *sig;    /* character classes by name id */
 	const uint16_t *n16;    /* name ids by node index, one of the two */
@@ -266,9 +266,12 @@ bool search_is_narrowed(const struct search *s)
 struct search *search_new_exact(const struct tree *t, strtab_id name)
 {
 	struct search *s = alloc_search(t);
-	s->pattern = search_quote(strtab_str(&t->names, name), strtab_len(&t->names, name));
-	s->exact_name = strtab_str(&t->names, name);
-	s->exact_len = strtab_len(&t->names, name);
+	const char *bytes = strtab_str(&t->names, name);
+	size_t len = strtab_len(&t->names, name);
+	s->pattern = search_quote(bytes, len);
+	s->exact_name = xmalloc(len ? len : 1);
+	memcpy(s->exact_name, bytes, len);
+	s->exact_len = len;
 	/* One name: phase 1 is a single store. */
 	s->hit[name] = 1;
 	s->names_done = strtab_count(&t->names);
@@ -282,9 +285,8 @@ struct search *search_new_exact_bytes(const struct tree *t, const char *name, si
 		return search_new_exact(t, (strtab_id)id);
 	struct search *s = alloc_search(t);
 	s->pattern = search_quote(name, len);
-	s->exact_own = xmalloc(len ? len : 1);
-	memcpy(s->exact_own, name, len);
-	s->exact_name = s->exact_own;
+	s->exact_name = xmalloc(len ? len : 1);
+	memcpy(s->exact_name, name, len);
 	s->exact_len = len;
 	s->names_done = strtab_count(&t->names);
 	return s;
@@ -331,7 +333,7 @@ void search_free(struct search *s)
 		pthread_join(s->helper, NULL);
 	}
 	rx_free(s->re);
-	free(s->exact_own);
+	free(s->exact_name);
 	free(s->pattern);
 	for (size_t k = 0; k < s->nlits; k++)
 		free(s->lits[k].text);

@@ -48,11 +48,11 @@ bool search_is_narrowed(const struct search *s);
  * NULs included), with no regex: O(1) to make whatever the name's length.
  * Its pattern text (for display) is search_quote of the name. */
 struct search *search_new_exact(const struct tree *t, strtab_id name);
-/* The same for the bytes name[0..len) (copied when t has no such name:
- * then nothing matches). For a search kept across trees (a transform). */
+/* The same for the bytes name[0..len); when t has no such name, nothing
+ * matches. For a search kept across trees (a transform). */
 struct search *search_new_exact_bytes(const struct tree *t, const char *name, size_t len);
-/* The name of an exact-name search (its length in *len), valid while s
- * is; NULL for a regex search. */
+/* The name of an exact-name search (its length in *len; a copy, valid
+ * while s is, even after its tree is freed); NULL for a regex search. */
 const char *search_exact_name(const struct search *s, size_t *len);
 /* Names on which the pattern was too costly (rx.h) so far: each counted
  * as no match. 0 for plain text and exact names. */

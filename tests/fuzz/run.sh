@@ -2,7 +2,8 @@
 # tests/fuzz/run.sh: builds the libFuzzer harnesses with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
 # (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
-#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata pprof; default all)
+#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata pprof cpuprofile
+#                                     speedscope regex; default all)
 # Seeds: the repository's fixtures, plus ../shared/corpus when present (read
 # at run time, never copied into the repository). The growing corpus and any
 # crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
@@ -22,13 +23,14 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope}
+harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope regex}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit"
+srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma and libiberty (as
 # READER_LIBS in Makefile.am)
-libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
+# and the regexes (rx.c) PCRE2
+libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)"
 for h in $harnesses; do
 	files=""
 	for f in $srcs; do files="$files $src/$f.c"; done
@@ -60,9 +62,9 @@ for h in $harnesses; do
 		# JSON seeds: the kept ones (option byte first) and the fixtures
 		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 		seed "$seeds" '\000' "$top_srcdir"/tests/data/"$h"/*.cpuprofile "$top_srcdir"/tests/data/"$h"/*.json
-	elif [ "$h" = pprof ]; then
-		# pprof seeds: kept in the harness's form (option byte first)
-		cp "$top_srcdir"/tests/data/fuzz/pprof/* "$seeds"/ 2>/dev/null || :
+	elif [ "$h" = pprof ] || [ "$h" = regex ]; then
+		# pprof and regex seeds: kept in the harness's form (option byte first)
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 	elif [ "$h" = perfdata ]; then
 		# perf.data seeds: the kept ones (already in the harness's form,
 		# option byte first), the generated ones, the recorded fixtures
@@ -75,7 +77,7 @@ for h in $harnesses; do
 		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
 			"$top_srcdir"/examples/demo.folded
 	fi
-	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] &&
+	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] && [ "$h" != regex ] &&
 	   [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
 		# shellcheck disable=SC2046
@@ -87,7 +89,7 @@ for h in $harnesses; do
 	maxlen=16384
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
-	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; esac
+	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; regex) dict=$fz/regex.dict;; esac
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then
