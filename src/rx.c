@@ -107,8 +107,11 @@ static size_t posix_term_end(const char *p, size_t len, size_t i)
 	return 0;
 }
 
+/* Bytes translate() writes at most per byte read: \> (2) becomes
+ * \b(?<=\w) (9). */
+#define RX_GROWTH 5
 /* Rewrites ERE's ways that PCRE2 reads otherwise (see rx.h) into out
- * (room for 4 * len + 1 bytes). Returns the length written. */
+ * (room for RX_GROWTH * len + 1 bytes). Returns the length written. */
 static size_t translate(const char *p, size_t len, char *out)
 {
 	size_t o = 0;
@@ -199,7 +202,7 @@ struct rx *rx_new(const char *pattern, size_t len, enum rx_case cs, char *err, s
 		return NULL;
 	}
 	bool icase = cs == RX_CASE_IGNORE || (cs == RX_CASE_SMART && !rx_has_upper(pattern, len));
-	char *text = xmalloc(4 * len + 1);
+	char *text = xmalloc(RX_GROWTH * len + 1);
 	size_t tlen = translate(pattern, len, text);
 	pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
 	if (!cctx) {
@@ -207,7 +210,7 @@ struct rx *rx_new(const char *pattern, size_t len, enum rx_case cs, char *err, s
 		set_err(err, errsize, "out of memory");
 		return NULL;
 	}
-	pcre2_set_max_pattern_length(cctx, 4 * (size_t)RX_MAX_PATTERN);
+	pcre2_set_max_pattern_length(cctx, RX_GROWTH * (size_t)RX_MAX_PATTERN);
 	/* POSIX without REG_NEWLINE: "." takes a newline, "$" is the end only. */
 	uint32_t opts = PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C |
 	                (icase ? PCRE2_CASELESS : 0);

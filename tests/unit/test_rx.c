@@ -85,6 +85,14 @@ static void test_syntax(void)
 	ok(re || err[0], "a pattern at the cap: compiled or refused with a reason");
 	rx_free(re);
 	free(p);
+	/* The rewriting grows \> 4.5 times: a pattern of nothing else. */
+	p = malloc(2000);
+	for (size_t k = 0; k < 1000; k++)
+		memcpy(p + 2 * k, "\\>", 2);
+	re = rx_new(p, 2000, RX_CASE_SENSITIVE, err, sizeof err);
+	ok(re && rx_match(re, S("ab")) == RX_MATCH, "1,000 \\> in a row: compiled, match after ab");
+	rx_free(re);
+	free(p);
 	/* 7,000 groups of three alternatives: more than PCRE2's own limit. */
 	size_t n = 7000 * 9;
 	p = malloc(n + 1);
