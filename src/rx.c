@@ -243,7 +243,8 @@ struct rx *rx_new(const char *pattern, size_t len, enum rx_case cs, char *err, s
 	/* JIT code when the library and the system allow it ((*NO_JIT) in the
 	 * pattern leaves none): the interpreter otherwise. */
 	size_t jsize = 0;
-	re->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0 &&
+	const char *nojit = getenv("TFLAME_NO_JIT");     /* valgrind: see tflame(1) */
+	re->jit = !(nojit && *nojit) && pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0 &&
 	          pcre2_pattern_info(code, PCRE2_INFO_JITSIZE, &jsize) == 0 && jsize > 0;
 	re->mctx = pcre2_match_context_create(NULL);
 	re->st->md = pcre2_match_data_create(1, NULL);

@@ -66,7 +66,8 @@ static inline bool rx_matches(const struct rx *re, const char *s, size_t len)
 size_t rx_costly(const struct rx *re);
 /* Whether re ignores case. */
 bool rx_icase(const struct rx *re);
-/* Whether re runs as JIT code (for reports and tests). */
+/* Whether re runs as JIT code (for reports and tests): when PCRE2 and the
+ * system allow it and TFLAME_NO_JIT is unset or empty. */
 bool rx_jit(const struct rx *re);
 
 /* Smart case: whether pattern[0..len) has an upper-case letter outside an
