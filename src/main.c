@@ -415,6 +415,13 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 		                      : c == OPT_HIDE ? TRANSFORM_HIDE : TRANSFORM_MERGE_RECURSION;
 		if (s->ntrs == sizeof s->trs / sizeof s->trs[0])
 			return fail(err, errsize, "more than %zu transforms", sizeof s->trs / sizeof s->trs[0]);
+		char why[256];
+		if (c == OPT_HIDE && !transform_hide_valid(arg, why, sizeof why)) {
+			/* Checked at once, as --search: config errors say FILE:LINE. */
+			char safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "--hide: invalid regex '%s': %s", safe, why);
+		}
 		s->trs[s->ntrs].kind = k;
 		s->trs[s->ntrs++].arg = c == OPT_FOCUS || c == OPT_HIDE ? arg : NULL;
 		break;
@@ -806,6 +813,10 @@ int main(int argc, char **argv)
 			text_sanitize(why, strlen(why), safe, sizeof safe);
 			load_messages_add(&msgs, "tflame: %s", safe);
 			rc = 1;
+		} else if (why[0]) {    /* a note: a hide pattern too costly on some names */
+			char safe[300];
+			text_sanitize(why, strlen(why), safe, sizeof safe);
+			load_messages_add(&msgs, "tflame: --%s", safe);
 		}
 	}
 	const struct tree *shown = transform_stack_tree(&views);
@@ -839,6 +850,10 @@ int main(int argc, char **argv)
 			if (s) {
 				double s0 = seconds();
 				search_run(s, 0);
+				if (search_costly(s))
+					load_messages_add(&msgs, "tflame: --search: the pattern was too costly on %zu "
+					                  "name%s (counted as no match)", search_costly(s),
+					                  search_costly(s) == 1 ? "" : "s");
 				if (stats)
 					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
 					        (seconds() - s0) * 1e3, strtab_count(&shown->names),

@@ -2,11 +2,11 @@
 #include "palette.h"
 
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "conf.h"
+#include "rx.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -497,7 +497,7 @@ bool palette_parse_spec(const char *s, struct palette_spec *out)
 }
 
 struct rule {
-	regex_t re;
+	struct rx *re;
 	char *src;
 	struct palette_spec spec;
 };
@@ -526,7 +526,7 @@ void palette_rules_free(struct palette_rules *r)
 	if (!r)
 		return;
 	for (size_t k = 0; k < r->nrule; k++) {
-		regfree(&r->rule[k].re);
+		rx_free(r->rule[k].re);
 		free(r->rule[k].src);
 	}
 	free(r->rule);
@@ -564,10 +564,9 @@ int palette_rules_add(struct palette_rules *r, const char *spec, char *err, size
 		r->rule = xreallocarray(r->rule, r->caprule, sizeof *r->rule);
 	}
 	struct rule *ru = &r->rule[r->nrule];
-	int rc = regcomp(&ru->re, src, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		char msg[128];
-		regerror(rc, &ru->re, msg, sizeof msg);
+	char msg[128];
+	ru->re = rx_new(src, rlen, RX_CASE_SENSITIVE, msg, sizeof msg);
+	if (!ru->re) {
 		snprintf(err, errsize, "invalid --color-rule '%s': %s", safe, msg);
 		free(src);
 		return -1;
@@ -737,6 +736,14 @@ size_t palette_rules_count(const struct palette_rules *r) { return r ? r->nrule 
 const char *palette_rules_regex(const struct palette_rules *r, size_t k) { return r->rule[k].src; }
 struct palette_spec palette_rules_spec(const struct palette_rules *r, size_t k) { return r->rule[k].spec; }
 
+size_t palette_rules_costly(const struct palette_rules *r)
+{
+	size_t n = 0;
+	for (size_t k = 0; r && k < r->nrule; k++)
+		n += rx_costly(r->rule[k].re);
+	return n;
+}
+
 /* ---- a frame's colour ------------------------------------------------------- */
 
 static struct palette_look shade(enum palette_hue h, const char *s, size_t base)
@@ -759,7 +766,7 @@ struct palette_look palette_look(const struct palette *p, const struct palette_r
 			return l;
 		}
 		for (size_t k = 0; k < r->nrule; k++) {
-			if (regexec(&r->rule[k].re, s, 0, NULL, 0) != 0)
+			if (!rx_matches(r->rule[k].re, s, len))
 				continue;
 			if (r->rule[k].spec.hue == PALETTE_HUE_FLAT) {
 				struct palette_look l = { PALETTE_HUE_FLAT, r->rule[k].spec.rgb };

@@ -6,7 +6,7 @@
 # sanitizer build (CI) turns any memory error or UB into a failure.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 bin=${top_builddir:-.}/tests/fuzz
-for h in folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap; do
+for h in folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap regex; do
 	for f in "$top_srcdir"/tests/data/fuzz/"$h"/*; do
 		[ -f "$f" ] || continue
 		name="fuzz $h: $(basename "$f")"

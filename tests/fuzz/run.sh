@@ -3,7 +3,8 @@
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
 # (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
 #   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata pprof
-#                                     cpuprofile speedscope conf palettemap; default all)
+#                                     cpuprofile speedscope conf palettemap
+#                                     regex; default all)
 # Seeds: the repository's fixtures, plus ../shared/corpus when present (read
 # at run time, never copied into the repository). The growing corpus and any
 # crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
@@ -23,13 +24,14 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap}
+harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap regex}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit conf"
+srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
 # (as READER_LIBS in Makefile.am)
-libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
+# and the regexes (rx.c) PCRE2
+libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
 for h in $harnesses; do
 	files="" extra="" extralibs=""
 	# fuzz_conf includes main.c: everything main() calls, the browser too
@@ -67,9 +69,9 @@ for h in $harnesses; do
 	elif [ "$h" = conf ] || [ "$h" = palettemap ]; then
 		# config and palette map seeds: the kept ones
 		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
-	elif [ "$h" = pprof ]; then
-		# pprof seeds: kept in the harness's form (option byte first)
-		cp "$top_srcdir"/tests/data/fuzz/pprof/* "$seeds"/ 2>/dev/null || :
+	elif [ "$h" = pprof ] || [ "$h" = regex ]; then
+		# pprof and regex seeds: kept in the harness's form (option byte first)
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 	elif [ "$h" = perfdata ]; then
 		# perf.data seeds: the kept ones (already in the harness's form,
 		# option byte first), the generated ones, the recorded fixtures
@@ -82,7 +84,7 @@ for h in $harnesses; do
 		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
 			"$top_srcdir"/examples/demo.folded
 	fi
-	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] &&
+	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] && [ "$h" != regex ] &&
 	   [ "$h" != conf ] && [ "$h" != palettemap ] &&
 	   [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
@@ -95,7 +97,7 @@ for h in $harnesses; do
 	maxlen=16384
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
-	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; esac
+	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; regex) dict=$fz/regex.dict;; esac
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then
