@@ -26,6 +26,7 @@
 #include "speedscope.h"
 #include "source.h"
 #include "text.h"
+#include "timeline.h"
 #include "xalloc.h"
 
 void load_messages_add(struct load_messages *m, const char *fmt, ...)
@@ -159,13 +160,16 @@ struct any_reader {
 	struct perf_reader *p;
 };
 
-static struct any_reader any_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po)
+static struct any_reader any_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
+                                 struct timeline *tl)
 {
 	struct any_reader r = { 0 };
-	if (fmt == SNIFF_PERF)
+	if (fmt == SNIFF_PERF) {
 		r.p = perf_reader_new(t, po);
-	else
+		perf_reader_set_timeline(r.p, tl);
+	} else {
 		r.f = folded_reader_new(t);
+	}
 	return r;
 }
 
@@ -238,6 +242,7 @@ struct par_piece {
 	const char *buf;
 	size_t len;
 	struct tree own;                /* the piece's tree (pieces > 0) */
+	struct timeline tl;             /* its sample times (leaves of own) */
 	struct any_reader r;
 	struct reader_diag diag;        /* once parsed */
 	void *mem;                      /* pool memory handed to `own` */
@@ -252,6 +257,7 @@ struct par {
 	int next;                       /* the next piece to take (under mu) */
 	enum sniff_format fmt;
 	const struct perf_options *later;
+	bool times;                     /* pieces keep their sample times */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;              /* a piece finished or was dropped */
 	/* Node arrays of merged pieces, for the next pieces (under mu): their
@@ -321,6 +327,7 @@ static void par_drop(struct par_piece *j)
 		free(j->mem);       /* not handed over yet */
 	j->mem = NULL;
 	tree_free(&j->own);
+	timeline_free(&j->tl);
 	atomic_store(&j->done, 0);
 }
 
@@ -342,6 +349,7 @@ static bool par_build(struct par *pa, int i, bool main_thread)
 	pthread_mutex_unlock(&pa->mu);
 	memset(&j->own, 0, sizeof j->own);
 	memset(&j->r, 0, sizeof j->r);
+	timeline_init(&j->tl);
 	jmp_buf env;
 	if (setjmp(env)) {
 		par_drop(j);
@@ -352,7 +360,7 @@ static bool par_build(struct par *pa, int i, bool main_thread)
 	 * array it is given: after it, j->own owns j->mem. */
 	tree_init_nodes(&j->own, j->mem, j->mem_bytes);
 	j->mem = NULL;
-	j->r = any_new(pa->fmt, &j->own, pa->later);
+	j->r = any_new(pa->fmt, &j->own, pa->later, pa->times ? &j->tl : NULL);
 	if (!par_run(j, pa, main_thread)) {
 		xalloc_catch(NULL);
 		par_drop(j);
@@ -612,7 +620,9 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 	struct par pa = { .npieces = k, .fmt = fmt, .later = &later, .pr = pr, .total = len, .t = t,
 	                  .main_builds = true };
 	pa.pieces = xcalloc((size_t)k, sizeof *pa.pieces);
+	pa.times = o->timeline != NULL;
 	for (int i = 0; i < k; i++) {
+		timeline_init(&pa.pieces[i].tl);
 		pa.pieces[i].buf = d + cut[i];
 		pa.pieces[i].len = cut[i + 1] - cut[i];
 		atomic_init(&pa.pieces[i].done, 0);
@@ -677,12 +687,17 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 			direct = true;
 		}
 		if (direct) {
-			j->r = any_new(fmt, t, i ? &later : &o->perf);
+			j->r = any_new(fmt, t, i ? &later : &o->perf, o->timeline);
 			par_run(j, &pa, true);
 			j->diag = *any_finish(&j->r);
 			any_free(&j->r);
 		} else {
-			tree_merge(t, &j->own);
+			tree_idx *map;
+			tree_merge_map(t, &j->own, &map);
+			if (o->timeline)
+				timeline_append(o->timeline, &j->tl, timeline_leaf_map, map, 0);
+			free(map);
+			timeline_free(&j->tl);
 			size_t bytes;
 			void *mem = tree_take_nodes(&j->own, &bytes);
 			tree_free(&j->own);
@@ -751,7 +766,7 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
                      const struct load_options *o, struct progress *pr, struct load_messages *m,
                      const char *name)
 {
-	struct any_reader r = any_new(fmt, t, &o->perf);
+	struct any_reader r = any_new(fmt, t, &o->perf, o->timeline);
 	if (r.f && o->before)
 		folded_reader_set_before(r.f, o->before);
 	int rc = 0;
@@ -838,7 +853,7 @@ static int load_perfdata(struct tree *t, struct source *s, const char *path, con
 {
 	struct perfdata_options po = {
 		.perf = &o->perf, .symfs = o->symfs,
-		.progress = load_progress_cb, .progress_arg = pr
+		.progress = load_progress_cb, .progress_arg = pr, .timeline = o->timeline
 	};
 	struct perfdata_info info;
 	enum perfdata_status st = perfdata_load(t, s, name, &po, &info, load_msg_cb, m);
@@ -930,7 +945,8 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	if (o->format == SNIFF_CPUPROFILE ||
 	    (o->format == SNIFF_UNKNOWN && cpuprofile_sniff(head, (size_t)hn, head_eof))) {
 		struct json_progress_arg jp = { &pr, t };
-		struct cpuprofile_options co = { .progress = load_json_progress_cb, .progress_arg = &jp };
+		struct cpuprofile_options co = { .progress = load_json_progress_cb, .progress_arg = &jp,
+		                                 .timeline = o->timeline };
 		int rc = cpuprofile_load(t, s, name, &co, load_msg_cb, m);
 		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);

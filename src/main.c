@@ -28,6 +28,7 @@
 #include "tree.h"
 #include "unit.h"
 #include "diff.h"
+#include "timeline.h"
 #include "toptable.h"
 #include "transform.h"
 #include "ui.h"
@@ -44,7 +45,7 @@ enum {
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
 	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG,
-	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE
+	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE, OPT_TIME
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -82,6 +83,7 @@ static const struct option long_options[] = {
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "merge-recursion", no_argument, NULL, OPT_MERGE_RECURSION },
 	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "table-sort", required_argument, NULL, OPT_TABLE_SORT },
 	{ "diff", no_argument, NULL, OPT_DIFF },
@@ -107,6 +109,8 @@ static const char *const cli_only[] = {
 	/* --diff reads its files as BEFORE AFTER: a mode, as --print is;
 	 * --negate and --normalize are refused without it. */
 	"diff", "negate", "normalize",
+	/* a time range belongs to one recording */
+	"time",
 };
 
 /* Options whose value is one of a fixed set: named in error messages and
@@ -158,6 +162,10 @@ static void usage(FILE *out)
 "                          (default: the function with most self samples)\n"
 "      --table-sort=KEY    table rows by self (default), total or name\n"
 "      --top=N             table: only the first N rows (--print)\n"
+"      --time=START,END    only the samples from START to END seconds after the\n"
+"                          first (END excluded; either may be empty), or N%,M%\n"
+"                          of the recording, or P%/N (its N-th P% slice):\n"
+"                          perf script, perf.data and .cpuprofile have times\n"
 "\n"
 "Transforms (applied in the order given; undo with Backspace in the browser):\n"
 "      --reverse           stacks read leaf to root (hottest leaves at the root)\n"
@@ -253,6 +261,7 @@ struct settings {
 	const char *sandwich;       /* --view=sandwich=NAME, else NULL */
 	enum toptable_key table_sort;
 	int top;
+	const char *time_range;     /* --time, checked once the times are known */
 	/* Transforms in order (config file first), applied after loading. Kept
 	 * as pointers into argv or the config text, so that no exit path has
 	 * anything to free. */
@@ -399,6 +408,7 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
 	case OPT_SYMFS: s->lo.symfs = arg; break;
 	case OPT_PROFILE: s->lo.profile = arg; break;
+	case OPT_TIME: s->time_range = arg; break;
 	case OPT_SAMPLE_TYPE: s->lo.sample_type = arg; break;
 	case OPT_LABEL_ROOT: s->lo.label_root = arg; break;
 	case OPT_THREADS:
@@ -628,6 +638,40 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
 }
 
+/* --time=RANGE: t becomes the tree of the samples in RANGE. Returns the
+ * exit status so far (1: the input has no times). */
+static int time_filter(struct tree *t, const struct timeline *tl, const char *range,
+                       enum tree_order order, struct load_messages *msgs)
+{
+	if (tl->n == 0) {
+		load_messages_add(msgs, "tflame: --time: the input has no sample times (perf script, "
+		                  "perf.data and .cpuprofile files have them)");
+		return 1;
+	}
+	uint64_t t0, t1;
+	char err[256];
+	if (!timeline_parse_range(tl, range, &t0, &t1, err, sizeof err)) {
+		char safe[300];
+		text_sanitize(err, strlen(err), safe, sizeof safe);
+		usage_error("--time: %s", safe);
+	}
+	uint64_t *self = xcalloc(tree_size(t), sizeof *self);
+	uint64_t kept = timeline_self(tl, t0, t1, NULL, self, tree_size(t));
+	struct tree sub;
+	tree_init(&sub);
+	timeline_tree(t, self, order, &sub);
+	free(self);
+	tree_free(t);
+	*t = sub;
+	if (kept == 0) {
+		char safe[64];
+		text_sanitize(range, strlen(range), safe, sizeof safe);
+		load_messages_add(msgs, "tflame: --time=%s: no samples in that range (the recording spans %.6f s)",
+		                  safe, (double)(tl->tmax - tl->tmin) / 1e9);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -759,6 +803,8 @@ int main(int argc, char **argv)
 		usage_error("--diff takes BEFORE AFTER, or one difffolded file");
 	if ((negate || normalize) && !diff)
 		usage_error("--%s needs --diff", negate ? "negate" : "normalize");
+	if (set.time_range && diff)
+		usage_error("--time does not apply to --diff");
 
 	/* --diff: t is AFTER (the widths), before is BEFORE. */
 	struct tree t, before;
@@ -777,6 +823,11 @@ int main(int argc, char **argv)
 	memset(&ppinfo, 0, sizeof ppinfo);
 	lo.perfdata_info = &pinfo;
 	lo.pprof_info = &ppinfo;
+	/* Each sample's time, thread and stack, when the input has them. */
+	struct timeline tl;
+	timeline_init(&tl);
+	if (!diff)
+		lo.timeline = &tl;
 	double t0 = seconds();
 	int rc;
 	if (diff && nfiles == 2) {
@@ -795,8 +846,13 @@ int main(int argc, char **argv)
 	unit_set(&unit, nfiles == 1 && !diff ? pinfo.event : NULL, pinfo.samples);
 	if (nfiles == 1 && !diff && ppinfo.type[0])
 		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
-	tree_finalize(&t, order);
+	tree_idx *renum;
+	tree_finalize_map(&t, order, &renum);
+	timeline_renumber(&tl, renum);
+	free(renum);
 	tree_finalize(&before, order);
+	if (set.time_range && rc == 0)
+		rc = time_filter(&t, &tl, set.time_range, order, &msgs);
 	double t2 = seconds();
 	/* An empty graph says little by itself (--collapse: empty output). */
 	if (rc == 0 && mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
@@ -932,6 +988,7 @@ int main(int argc, char **argv)
 	tree_free(&before);
 	palette_rules_free(rules);
 	tree_free(&t);
+	timeline_free(&tl);
 	free(config_text);
 	return rc;
 }
