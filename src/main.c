@@ -883,9 +883,9 @@ int main(int argc, char **argv)
 		                  t.rounded, t.rounded == 1 ? "" : "s", t.decimals, t.decimals == 1 ? "" : "s");
 	if (stats)
 		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
-		        " load_s %.3f finalize_s %.3f\n",
+		        " load_s %.3f finalize_s %.3f timed %" PRIu64 " timeline_bytes %zu\n",
 		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), strtab_bytes(&t.names),
-		        t.stacks, t1 - t0, t2 - t1);
+		        t.stacks, t1 - t0, t2 - t1, tl.n, timeline_bytes(&tl));
 
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];

@@ -1,7 +1,8 @@
 /* timeline: per-sample time, thread and stack (see timeline.h).
  *
  * An entry is coded against the one before it in its block:
- *   head   varint: zigzag(time delta) << 3 | flags
+ *   head   varint: zigzag(time delta) << 4 | flags, the delta in us when
+ *          it is a whole number of them (flag KILO: perf script's times)
  *   [time] varint, when flag ABS (a delta too big for the head)
  *   leaf   varint: zigzag(leaf - previous leaf)
  *   [thread] varint, when flag THREAD (it changed)
@@ -17,7 +18,7 @@
 #include <string.h>
 #include "xalloc.h"
 
-enum { F_THREAD = 1, F_WEIGHT = 2, F_ABS = 4 };
+enum { F_THREAD = 1, F_WEIGHT = 2, F_ABS = 4, F_KILO = 8 };
 
 static void baseline(uint64_t *t, tree_idx *leaf, uint32_t *thread, uint64_t *w)
 {
@@ -179,14 +180,19 @@ static void encode(struct timeline *tl, const struct timeline_sample *s)
 	if (tl->n == 0 || s->time > tl->tmax)
 		tl->tmax = s->time;
 
-	uint64_t d = zz((int64_t)(s->time - tl->prev_t));
+	int64_t dt = (int64_t)(s->time - tl->prev_t);
 	unsigned flags = (s->thread != tl->prev_thread ? F_THREAD : 0) |
 	                 (s->weight != tl->prev_w ? F_WEIGHT : 0);
-	if (d >> 61) {
-		put_varint(tl, flags | F_ABS);
+	if (dt % 1000 == 0) {
+		dt /= 1000;
+		flags |= F_KILO;
+	}
+	uint64_t d = zz(dt);
+	if (d >> 60) {
+		put_varint(tl, (flags & ~(unsigned)F_KILO) | F_ABS);
 		put_varint(tl, s->time);
 	} else {
-		put_varint(tl, d << 3 | flags);
+		put_varint(tl, d << 4 | flags);
 	}
 	put_varint(tl, zz((int64_t)s->leaf - (int64_t)tl->prev_leaf));
 	if (flags & F_THREAD)
@@ -259,7 +265,7 @@ bool timeline_next(struct timeline_iter *it, struct timeline_sample *out)
 		if (h & F_ABS)
 			c->time = get_varint(buf, &it->pos, it->end);
 		else
-			c->time += (uint64_t)unzz(h >> 3);
+			c->time += (uint64_t)unzz(h >> 4) * (h & F_KILO ? 1000u : 1u);
 		c->leaf = (tree_idx)((int64_t)c->leaf + unzz(get_varint(buf, &it->pos, it->end)));
 		if (h & F_THREAD)
 			c->thread = (uint32_t)get_varint(buf, &it->pos, it->end);
@@ -323,10 +329,25 @@ void timeline_append(struct timeline *tl, const struct timeline *src, timeline_l
 	free(tmap);
 }
 
+/* Gives the slack of the doubling growth back: adding is over. */
+static void shrink(struct timeline *tl)
+{
+	if (tl->len && tl->len < tl->cap) {
+		tl->buf = xrealloc(tl->buf, tl->len);
+		tl->cap = tl->len;
+	}
+	if (tl->nblocks && tl->nblocks < tl->capblocks) {
+		tl->blocks = xreallocarray(tl->blocks, tl->nblocks, sizeof *tl->blocks);
+		tl->capblocks = tl->nblocks;
+	}
+}
+
 void timeline_renumber(struct timeline *tl, const tree_idx *map)
 {
-	if (!map || tl->n == 0)
+	if (!map || tl->n == 0) {
+		shrink(tl);
 		return;
+	}
 	struct timeline fresh;
 	timeline_init(&fresh);
 	recode(&fresh, tl, timeline_leaf_map, (void *)map, NULL, 0);
@@ -342,6 +363,7 @@ void timeline_renumber(struct timeline *tl, const tree_idx *map)
 	tl->prev_leaf = fresh.prev_leaf;
 	tl->prev_thread = fresh.prev_thread;
 	tl->prev_w = fresh.prev_w;
+	shrink(tl);
 }
 
 /* ---- queries ------------------------------------------------------------------ */

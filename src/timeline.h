@@ -82,7 +82,8 @@ void timeline_append(struct timeline *tl, const struct timeline *src, timeline_l
 /* ((const tree_idx *)arg)[id]. */
 tree_idx timeline_leaf_map(void *arg, tree_idx id);
 /* Maps every leaf through map (old id -> new id, as tree_finalize_map
- * gives; NULL: ids unchanged). */
+ * gives; NULL: ids unchanged), and gives back the memory kept for growth:
+ * the end of adding (adding more stays correct, it only grows again). */
 void timeline_renumber(struct timeline *tl, const tree_idx *map);
 
 /* Iteration over the entries with t0 <= time < t1 (all: 0, UINT64_MAX), in
