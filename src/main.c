@@ -28,6 +28,7 @@
 #include "tree.h"
 #include "unit.h"
 #include "diff.h"
+#include "heatmap.h"
 #include "timeline.h"
 #include "toptable.h"
 #include "transform.h"
@@ -36,7 +37,7 @@
 #include "xalloc.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE, MODE_SVG };
-enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
+enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH, VIEW_HEATMAP };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
@@ -159,7 +160,8 @@ static void usage(FILE *out)
 "                          closes matching frames with * and adds a match line\n"
 "      --view=VIEW         flame (default); table: one row per function; or\n"
 "                          sandwich[=NAME]: callers and callees of NAME\n"
-"                          (default: the function with most self samples)\n"
+"                          (default: the function with most self samples);\n"
+"                          heatmap (--print): samples by second and offset in it\n"
 "      --table-sort=KEY    table rows by self (default), total or name\n"
 "      --top=N             table: only the first N rows (--print)\n"
 "      --time=START,END    only the samples from START to END seconds after the\n"
@@ -445,10 +447,12 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 			s->view = VIEW_SANDWICH, s->sandwich = NULL;
 		else if (strncmp(arg, "sandwich=", 9) == 0)
 			s->view = VIEW_SANDWICH, s->sandwich = arg + 9;
+		else if (strcmp(arg, "heatmap") == 0)
+			s->view = VIEW_HEATMAP;
 		else {
 			char safe[64];
 			text_sanitize(arg, strlen(arg), safe, sizeof safe);
-			return fail(err, errsize, "invalid --view '%s' (flame, table, sandwich[=NAME])", safe);
+			return fail(err, errsize, "invalid --view '%s' (flame, table, sandwich[=NAME], heatmap)", safe);
 		}
 		break;
 	case OPT_TABLE_SORT:
@@ -638,25 +642,25 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
 }
 
-/* --time=RANGE: t becomes the tree of the samples in RANGE. Returns the
- * exit status so far (1: the input has no times). */
+/* --time=RANGE: t becomes the tree of the samples in RANGE, [*t0, *t1).
+ * Returns the exit status so far (1: the input has no times). */
 static int time_filter(struct tree *t, const struct timeline *tl, const char *range,
-                       enum tree_order order, struct load_messages *msgs)
+                       enum tree_order order, struct load_messages *msgs, uint64_t *t0,
+                       uint64_t *t1)
 {
 	if (tl->n == 0) {
 		load_messages_add(msgs, "tflame: --time: the input has no sample times (perf script, "
 		                  "perf.data and .cpuprofile files have them)");
 		return 1;
 	}
-	uint64_t t0, t1;
 	char err[256];
-	if (!timeline_parse_range(tl, range, &t0, &t1, err, sizeof err)) {
+	if (!timeline_parse_range(tl, range, t0, t1, err, sizeof err)) {
 		char safe[300];
 		text_sanitize(err, strlen(err), safe, sizeof safe);
 		usage_error("--time: %s", safe);
 	}
 	uint64_t *self = xcalloc(tree_size(t), sizeof *self);
-	uint64_t kept = timeline_self(tl, t0, t1, NULL, self, tree_size(t));
+	uint64_t kept = timeline_self(tl, *t0, *t1, NULL, self, tree_size(t));
 	struct tree sub;
 	tree_init(&sub);
 	timeline_tree(t, self, order, &sub);
@@ -851,8 +855,16 @@ int main(int argc, char **argv)
 	timeline_renumber(&tl, renum);
 	free(renum);
 	tree_finalize(&before, order);
+	uint64_t range_t0 = 0, range_t1 = UINT64_MAX;
 	if (set.time_range && rc == 0)
-		rc = time_filter(&t, &tl, set.time_range, order, &msgs);
+		rc = time_filter(&t, &tl, set.time_range, order, &msgs, &range_t0, &range_t1);
+	if (view == VIEW_HEATMAP && mode != MODE_PRINT)
+		usage_error("--view=heatmap is for --print (the browser's heat map is to come)");
+	if (view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
+		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
+		                  "script, perf.data and .cpuprofile files have them)");
+		rc = 1;
+	}
 	double t2 = seconds();
 	/* An empty graph says little by itself (--collapse: empty output). */
 	if (rc == 0 && mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
@@ -915,8 +927,18 @@ int main(int argc, char **argv)
 					        (seconds() - s0) * 1e3, strtab_count(&shown->names),
 					        tree_size(shown), search_count(s));
 			}
-			rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
-			                width ? width : default_width(), orient, min_width, order, s, &unit, &msgs);
+			if (view == VIEW_HEATMAP) {
+				/* 25 rows: 40 ms each in 1 s columns; a column a cell */
+				struct heatmap hm;
+				int w = width ? width : default_width();
+				heatmap_build(&hm, &tl, NULL, range_t0, range_t1, w > 20 ? (uint32_t)w - 10 : 10, 25);
+				rc = heatmap_print(&hm, stdout) ? 1 : 0;
+				heatmap_free(&hm);
+			} else {
+				rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
+				                width ? width : default_width(), orient, min_width, order, s, &unit,
+				                &msgs);
+			}
 			search_free(s);
 		}
 		if (rc == 0 && mode == MODE_SVG) {
