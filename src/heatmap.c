@@ -139,8 +139,8 @@ int heatmap_print(const struct heatmap *h, FILE *out)
 	fmt_span(h->col_ns, col, sizeof col);
 	fmt_span(h->col_ns / h->rows, row, sizeof row);
 	fmt_span(h->span, span, sizeof span);
-	fprintf(out, "heat map: %" PRIu64 " samples over %s from the first; a column is %s, a row %s\n",
-	        h->samples, span, col, row);
+	fprintf(out, "heat map: %" PRIu64 " sample%s over %s from the first; a column is %s, a row %s\n",
+	        h->samples, h->samples == 1 ? "" : "s", span, col, row);
 	/* column labels: the start of every 10th column where it fits */
 	const int margin = 9;
 	char *line = xmalloc((size_t)h->cols + 1);
