@@ -2,6 +2,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #define MAP_BLOCK ((size_t)32 << 20)
 #define READ_CHUNK ((size_t)1 << 20)
 #define FIRST_BLOCK ((size_t)64 << 10)
+#define INFLATE_CHUNKS 4
+#define INFLATE_CHUNK ((size_t)1 << 20)
 
 struct source {
 	char *name;
@@ -46,6 +49,18 @@ struct source {
 	size_t raw_len, raw_pos;
 	uint64_t raw_done;              /* raw bytes consumed */
 	bool raw_eof, dec_end;          /* no more raw input; a stream ended */
+	/* A compressed file inflates on a thread of its own, a chunk ahead
+	 * of the reader (the queue, under mu); pipes inflate inline, as a
+	 * thread blocked in read(2) could not be stopped. */
+	bool threaded, started;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct { unsigned char *p; size_t len, pos; uint64_t raw_done; } q[INFLATE_CHUNKS];
+	unsigned qhead, qcount;
+	bool prod_done, prod_err;       /* the producer ended, with s->err */
+	bool stop;                      /* source_close asks it to */
+	uint64_t raw_seen;              /* raw bytes behind what was read */
 	z_stream *gz;
 	lzma_stream *xz;
 	ZSTD_DStream *zs;
@@ -324,9 +339,85 @@ static ssize_t codec_read(struct source *s, unsigned char *dst, size_t n)
 	return (ssize_t)made;
 }
 
+/* The inflating thread: fills free chunks until the end, an error or
+ * stop. Only it touches the decoder and s->err until prod_done. */
+static void *inflater(void *arg)
+{
+	struct source *s = arg;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		while (s->qcount == INFLATE_CHUNKS && !s->stop)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (s->stop) {
+			pthread_mutex_unlock(&s->mu);
+			return NULL;
+		}
+		unsigned slot = (s->qhead + s->qcount) % INFLATE_CHUNKS;
+		pthread_mutex_unlock(&s->mu);
+		ssize_t r = codec_read(s, s->q[slot].p, INFLATE_CHUNK);
+		pthread_mutex_lock(&s->mu);
+		if (r <= 0) {
+			s->prod_done = true;
+			s->prod_err = r < 0;
+		} else {
+			s->q[slot].len = (size_t)r;
+			s->q[slot].pos = 0;
+			s->q[slot].raw_done = s->raw_done;
+			s->qcount++;
+		}
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		if (r <= 0)
+			return NULL;
+	}
+}
+
+/* Inflated bytes from the queue: like read(2), at most n of them. */
+static ssize_t queue_read(struct source *s, unsigned char *dst, size_t n)
+{
+	if (!s->started) {
+		for (int i = 0; i < INFLATE_CHUNKS; i++)
+			s->q[i].p = xmalloc(INFLATE_CHUNK);
+		if (pthread_create(&s->thr, NULL, inflater, s) != 0) {
+			for (int i = 0; i < INFLATE_CHUNKS; i++)
+				free(s->q[i].p);
+			pthread_cond_destroy(&s->cv);
+			pthread_mutex_destroy(&s->mu);
+			s->threaded = false;        /* inline, as for pipes */
+			return codec_read(s, dst, n);
+		}
+		s->started = true;
+	}
+	pthread_mutex_lock(&s->mu);
+	while (s->qcount == 0 && !s->prod_done)
+		pthread_cond_wait(&s->cv, &s->mu);
+	if (s->qcount == 0) {
+		bool err = s->prod_err;
+		pthread_mutex_unlock(&s->mu);
+		return err ? -1 : 0;
+	}
+	unsigned h = s->qhead;
+	pthread_mutex_unlock(&s->mu);
+	/* the producer leaves chunk h alone until it is handed back */
+	size_t k = s->q[h].len - s->q[h].pos < n ? s->q[h].len - s->q[h].pos : n;
+	memcpy(dst, s->q[h].p + s->q[h].pos, k);
+	s->q[h].pos += k;
+	if (s->q[h].pos == s->q[h].len) {
+		pthread_mutex_lock(&s->mu);
+		s->raw_seen = s->q[h].raw_done;
+		s->qhead = (h + 1) % INFLATE_CHUNKS;
+		s->qcount--;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return (ssize_t)k;
+}
+
 /* read(2) of the input as tflame sees it: inflated when compressed. */
 static ssize_t src_read(struct source *s, void *dst, size_t n)
 {
+	if (s->threaded)
+		return queue_read(s, dst, n);
 	if (s->codec != CODEC_NONE)
 		return codec_read(s, dst, n);
 	return read(s->fd, dst, n);
@@ -344,6 +435,11 @@ static void detect_mapped(struct source *s)
 	s->cap = READ_CHUNK;
 	s->buf = xmalloc(s->cap);
 	codec_start(s);
+	s->threaded = pthread_mutex_init(&s->mu, NULL) == 0;
+	if (s->threaded && pthread_cond_init(&s->cv, NULL) != 0) {
+		pthread_mutex_destroy(&s->mu);
+		s->threaded = false;
+	}
 }
 
 /* Streams: the first raw bytes decide; when not compressed they are the
@@ -655,6 +751,8 @@ uint64_t source_size(const struct source *s)
 uint64_t source_offset(const struct source *s)
 {
 	/* compressed input: progress against the file's size */
+	if (s->threaded)
+		return s->raw_seen;
 	return s->codec != CODEC_NONE ? s->raw_done : s->offset;
 }
 
@@ -667,6 +765,19 @@ void source_close(struct source *s)
 {
 	if (!s)
 		return;
+	if (s->threaded) {
+		if (s->started) {
+			pthread_mutex_lock(&s->mu);
+			s->stop = true;
+			pthread_cond_broadcast(&s->cv);
+			pthread_mutex_unlock(&s->mu);
+			pthread_join(s->thr, NULL);
+		}
+		for (int i = 0; i < INFLATE_CHUNKS; i++)
+			free(s->q[i].p);
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+	}
 	guard_remove(s->guard);
 	codec_end(s);
 	if (s->map)
