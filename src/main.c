@@ -898,6 +898,21 @@ int main(int argc, char **argv)
 		nfiles = 1;
 	}
 
+	for (size_t i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") == 0 && isatty(STDIN_FILENO)) {
+			fputs("tflame: -: standard input is a terminal: pipe a profile in "
+			      "(perf script | tflame -) or give a file\n", stderr);
+			return 2;
+		}
+	if (mode == MODE_UI) {
+		/* before a long load: a terminal that cannot draw the browser */
+		const char *term = getenv("TERM");
+		if (term && strcmp(term, "dumb") == 0) {
+			fputs("tflame: the terminal (TERM=dumb) cannot move its cursor, which the browser "
+			      "needs: use --print, --collapse or --svg\n", stderr);
+			return 2;
+		}
+	}
 	if (diff && nfiles > 2)
 		usage_error("--diff takes BEFORE AFTER, or one difffolded file");
 	if ((negate || normalize) && !diff)
