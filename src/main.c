@@ -1099,12 +1099,23 @@ int main(int argc, char **argv)
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	} else {
+		/* "A.folded → B.folded" for a diff of two files; "a + 2 more" */
+		char title[512];
+		const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
+		if (recorded)
+			snprintf(title, sizeof title, "%s", rec.title);
+		else if (diff && nfiles == 2)
+			snprintf(title, sizeof title, "%s%s%s", files[0], arrow, files[1]);
+		else if (nfiles > 1)
+			snprintf(title, sizeof title, "%s + %zu more", files[0], nfiles - 1);
+		else
+			snprintf(title, sizeof title, "%s", files[0]);
 		struct ui_options uo = {
 			.orient = orient, .min_width = min_width,
 			.views = &views, .diff = diff, .negate = negate, .normalize = normalize,
 			.table = view == VIEW_TABLE, .table_sort = table_sort,
 			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
-			.title = recorded ? rec.title : nfiles == 1 ? files[0] : "(several files)",
+			.title = title,
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
