@@ -34,8 +34,9 @@ srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata 
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
 for h in $harnesses; do
 	files="" extra="" extralibs=""
-	# fuzz_conf includes main.c: everything main() calls, the browser too
-	[ "$h" = conf ] && extra="clip keymap record transform diff views toptable svg lineinput tableview sandwichview ui" &&
+	# fuzz_conf: the options table and what its setters call (--list-keys:
+	# the keymap, whose key names come from curses)
+	[ "$h" = conf ] && extra="options keymap transform" &&
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
 	for f in $srcs $extra; do files="$files $src/$f.c"; done
 	echo "fuzz: building fuzz_$h"
