@@ -78,15 +78,15 @@ static bool utf8_locale(void)
 }
 
 /* --print: the current tree in the chosen view. Returns the exit status. */
-static int print_view(const struct transform_stack *views, enum print_view view, const char *sandwich,
-                      enum toptable_key table_sort, size_t top, bool diff, bool normalize,
-                      int width, enum layout_orient orient, int min_width,
-                      enum tree_order order, const struct search *search,
-                      const struct unit *unit, struct load_messages *msgs)
+static int print_view(const struct settings *set, const struct transform_stack *views,
+                      const struct search *search, const struct unit *unit,
+                      struct load_messages *msgs)
 {
 	const struct tree *t = transform_stack_tree(views);
-	struct printer_options po = { .width = width, .orient = orient, .zoom = TREE_ROOT,
-	                              .min_width = min_width, .search = search };
+	struct printer_options po = { .width = set->width ? set->width : default_width(),
+	                              .orient = set->orient, .zoom = TREE_ROOT,
+	                              .min_width = set->min_width, .search = search };
+	const char *sandwich = set->sandwich;
 	char header[256];
 	if (unit->event[0]) {
 		/* "all: 4,621 samples · 1.16 s cpu-clock" */
@@ -95,14 +95,14 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 		snprintf(header, sizeof header, "all: %s", total);
 		po.header = header;
 	}
-	if (view == VIEW_TABLE) {
+	if (set->view == VIEW_TABLE) {
 		struct toptable tt;
-		toptable_compute(&tt, t, TREE_ROOT, table_sort);
-		int rc = toptable_write(&tt, top, stdout);
+		toptable_compute(&tt, t, TREE_ROOT, set->table_sort);
+		int rc = toptable_write(&tt, (size_t)set->top, stdout);
 		toptable_free(&tt);
 		return rc ? 1 : 0;
 	}
-	if (view == VIEW_SANDWICH) {
+	if (set->view == VIEW_SANDWICH) {
 		char err[256];
 		size_t len;
 		if (!sandwich) {
@@ -116,15 +116,15 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 		} else {
 			len = strlen(sandwich);
 		}
-		int rc = views_print_sandwich(t, sandwich, len, order, &po, stdout, err, sizeof err);
+		int rc = views_print_sandwich(t, sandwich, len, set->order, &po, stdout, err, sizeof err);
 		if (rc == 1)
 			load_messages_add(msgs, "tflame: %s", err);
 		return rc ? 1 : 0;
 	}
-	if (diff) {
+	if (set->diff) {
 		struct diff d;
 		char line[256];
-		diff_compute(&d, t, transform_stack_tree2(views), normalize, false);
+		diff_compute(&d, t, transform_stack_tree2(views), set->normalize, false);
 		diff_describe(&d, t, TREE_ROOT, line, sizeof line);
 		diff_free(&d);
 		if (printf("diff: %s\n", line) < 0)
@@ -253,22 +253,6 @@ int main(int argc, char **argv)
 		free(config_text);
 		return prc;
 	}
-	enum mode mode = set.mode;
-	struct load_options lo = set.lo;
-	enum tree_order order = set.order;
-	enum layout_orient orient = set.orient;
-	int width = set.width, min_width = set.min_width;
-	bool stats = set.stats;
-	const char *bench_keys = set.bench_keys;
-	const char *search_re = set.search_re;
-	const struct palette *pal = set.pal;
-	struct palette_rules *rules = set.rules;
-	bool diff = set.diff, negate = set.negate, normalize = set.normalize;
-	enum print_view view = set.view;
-	const char *sandwich = set.sandwich;
-	enum toptable_key table_sort = set.table_sort;
-	int top = set.top;
-	size_t ntrs = set.ntrs;
 
 	char *stdin_only[] = { (char *)"-" };
 	char *perf_data[] = { (char *)"perf.data" };
@@ -299,7 +283,7 @@ int main(int argc, char **argv)
 			      "(perf script | tflame -) or give a file\n", stderr);
 			return 2;
 		}
-	if (mode == MODE_UI) {
+	if (set.mode == MODE_UI) {
 		/* before a long load: a terminal that cannot draw the browser */
 		const char *term = getenv("TERM");
 		if (term && strcmp(term, "dumb") == 0) {
@@ -308,11 +292,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (diff && nfiles > 2)
+	if (set.diff && nfiles > 2)
 		usage_error("--diff takes BEFORE AFTER, or one difffolded file");
-	if ((negate || normalize) && !diff)
-		usage_error("--%s needs --diff", negate ? "negate" : "normalize");
-	if ((set.time_range || set.nonly) && diff)
+	if ((set.negate || set.normalize) && !set.diff)
+		usage_error("--%s needs --diff", set.negate ? "negate" : "normalize");
+	if ((set.time_range || set.nonly) && set.diff)
 		usage_error("--%s does not apply to --diff", set.time_range ? "time" : "only-*");
 
 	/* --diff: t is AFTER (the widths), before is BEFORE. */
@@ -320,65 +304,65 @@ int main(int argc, char **argv)
 	struct load_messages msgs = { 0 };
 	tree_init(&t);
 	tree_init(&before);
-	if (order == TREE_ORDER_INPUT && mode != MODE_COLLAPSE) {
+	if (set.order == TREE_ORDER_INPUT && set.mode != MODE_COLLAPSE) {
 		/* A flame chart keeps time order: only adjacent frames merge, so
 		 * the input is read in one pass. --collapse merges by stack. */
 		t.chart = before.chart = true;
-		lo.threads = 1;
+		set.lo.threads = 1;
 	}
 	struct perfdata_info pinfo;
 	struct pprof_info ppinfo;
 	memset(&pinfo, 0, sizeof pinfo);
 	memset(&ppinfo, 0, sizeof ppinfo);
-	lo.perfdata_info = &pinfo;
-	lo.pprof_info = &ppinfo;
+	set.lo.perfdata_info = &pinfo;
+	set.lo.pprof_info = &ppinfo;
 	/* Each sample's time, thread and stack, when the input has them. */
 	struct timeline tl;
 	timeline_init(&tl);
-	if (!diff)
-		lo.timeline = &tl;
+	if (!set.diff)
+		set.lo.timeline = &tl;
 	double t0 = seconds();
 	int rc;
-	if (diff && nfiles == 2) {
-		rc = load_files(&before, files, 1, &lo, &msgs);
-		rc |= load_files(&t, files + 1, 1, &lo, &msgs);
+	if (set.diff && nfiles == 2) {
+		rc = load_files(&before, files, 1, &set.lo, &msgs);
+		rc |= load_files(&t, files + 1, 1, &set.lo, &msgs);
 	} else {
-		if (diff)
-			lo.before = &before;    /* one difffolded file */
-		rc = load_files(&t, files, nfiles, &lo, &msgs);
+		if (set.diff)
+			set.lo.before = &before;    /* one difffolded file */
+		rc = load_files(&t, files, nfiles, &set.lo, &msgs);
 	}
 	double t1 = seconds();
 	if (recorded && rec.temporary)
 		unlink(rec.path);
 	/* perf.data says what its weights count */
 	static struct unit unit;
-	unit_set(&unit, nfiles == 1 && !diff ? pinfo.event : NULL, pinfo.samples);
-	if (nfiles == 1 && !diff && ppinfo.type[0])
+	unit_set(&unit, nfiles == 1 && !set.diff ? pinfo.event : NULL, pinfo.samples);
+	if (nfiles == 1 && !set.diff && ppinfo.type[0])
 		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
 	tree_idx *renum;
-	tree_finalize_map(&t, order, &renum);
+	tree_finalize_map(&t, set.order, &renum);
 	timeline_renumber(&tl, renum);
 	free(renum);
-	tree_finalize(&before, order);
+	tree_finalize(&before, set.order);
 	uint64_t range_t0 = 0, range_t1 = UINT64_MAX;
 	bool *chosen = NULL;
 	if ((set.time_range || set.nonly) && rc == 0)
-		rc = sample_filter(&t, &tl, &set, order, &msgs, &range_t0, &range_t1, &chosen);
-	if (view == VIEW_HEATMAP && mode != MODE_PRINT)
+		rc = sample_filter(&t, &tl, &set, set.order, &msgs, &range_t0, &range_t1, &chosen);
+	if (set.view == VIEW_HEATMAP && set.mode != MODE_PRINT)
 		usage_error("--view=heatmap is for --print (the browser's heat map is to come)");
-	if (view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
+	if (set.view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
 		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
 		                  "script, perf.data and .cpuprofile files have them)");
 		rc = 1;
 	}
 	double t2 = seconds();
 	/* An empty graph says little by itself (--collapse: empty output). */
-	if (rc == 0 && mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
+	if (rc == 0 && set.mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
 		load_messages_add(&msgs, "tflame: no samples in the input");
 
 	struct transform_stack views;
-	transform_stack_init(&views, &t, diff ? &before : NULL, order);
-	for (size_t k = 0; k < ntrs && rc == 0; k++) {
+	transform_stack_init(&views, &t, set.diff ? &before : NULL, set.order);
+	for (size_t k = 0; k < set.ntrs && rc == 0; k++) {
 		char why[256];
 		const char *arg = set.trs[k].arg;
 		struct transform tr = transform_make(set.trs[k].kind, arg, arg ? strlen(arg) : 0);
@@ -399,16 +383,16 @@ int main(int argc, char **argv)
 	if (t.rounded)
 		load_messages_add(&msgs, "tflame: %" PRIu64 " count%s rounded to %u decimal%s",
 		                  t.rounded, t.rounded == 1 ? "" : "s", t.decimals, t.decimals == 1 ? "" : "s");
-	if (stats)
+	if (set.stats)
 		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
 		        " load_s %.3f finalize_s %.3f timed %" PRIu64 " timeline_bytes %zu\n",
 		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), strtab_bytes(&t.names),
 		        t.stacks, t1 - t0, t2 - t1, tl.n, timeline_bytes(&tl));
 
-	if (rc != 0 || mode != MODE_UI) {
+	if (rc != 0 || set.mode != MODE_UI) {
 		static char outbuf[1 << 16];
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-		if (rc == 0 && mode == MODE_COLLAPSE) {
+		if (rc == 0 && set.mode == MODE_COLLAPSE) {
 			/* On a terminal, names in display form (an OSC 52 in a name
 			 * would write the clipboard); files and pipes get the exact
 			 * bytes. */
@@ -418,9 +402,9 @@ int main(int argc, char **argv)
 			if (tty && fclose(tty) != 0)
 				rc = 1;
 		}
-		if (rc == 0 && mode == MODE_PRINT) {
+		if (rc == 0 && set.mode == MODE_PRINT) {
 			/* The search runs on the tree shown (after the transforms). */
-			struct search *s = search_re ? search_new(shown, search_re, NULL, 0) : NULL;
+			struct search *s = set.search_re ? search_new(shown, set.search_re, NULL, 0) : NULL;
 			if (s) {
 				double s0 = seconds();
 				search_run(s, 0);
@@ -428,41 +412,39 @@ int main(int argc, char **argv)
 					load_messages_add(&msgs, "tflame: --search: the pattern was too costly on %zu "
 					                  "name%s (counted as no match)", search_costly(s),
 					                  search_costly(s) == 1 ? "" : "s");
-				if (stats)
+				if (set.stats)
 					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
 					        (seconds() - s0) * 1e3, strtab_count(&shown->names),
 					        tree_size(shown), search_count(s));
 			}
-			if (view == VIEW_HEATMAP) {
+			if (set.view == VIEW_HEATMAP) {
 				/* 25 rows: 40 ms each in 1 s columns; a column a cell */
 				struct heatmap hm;
-				int w = width ? width : default_width();
+				int w = set.width ? set.width : default_width();
 				heatmap_build(&hm, &tl, chosen, range_t0, range_t1, w > 20 ? (uint32_t)w - 10 : 10, 25);
 				rc = heatmap_print(&hm, stdout) ? 1 : 0;
 				heatmap_free(&hm);
 			} else {
-				rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
-				                width ? width : default_width(), orient, min_width, order, s, &unit,
-				                &msgs);
+				rc = print_view(&set, &views, s, &unit, &msgs);
 			}
 			search_free(s);
 		}
-		if (rc == 0 && mode == MODE_SVG) {
+		if (rc == 0 && set.mode == MODE_SVG) {
 			struct svg_options so;
 			struct diff d;
 			svg_options_init(&so);
-			if (width)
-				so.width = width;
-			so.orient = orient;
+			if (set.width)
+				so.width = set.width;
+			so.orient = set.orient;
 			if (set.min_width_set)
-				so.min_width = min_width;
-			so.pal = pal;
-			so.rules = rules;
+				so.min_width = set.min_width;
+			so.pal = set.pal;
+			so.rules = set.rules;
 			so.title = recorded ? rec.title : nfiles == 1 && strcmp(files[0], "-") ? files[0] : "Flame Graph";
 			so.count_name = unit.event[0] ? unit.event : "samples";
 			so.unit = &unit;
-			if (diff) {
-				diff_compute(&d, shown, transform_stack_tree2(&views), normalize, negate);
+			if (set.diff) {
+				diff_compute(&d, shown, transform_stack_tree2(&views), set.normalize, set.negate);
 				so.diff = &d;
 			}
 			const char *path = set.svg_path && strcmp(set.svg_path, "-") ? set.svg_path : NULL;
@@ -483,7 +465,7 @@ int main(int argc, char **argv)
 			} else if (svg_write(shown, &so, f) != 0) {
 				rc = 1;
 			}
-			if (diff)
+			if (set.diff)
 				diff_free(&d);
 		}
 		if (fflush(stdout) != 0 && rc == 0)
@@ -499,25 +481,25 @@ int main(int argc, char **argv)
 		const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
 		if (recorded)
 			snprintf(title, sizeof title, "%s", rec.title);
-		else if (diff && nfiles == 2)
+		else if (set.diff && nfiles == 2)
 			snprintf(title, sizeof title, "%s%s%s", files[0], arrow, files[1]);
 		else if (nfiles > 1)
 			snprintf(title, sizeof title, "%s + %zu more", files[0], nfiles - 1);
 		else
 			snprintf(title, sizeof title, "%s", files[0]);
 		struct ui_options uo = {
-			.orient = orient, .min_width = min_width,
-			.views = &views, .diff = diff, .negate = negate, .normalize = normalize,
-			.table = view == VIEW_TABLE, .table_sort = table_sort,
-			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
+			.orient = set.orient, .min_width = set.min_width,
+			.views = &views, .diff = set.diff, .negate = set.negate, .normalize = set.normalize,
+			.table = set.view == VIEW_TABLE, .table_sort = set.table_sort,
+			.sandwich = set.view == VIEW_SANDWICH, .sandwich_name = set.sandwich,
 			.title = title,
 			.notice = msgs.len ? msgs.text : NULL,
-			.palette = pal, .rules = rules,
-			.bench_keys = bench_keys,
-			.search = search_re, .stats = stats,
+			.palette = set.pal, .rules = set.rules,
+			.bench_keys = set.bench_keys,
+			.search = set.search_re, .stats = set.stats,
 			.unit = &unit,
 		};
-		search_set_threads(lo.threads);
+		search_set_threads(set.lo.threads);
 		rc = ui_run(shown, &uo);
 		if (msgs.len)
 			fputs(msgs.text, stderr);
@@ -525,7 +507,7 @@ int main(int argc, char **argv)
 	load_messages_free(&msgs);
 	transform_stack_free(&views);
 	tree_free(&before);
-	palette_rules_free(rules);
+	palette_rules_free(set.rules);
 	tree_free(&t);
 	timeline_free(&tl);
 	free(chosen);
