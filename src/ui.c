@@ -25,7 +25,7 @@
 #include "diff.h"
 #include "keymap.h"
 #include "palette.h"
-#include "lineinput.h"
+#include "lineedit.h"
 #include "sandwichview.h"
 #include "tableview.h"
 #include "searchidx.h"
@@ -55,7 +55,6 @@
 #define UI_SEARCH_FIRST_NS (4u * 1000u * 1000u)
 #define UI_PROGRESS_MS 100
 /* Searches remembered for Up/Down in the prompt. */
-#define UI_HISTORY_MAX 100
 /* Layouts of earlier views kept for going back (a few spans' worth each). */
 #define UI_OLD_LAYOUTS 4
 
@@ -85,25 +84,7 @@ enum ui_mode {
 	UI_MODE_SEARCH,         /* typing a search in the bottom line */
 	UI_MODE_TABLE,          /* the top table (tableview.c) */
 	UI_MODE_SANDWICH,       /* callers and callees (sandwichview.c) */
-	UI_MODE_INPUT           /* H or the table filter (lineinput.c) */
-};
-
-/* The search prompt's line: bytes as typed (UTF-8 or not), NUL-terminated;
- * cur is a byte offset at a character boundary. */
-struct prompt {
-	char *text;
-	size_t len, cap, cur;
-	char err[160];          /* rx_new's message for text, sanitized; "" when valid */
-	char **hist;            /* accepted searches, oldest first */
-	/* Per entry: the name of a `*` search (its bytes, which outlive the
-	 * tree they came from: a transform changes the name ids), else NULL. */
-	char **hist_name;
-	size_t *hist_len;
-	size_t nhist;
-	size_t hpos;            /* entry shown; nhist = the line being typed */
-	char *draft;            /* the line being typed, while browsing history */
-	bool exact;             /* text is entry hpos's `*` search, recalled and
-	                           not edited since (it stays exact) */
+	UI_MODE_INPUT           /* H or the table filter (lineedit.c) */
 };
 
 struct ui {
@@ -147,7 +128,8 @@ struct ui {
 	struct diff diff;       /* valid when diffmode */
 	struct tableview *tv;
 	struct sandwichview *sw;
-	struct lineinput input;     /* H and the table filter (not the search) */
+	struct lineedit input;      /* H and the table filter (not the search) */
+	struct lineedit_history hide_hist, filter_hist;
 	enum ui_mode input_back;    /* the mode the input line returns to */
 
 	enum palette_depth depth;
@@ -182,7 +164,9 @@ struct ui {
 	bool jump_when_done, jump_from_sel, before_jump;
 	int jump_dir;
 	size_t rules_costly;    /* palette_rules_costly when last told */
-	struct prompt pr;
+	struct lineedit pr;         /* the search prompt */
+	struct lineedit_history search_hist;    /* payload: a `*` search's name */
+	char pr_err[160];           /* rx_new's message for pr.text, sanitized; "" when valid */
 	attr_t match_attr;
 	int match_pair;
 	bool stats;
@@ -873,70 +857,22 @@ static void index_quiet(struct ui *u)
 	}
 }
 
-/* name: the name[0..len) of a `*` search (recalled unchanged, it stays an
- * exact, case-sensitive search), else NULL. Both are copied first: they
- * may be an entry that makes room for the new one. */
-static void history_add(struct ui *u, const char *text, const char *name, size_t len)
-{
-	struct prompt *p = &u->pr;
-	if (!text[0])
-		return;
-	if (p->nhist) {
-		const char *last = p->hist_name[p->nhist - 1];
-		if (strcmp(p->hist[p->nhist - 1], text) == 0 && !last == !name &&
-		    (!name || (p->hist_len[p->nhist - 1] == len && memcmp(last, name, len) == 0)))
-			return;
-	}
-	char *copy = xstrdup(text), *ncopy = NULL;
-	if (name) {
-		ncopy = xmalloc(len ? len : 1);
-		memcpy(ncopy, name, len);
-	}
-	if (p->nhist == UI_HISTORY_MAX) {
-		free(p->hist[0]);
-		free(p->hist_name[0]);
-		memmove(p->hist, p->hist + 1, (p->nhist - 1) * sizeof *p->hist);
-		memmove(p->hist_name, p->hist_name + 1, (p->nhist - 1) * sizeof *p->hist_name);
-		memmove(p->hist_len, p->hist_len + 1, (p->nhist - 1) * sizeof *p->hist_len);
-		p->nhist--;
-	}
-	if (!p->hist) {
-		p->hist = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist);
-		p->hist_name = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_name);
-		p->hist_len = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_len);
-	}
-	p->hist_name[p->nhist] = ncopy;
-	p->hist_len[p->nhist] = len;
-	p->hist[p->nhist++] = copy;
-}
-
-static void prompt_set(struct ui *u, const char *text)
-{
-	struct prompt *p = &u->pr;
-	size_t len = strlen(text);
-	if (len + 1 > p->cap) {
-		p->cap = len + 64;
-		p->text = xrealloc(p->text, p->cap);
-	}
-	memcpy(p->text, text, len + 1);
-	p->len = p->cur = len;
-}
-
 /* The prompt's text changed: search again, incrementally. An invalid
  * pattern keeps the last valid highlight (and its pass, if unfinished). */
 static void prompt_changed(struct ui *u)
 {
-	struct prompt *p = &u->pr;
-	p->err[0] = '\0';
+	const struct lineedit *p = &u->pr;
+	const struct lineedit_entry *r = lineedit_recalled(p);
+	u->pr_err[0] = '\0';
 	if (p->len == 0) {
 		search_start(u, NULL);
 		return;
 	}
 	struct search *s;
-	if (p->exact)
-		s = search_new_exact_bytes(u->t, p->hist_name[p->hpos], p->hist_len[p->hpos]);
-	else {
-		s = search_new(u->t, p->text, p->err, sizeof p->err);
+	if (r && r->payload) {  /* a `*` search recalled unchanged: still exact */
+		s = search_new_exact_bytes(u->t, r->payload, r->payload_len);
+	} else {
+		s = search_new(u->t, p->text, u->pr_err, sizeof u->pr_err);
 		/* Typing on at the end of a word: test only what matched. */
 		if (s && u->shown && search_done(u->shown))
 			search_narrow(s, u->shown);
@@ -953,12 +889,8 @@ static void open_prompt(struct ui *u)
 	u->before = u->pending ? u->pending : u->shown;
 	u->before_jump = u->pending && u->jump_when_done;
 	u->jump_when_done = false;
-	u->pr.hpos = u->pr.nhist;
-	free(u->pr.draft);
-	u->pr.draft = NULL;
-	prompt_set(u, "");
-	u->pr.err[0] = '\0';
-	u->pr.exact = false;
+	lineedit_start(&u->pr, "/", &u->search_hist, 0);
+	u->pr_err[0] = '\0';
 	u->mode = UI_MODE_SEARCH;
 }
 
@@ -977,10 +909,10 @@ static void close_prompt(struct ui *u)
  * selected (once its pass is done). */
 static void prompt_accept(struct ui *u)
 {
-	struct prompt *p = &u->pr;
-	history_add(u, p->text, p->exact ? p->hist_name[p->hpos] : NULL, p->exact ? p->hist_len[p->hpos] : 0);
-	if (p->err[0])
-		snprintf(u->notice, sizeof u->notice, "invalid regex (%s): the previous search stays", p->err);
+	const struct lineedit_entry *r = lineedit_recalled(&u->pr);
+	lineedit_history_add(&u->search_hist, u->pr.text, r ? r->payload : NULL, r ? r->payload_len : 0);
+	if (u->pr_err[0])
+		snprintf(u->notice, sizeof u->notice, "invalid regex (%s): the previous search stays", u->pr_err);
 	else if (u->pending)
 		jump_later(u);
 	else if (u->shown)
@@ -1006,137 +938,18 @@ static void prompt_cancel(struct ui *u)
 		goto_match(u, +1, true);
 }
 
-static void prompt_history(struct ui *u, int dir)
-{
-	struct prompt *p = &u->pr;
-	if (dir < 0 && p->hpos > 0) {
-		if (p->hpos == p->nhist) {
-			free(p->draft);
-			p->draft = xstrdup(p->text);
-		}
-		prompt_set(u, p->hist[--p->hpos]);
-	} else if (dir > 0 && p->hpos < p->nhist) {
-		p->hpos++;
-		prompt_set(u, p->hpos < p->nhist ? p->hist[p->hpos] : p->draft ? p->draft : "");
-	} else
-		return;
-	p->exact = p->hpos < p->nhist && p->hist_name[p->hpos];
-	prompt_changed(u);
-}
-
-/* Bytes of the UTF-8 sequence that lead byte c starts (1 for others). */
-static size_t utf8_need(unsigned char c)
-{
-	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
-/* Start of the character that ends at byte i (i > 0): its lead byte when
- * the continuation bytes before i belong to it, else the byte i - 1 alone
- * (invalid UTF-8 moves byte by byte). */
-static size_t char_before(const char *s, size_t i)
-{
-	size_t k = i - 1, lim = i >= 4 ? i - 4 : 0;
-	while (k > lim && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	unsigned char c = (unsigned char)s[k];
-	if ((c & 0xc0) == 0x80 || i - k > utf8_need(c))
-		return i - 1;
-	return k;
-}
-
-/* End of the character that starts at byte i (i < len). */
-static size_t char_after(const char *s, size_t len, size_t i)
-{
-	size_t need = utf8_need((unsigned char)s[i]), k = i + 1;
-	while (k < len && k - i < need && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k++;
-	return k;
-}
-
-/* Whether the bytes before i end in an unfinished UTF-8 character: the
- * rest of it is on its way (curses gives a character byte by byte). */
-static bool utf8_unfinished(const char *s, size_t i)
-{
-	size_t k = i, lim = i >= 3 ? i - 3 : 0;
-	while (k > lim && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
-		k--;
-	if (k == 0)
-		return false;
-	unsigned char c = (unsigned char)s[k - 1];
-	return c >= 0xc0 && i - (k - 1) < utf8_need(c);
-}
-
-static void prompt_delete(struct ui *u, size_t from, size_t to)
-{
-	struct prompt *p = &u->pr;
-	memmove(p->text + from, p->text + to, p->len - to + 1);
-	p->len -= to - from;
-	p->cur = from;
-}
-
 static void prompt_key(struct ui *u, int ch)
 {
-	struct prompt *p = &u->pr;
-	bool changed = true;
-	switch (keymap_prompt_lookup(ch)) {
-	case KEYMAP_PROMPT_ACCEPT: prompt_accept(u); return;
-	case KEYMAP_PROMPT_CANCEL: prompt_cancel(u); return;
-	case KEYMAP_PROMPT_HISTORY: prompt_history(u, ch == KEY_UP ? -1 : +1); return;
-	case KEYMAP_PROMPT_MOVE:
-		if (ch == KEY_LEFT && p->cur > 0)
-			p->cur = char_before(p->text, p->cur);
-		else if (ch == KEY_RIGHT && p->cur < p->len)
-			p->cur = char_after(p->text, p->len, p->cur);
+	if (ch == KEY_MOUSE) {
+		MEVENT ev;
+		getmouse(&ev);  /* drain it */
 		return;
-	case KEYMAP_PROMPT_ENDS: p->cur = ch == KEY_HOME ? 0 : p->len; return;
-	case KEYMAP_PROMPT_DELETE:
-		if (ch == KEY_DC && p->cur < p->len)
-			prompt_delete(u, p->cur, char_after(p->text, p->len, p->cur));
-		else if (ch != KEY_DC && p->cur > 0)
-			prompt_delete(u, char_before(p->text, p->cur), p->cur);
-		else if (ch != KEY_DC && p->len == 0) {
-			prompt_cancel(u);   /* Backspace on an empty line leaves, as in vim */
-			return;
-		} else
-			changed = false;
-		break;
-	case KEYMAP_PROMPT_KILL_LINE:
-		changed = p->cur > 0;
-		prompt_delete(u, 0, p->cur);
-		break;
-	case KEYMAP_PROMPT_KILL_WORD: {
-		size_t k = p->cur;
-		while (k > 0 && p->text[k - 1] == ' ')
-			k--;
-		while (k > 0 && p->text[k - 1] != ' ')
-			k--;
-		changed = k < p->cur;
-		prompt_delete(u, k, p->cur);
-		break;
 	}
-	default:
-		if (ch == KEY_MOUSE) {
-			MEVENT ev;
-			getmouse(&ev);  /* drain it */
-			return;
-		}
-		/* Text: printable ASCII and the bytes of UTF-8 characters (curses
-		 * hands them over one by one); controls and other keys are not. */
-		if (ch < 0x20 || ch == 0x7f || ch > 0xff)
-			return;
-		if (p->len + 2 > p->cap) {
-			p->cap = 2 * p->cap + 64;
-			p->text = xrealloc(p->text, p->cap);
-		}
-		memmove(p->text + p->cur + 1, p->text + p->cur, p->len - p->cur + 1);
-		p->text[p->cur++] = (char)ch;
-		p->len++;
-		changed = !utf8_unfinished(p->text, p->cur);
-		break;
-	}
-	if (changed) {
-		p->exact = false;   /* edited: a regex again */
-		prompt_changed(u);
+	switch (lineedit_key(&u->pr, ch)) {
+	case LINEEDIT_ACCEPT: prompt_accept(u); break;
+	case LINEEDIT_CANCEL: prompt_cancel(u); break;
+	case LINEEDIT_CHANGED: prompt_changed(u); break;
+	case LINEEDIT_NONE: break;
 	}
 }
 
@@ -1149,7 +962,8 @@ static void search_selected_name(struct ui *u)
 	}
 	strtab_id id = tree_node(u->t, u->sel)->name;
 	struct search *s = search_new_exact(u->t, id);
-	history_add(u, search_pattern(s), strtab_str(&u->t->names, id), strtab_len(&u->t->names, id));
+	lineedit_history_add(&u->search_hist, search_pattern(s), strtab_str(&u->t->names, id),
+	                     strtab_len(&u->t->names, id));
 	search_start(u, s);
 }
 
@@ -1590,26 +1404,48 @@ static void draw_search_status(struct ui *u)
 	attroff(A_DIM);
 }
 
-/* The prompt: "/" and the text, scrolled so the cursor shows; then the
- * regex error, or the progress of a pass. Returns the cursor column. */
-static int draw_prompt(struct ui *u)
+/* A line editor on the bottom row: its label (bold when bold), then its
+ * text scrolled so that the cursor shows in room columns. Sets *end to
+ * the column after the text; returns the cursor's column. */
+static int draw_edit_line(struct ui *u, const struct lineedit *e, bool bold, int room, int *end)
 {
-	const struct prompt *p = &u->pr;
-	int y = u->lines - 1, avail = u->cols - 1, room = avail - 2;
-	if (room < 1)
-		return 0;
+	int y = u->lines - 1, lw = text_width(e->label, strlen(e->label));
+	move(y, 0);
+	clrtoeol();
+	if (bold)
+		attron(A_BOLD);
+	put_text(u, y, 0, e->label);
+	if (bold)
+		attroff(A_BOLD);
+	room -= lw;
+	if (room < 1) {
+		*end = lw;
+		return lw;
+	}
 	/* Start the text late enough that the cursor fits in room. */
 	size_t start = 0;
-	while (start < p->cur && text_width(p->text + start, p->cur - start) >= room)
-		start = char_after(p->text, p->len, start);
-	int cx = 1 + text_width(p->text + start, p->cur - start);
-	mvaddstr(y, 0, "/");
-	int w = text_fit(p->text + start, p->len - start, room, u->buf, u->bufsize);
-	addstr(u->buf);
-	int x = 1 + w + 2;
-	if (p->err[0]) {
+	while (start < e->cur && text_width(e->text + start, e->cur - start) >= room)
+		start = lineedit_char_after(e->text, e->len, start);
+	int cx = lw + text_width(e->text + start, e->cur - start);
+	int w = text_fit(e->text + start, e->len - start, room, u->buf, u->bufsize);
+	mvaddstr(y, lw, u->buf);
+	*end = lw + w;
+	return cx;
+}
+
+/* The search prompt: "/" and the text; then the regex error, or the
+ * progress of a pass. Returns the cursor column. */
+static int draw_prompt(struct ui *u)
+{
+	const struct lineedit *p = &u->pr;
+	int y = u->lines - 1, avail = u->cols - 1, end;
+	if (avail - 2 < 1)
+		return 0;
+	int cx = draw_edit_line(u, p, false, avail - 1, &end);
+	int x = end + 2;
+	if (u->pr_err[0]) {
 		attron(A_BOLD);
-		put_text(u, y, x, p->err);
+		put_text(u, y, x, u->pr_err);
 		attroff(A_BOLD);
 	} else if (u->pending) {
 		char info[32];
@@ -1713,32 +1549,13 @@ static void draw_table_status(struct ui *u)
 	put_text(u, u->lines - 1, 0, line);
 }
 
-/* The input line over the status row, with a cursor block after the text. */
-static void draw_input(struct ui *u)
+/* The input line (H, the table filter) over the status row. Returns the
+ * cursor's column. */
+static int draw_input(struct ui *u)
 {
-	int y = u->lines - 1;
-	char safe[LINEINPUT_MAX * 4 + 64];
-	move(y, 0);
-	clrtoeol();
-	attron(A_BOLD);
-	put_text(u, y, 0, u->input.label);
-	attroff(A_BOLD);
-	int x = (int)strlen(u->input.label);
-	int room = u->cols - x - 2;
-	if (room <= 0)
-		return;
-	/* Show the end of the text when it is longer than the line. */
-	text_sanitize(u->input.text, u->input.len, safe, sizeof safe);
-	const char *p = safe;
-	while (*p && text_width(p, strlen(p)) > room) {
-		p++;    /* one character: skip its UTF-8 continuation bytes too */
-		while (((unsigned char)*p & 0xc0) == 0x80)
-			p++;
-	}
-	put_text(u, y, x, p);
-	attron(A_REVERSE);
-	mvaddch(y, x + text_width(p, strlen(p)), ' ');
-	attroff(A_REVERSE);
+	int end;
+	int cx = draw_edit_line(u, &u->input, true, u->cols - 1, &end);
+	return cx < u->cols ? cx : u->cols - 1;
 }
 
 /* A sandwich frame's look: the palette's colour of its name (the
@@ -1825,10 +1642,12 @@ static void draw(struct ui *u)
 		} else
 			draw_status(u);
 	}
-	if (u->mode == UI_MODE_INPUT)
-		draw_input(u);
+	if (u->mode == UI_MODE_INPUT) {
+		int cx = draw_input(u);
+		move(u->lines - 1, cx);
+	}
 	/* The cursor shows where the prompt's typing goes, and only there. */
-	curs_set(u->mode == UI_MODE_SEARCH && !u->too_small ? 1 : 0);
+	curs_set((u->mode == UI_MODE_SEARCH || u->mode == UI_MODE_INPUT) && !u->too_small ? 1 : 0);
 	refresh();
 }
 
@@ -2080,7 +1899,7 @@ static void table_key(struct ui *u, int ch)
 	enum keymap_action act = keymap_lookup(ch);
 	switch (ch) {
 	case '/':
-		lineinput_start(&u->input, "filter: ", UI_INPUT_FILTER);
+		lineedit_start(&u->input, "filter: ", &u->filter_hist, UI_INPUT_FILTER);
 		u->input_back = UI_MODE_TABLE;
 		u->mode = UI_MODE_INPUT;
 		return;
@@ -2156,6 +1975,8 @@ static void input_done(struct ui *u)
 	} else if (u->input.len > 0) {
 		push_transform(u, transform_make(TRANSFORM_HIDE, u->input.text, u->input.len));
 	}
+	if (u->input.hist)
+		lineedit_history_add(u->input.hist, u->input.text, NULL, 0);
 }
 
 static void dispatch(struct ui *u, enum keymap_action act)
@@ -2198,7 +2019,7 @@ static void dispatch(struct ui *u, enum keymap_action act)
 			open_sandwich(u, u->t, u->sel);
 		break;
 	case KEYMAP_HIDE:
-		lineinput_start(&u->input, "hide frames matching: ", UI_INPUT_HIDE);
+		lineedit_start(&u->input, "hide frames matching: ", &u->hide_hist, UI_INPUT_HIDE);
 		u->input_back = UI_MODE_NORMAL;
 		u->mode = UI_MODE_INPUT;
 		break;
@@ -2268,10 +2089,15 @@ static void handle_key(struct ui *u, int ch)
 			sandwich_key(u, ch);
 		break;
 	case UI_MODE_INPUT:
-		switch (lineinput_key(&u->input, ch)) {
-		case LINEINPUT_EDITING: break;
-		case LINEINPUT_DONE: input_done(u); break;
-		case LINEINPUT_CANCEL: u->mode = u->input_back; break;
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			getmouse(&ev);  /* drain it */
+			break;
+		}
+		switch (lineedit_key(&u->input, ch)) {
+		case LINEEDIT_NONE: case LINEEDIT_CHANGED: break;
+		case LINEEDIT_ACCEPT: input_done(u); break;
+		case LINEEDIT_CANCEL: u->mode = u->input_back; break;
 		}
 		break;
 	case UI_MODE_SEARCH:
@@ -2557,13 +2383,13 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->stats = o->stats;
 	if (o->search && o->search[0]) {
 		/* As if typed and accepted: in the history, first match selected. */
-		struct search *s = search_new(t, o->search, u->pr.err, sizeof u->pr.err);
+		struct search *s = search_new(t, o->search, u->pr_err, sizeof u->pr_err);
 		if (s) {
-			history_add(u, o->search, NULL, 0);
+			lineedit_history_add(&u->search_hist, o->search, NULL, 0);
 			jump_later(u);
 			search_start(u, s);
 		} else
-			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr.err);
+			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr_err);
 	}
 	if (o->table)
 		open_table(u);
@@ -2665,15 +2491,11 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	for (size_t k = 0; k < 3; k++)
 		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
 			search_free(held[k]);
-	for (size_t k = 0; k < u->pr.nhist; k++) {
-		free(u->pr.hist[k]);
-		free(u->pr.hist_name[k]);
-	}
-	free(u->pr.hist);
-	free(u->pr.hist_name);
-	free(u->pr.hist_len);
-	free(u->pr.text);
-	free(u->pr.draft);
+	lineedit_history_free(&u->search_hist);
+	lineedit_history_free(&u->hide_hist);
+	lineedit_history_free(&u->filter_hist);
+	lineedit_free(&u->pr);
+	lineedit_free(&u->input);
 	free(u->zstack);
 	free(u->buf);
 	free(u->crumbs);

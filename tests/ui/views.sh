@@ -166,6 +166,20 @@ expect "H with a bad regex: message" tm_wait_grep '^bad regex: '
 expect "H with a bad regex: stack unchanged" tm_wait_line 0 "[hide ^parse\$] all"
 tm_keys H Escape
 expect "H, Esc: cancelled" tm_wait_line 0 "[hide ^parse\$] all"
+# H edits as the search prompt does: a cursor that moves, Ctrl-G, and a
+# history of its own (Up: the last accepted, here the bad 'x(')
+tm_keys H
+tm_type 'pse'
+tm_keys Left Left
+tm_type 'ar'
+expect "H: typing at the cursor" status_is "hide frames matching: parse"
+tm_keys C-g
+expect "H, Ctrl-G: cancelled" tm_wait_line 0 "[hide ^parse\$] all"
+tm_keys H Up
+expect "H, Up: the last hide pattern" status_is "hide frames matching: x("
+tm_keys Up
+expect "H, Up again: the one before" status_is "hide frames matching: ^parse\$"
+tm_keys Escape
 tm_keys BSpace
 
 # ---- a search lives on through transforms, run again on the new tree ----
