@@ -1,6 +1,8 @@
 #include "config.h"
 #include "transform.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,17 +225,19 @@ struct transform transform_make(enum transform_kind kind, const char *arg, size_
 
 struct transform transform_make_drop(const struct tree *t, tree_idx i)
 {
+	/* Length-prefixed names: a separator byte could be in a name (NUL
+	 * is), and the path would then lead to another frame. */
 	size_t len = 0;
 	for (tree_idx j = i; j != TREE_ROOT && j != TREE_NONE; j = tree_parent(t, j))
-		len += tree_name_len(t, j) + 1;
-	struct transform tr = { TRANSFORM_DROP, xmalloc(len + 1), len ? len - 1 : 0 };
+		len += sizeof(uint32_t) + tree_name_len(t, j);
+	struct transform tr = { TRANSFORM_DROP, xmalloc(len + 1), len };
 	/* Written from the end: the walk goes leaf to root. */
 	size_t pos = len;
 	for (tree_idx j = i; j != TREE_ROOT && j != TREE_NONE; j = tree_parent(t, j)) {
-		size_t nl = tree_name_len(t, j);
-		pos -= nl + 1;
-		memcpy(tr.arg + pos, tree_name(t, j), nl);
-		tr.arg[pos + nl] = '\0';
+		uint32_t nl = tree_name_len(t, j);
+		pos -= sizeof nl + nl;
+		memcpy(tr.arg + pos, &nl, sizeof nl);
+		memcpy(tr.arg + pos + sizeof nl, tree_name(t, j), nl);
 	}
 	tr.arg[len] = '\0';
 	return tr;
@@ -246,24 +250,39 @@ void transform_free(struct transform *tr)
 	tr->arglen = 0;
 }
 
+/* The next name of a drop path at path[*p..len) (see TRANSFORM_DROP);
+ * false at the end or when the path is cut short. */
+static bool path_next(const char *path, size_t len, size_t *p, const char **name, uint32_t *nl)
+{
+	if (len - *p < sizeof *nl)
+		return false;
+	memcpy(nl, path + *p, sizeof *nl);
+	*p += sizeof *nl;
+	if (*nl > len - *p)
+		return false;
+	*name = path + *p;
+	*p += *nl;
+	return true;
+}
+
 tree_idx transform_find_path(const struct tree *t, const char *path, size_t len)
 {
 	tree_idx cur = TREE_ROOT;
 	size_t p = 0;
-	for (;;) {
-		const char *z = memchr(path + p, '\0', len - p);
-		size_t e = z ? (size_t)(z - path) : len;
+	const char *name;
+	uint32_t nl;
+	while (p < len) {
+		if (!path_next(path, len, &p, &name, &nl))
+			return TREE_NONE;
 		tree_idx c = tree_first_child(t, cur);
 		for (; c != TREE_NONE; c = tree_next_sibling(t, c))
-			if (tree_name_len(t, c) == e - p && memcmp(tree_name(t, c), path + p, e - p) == 0)
+			if (tree_name_len(t, c) == nl && memcmp(tree_name(t, c), name, nl) == 0)
 				break;
 		if (c == TREE_NONE)
 			return TREE_NONE;
 		cur = c;
-		if (e >= len)
-			return cur;
-		p = e + 1;
 	}
+	return cur;
 }
 
 static bool find_name(const struct tree *src, const struct transform *tr, strtab_id *id,
@@ -336,11 +355,13 @@ size_t transform_label(const struct transform *tr, char *buf, size_t size)
 	case TRANSFORM_MERGE_RECURSION: n = snprintf(buf, size, "merge recursion"); break;
 	case TRANSFORM_DROP: {
 		/* Only the dropped frame's own name: the path can be long. */
-		const char *last = tr->arg;
-		for (size_t k = 0; k < tr->arglen; k++)
-			if (tr->arg[k] == '\0')
-				last = tr->arg + k + 1;
-		n = snprintf(buf, size, "drop %s", last);
+		const char *name, *last = "";
+		uint32_t nl, lastlen = 0;
+		for (size_t p = 0; tr->arg && path_next(tr->arg, tr->arglen, &p, &name, &nl);) {
+			last = name;
+			lastlen = nl;
+		}
+		n = snprintf(buf, size, "drop %.*s", lastlen > INT_MAX ? INT_MAX : (int)lastlen, last);
 		break;
 	}
 	}

@@ -2,7 +2,8 @@
 # tests/fuzz/run.sh: builds the libFuzzer harnesses with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
 # (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
-#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata pprof; default all)
+#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load ...; default: all of
+#   tests/fuzz/fuzz_*.c)
 # Seeds: the repository's fixtures, plus ../shared/corpus when present (read
 # at run time, never copied into the repository). The growing corpus and any
 # crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
@@ -22,13 +23,18 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope}
+# default: every tests/fuzz/fuzz_*.c
+harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit"
+# the models over a loaded tree (diff, transforms, tables, sandwich; the
+# views' curses drawing is linked, not called)
+srcs="$srcs diff transform toptable views svg tableview sandwichview"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma and libiberty (as
 # READER_LIBS in Makefile.am)
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
+libs="$libs $(pkg-config --libs zlib 2>/dev/null || echo -lz) $(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
 for h in $harnesses; do
 	files=""
 	for f in $srcs; do files="$files $src/$f.c"; done
@@ -56,10 +62,25 @@ for h in $harnesses; do
 	rm -rf "$seeds"
 	mkdir -p "$seeds" "$corpus"
 	case $h in folded|load|perfdata) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
+	# the model harnesses: flags, a count of operations, three bytes each
+	# (reverse, hide, focus, merge recursion, drop, pop; see each harness)
+	case $h in transform|diff) pre='\000\006\000\000\001\003\000\002\001\000\003\004\000\000\005\000\004\006\000\000';;
+		views) pre='\000\015\001\000\000\002\001\000\003\000\002\004\001\000\005\003\000\000\000\000\006\000\003\007\003\000\007\002\000\007\000\000\007\004\012\007\006\144\002\002\000';; esac
 	if [ "$h" = cpuprofile ] || [ "$h" = speedscope ]; then
 		# JSON seeds: the kept ones (option byte first) and the fixtures
 		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 		seed "$seeds" '\000' "$top_srcdir"/tests/data/"$h"/*.cpuprofile "$top_srcdir"/tests/data/"$h"/*.json
+	elif [ "$h" = transform ] || [ "$h" = diff ] || [ "$h" = views ]; then
+		# folded profiles: the kept seeds (control bytes first), the UI
+		# fixtures and the shared corpus's folded files behind operations
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
+		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/ui/*.diff \
+			"$top_srcdir"/examples/demo.folded
+		if [ -d "$top_srcdir/../shared/corpus" ]; then
+			find "$top_srcdir/../shared/corpus" -type f -name '*.folded' > "$FUZZ_DIR/list"
+			# shellcheck disable=SC2046
+			seed "$seeds" "$pre" $(cat "$FUZZ_DIR/list")
+		fi
 	elif [ "$h" = pprof ]; then
 		# pprof seeds: kept in the harness's form (option byte first)
 		cp "$top_srcdir"/tests/data/fuzz/pprof/* "$seeds"/ 2>/dev/null || :
@@ -76,6 +97,7 @@ for h in $harnesses; do
 			"$top_srcdir"/examples/demo.folded
 	fi
 	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] &&
+	   [ "$h" != transform ] && [ "$h" != diff ] && [ "$h" != views ] &&
 	   [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
 		# shellcheck disable=SC2046
