@@ -66,24 +66,15 @@ static inline bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* A count: [0-9]+(\.[0-9]*)? */
-struct count {
-	uint64_t u;         /* integer part, saturated */
-	double f;           /* whole value */
-	bool frac;          /* non-zero fractional digits */
-	bool saturated;
-};
-
-/* Parses the count that ends s[0..len) and is preceded by a blank. Sets
- * *start to where the number begins. False when there is none. */
-static bool count_at_end(const char *s, size_t len, size_t *start, struct count *c)
+/* Parses the count that ends s[0..len), [0-9]+(\.[0-9]*)?, preceded by a
+ * blank. Sets *start to where the number begins. False when there is none. */
+static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_dec *c)
 {
 	size_t e = len, i = len;
 	while (i > 0 && is_digit(s[i - 1]))
 		i--;
-	size_t dot = e;
 	if (i > 0 && s[i - 1] == '.') {
-		dot = i - 1;
+		size_t dot = i - 1;
 		i = dot;
 		while (i > 0 && is_digit(s[i - 1]))
 			i--;
@@ -94,32 +85,12 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct count 
 	}
 	if (i == 0 || !is_blank(s[i - 1]))
 		return false;               /* "12" alone or "a12": no separator */
-	c->u = 0;
-	c->saturated = false;
-	double f = 0.0;
-	for (size_t k = i; k < dot; k++) {
-		unsigned dgt = (unsigned)(s[k] - '0');
-		if (c->u > (UINT64_MAX - dgt) / 10) {
-			c->u = UINT64_MAX;
-			c->saturated = true;
-		} else if (!c->saturated) {
-			c->u = c->u * 10 + dgt;
-		}
-		f = f * 10.0 + dgt;
-	}
-	c->frac = false;
-	double scale = 0.1;
-	for (size_t k = dot + 1; k < e; k++) {
-		if (s[k] != '0')
-			c->frac = true;
-		f += (s[k] - '0') * scale;
-		scale *= 0.1;
-	}
-	c->f = f;
-	/* A count clamped to UINT64_MAX loses its fraction: it is the integer
-	 * the warning names, and a double that could reach inf is avoided. */
-	if (c->saturated)
-		c->frac = false;
+	/* "1." has no fraction digits: the point alone is not tree_dec's */
+	size_t n = e - i;
+	if (s[e - 1] == '.')
+		n--;
+	if (!tree_dec_parse(s + i, n, c))
+		return false;
 	*start = i;
 	return true;
 }
@@ -146,7 +117,7 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	if (len == 0 || (len >= 2 && s[0] == '#' && s[1] == ' '))
 		return;     /* blank line, or a "# key: value" comment (austin) */
 	size_t cstart;
-	struct count c;
+	struct tree_dec c;
 	if (!count_at_end(s, len, &cstart, &c)) {
 		bad_line(r, "no sample count at the end of the line", line, linelen);
 		return;
@@ -158,7 +129,7 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	while (len > 0 && is_blank(s[len - 1]))
 		len--;
 	size_t start2;
-	struct count before = { 0 };
+	struct tree_dec before = { 0, 0, false, false };
 	if (count_at_end(s, len, &start2, &before)) {
 		len = start2;
 		while (len > 0 && is_blank(s[len - 1]))
@@ -190,17 +161,11 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	r->prevlen = len;
 	if (c.saturated)
 		r->d.saturated++;
-	if (c.frac)
-		tree_add_stack_tail_frac(r->t, keep, r->frames, n, c.f);
-	else
-		tree_add_stack_tail(r->t, keep, r->frames, n, c.u);
+	tree_add_stack_tail_dec(r->t, keep, r->frames, n, c);
 	/* Every line goes to both trees (0 when it has one count), so their
 	 * previous stacks stay equal and `keep` holds for both. */
 	if (r->before) {
-		if (before.frac)
-			tree_add_stack_tail_frac(r->before, keep, r->frames, n, before.f);
-		else
-			tree_add_stack_tail(r->before, keep, r->frames, n, before.u);
+		tree_add_stack_tail_dec(r->before, keep, r->frames, n, before);
 	}
 	r->d.stacks++;
 }

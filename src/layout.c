@@ -21,18 +21,7 @@ void layout_free(struct layout *l)
 /* floor(x * w / total) for 0 <= x <= total, exact for integer counts. */
 static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 {
-	if (t->frac) {
-		if (!(total.f > 0.0))
-			return 0;
-		/* Sums of doubles round differently along different paths (a
-		 * chart's offsets are running times, its totals sums per
-		 * subtree), so a boundary that is exactly a column edge can land
-		 * a hair either side of it for two neighbours: they would share
-		 * a column. Values within 1e-6 of a column below count as it. */
-		double c = floor(x.f * (double)w / total.f + 1e-6);
-		/* !(c >= 0) also catches NaN (inf / inf), which (int) must not see. */
-		return !(c >= 0) ? 0 : c > w ? w : (int)c;
-	}
+	(void)t;    /* fractions are integers too (tree.h: decimal units) */
 	if (total.u == 0)
 		return 0;
 	/* The product fits 64 bits unless counts are astronomical: a 64-bit
@@ -52,12 +41,9 @@ static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 #endif
 }
 
-static tree_count count_sub(const struct tree *t, tree_count a, tree_count b)
+static tree_count count_sub(tree_count a, tree_count b)
 {
-	if (t->frac)
-		a.f -= b.f;
-	else
-		a.u -= b.u;
+	a.u -= b.u;
 	return a;
 }
 
@@ -66,12 +52,10 @@ static void cols_inside(const struct tree *t, const struct layout_params *p, tre
                         int *c0, int *c1)
 {
 	const struct tree_node *z = &t->nodes[p->zoom], *n = &t->nodes[i];
-	tree_count x0 = count_sub(t, n->off, z->off);
+	tree_count x0 = count_sub(n->off, z->off);
 	tree_count x1 = x0;
-	if (t->frac)
-		x1.f += n->total.f;
-	else    /* saturates: offsets and totals of a saturated tree are clamped */
-		x1.u = x1.u > UINT64_MAX - n->total.u ? UINT64_MAX : x1.u + n->total.u;
+	/* saturates: offsets and totals of a saturated tree are clamped */
+	x1.u = x1.u > UINT64_MAX - n->total.u ? UINT64_MAX : x1.u + n->total.u;
 	*c0 = col_of(t, x0, z->total, p->width);
 	*c1 = col_of(t, x1, z->total, p->width);
 }

@@ -804,6 +804,9 @@ int main(int argc, char **argv)
 	const struct tree *shown = transform_stack_tree(&views);
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
+	if (t.rounded)
+		load_messages_add(&msgs, "tflame: %" PRIu64 " count%s rounded to %u decimal%s",
+		                  t.rounded, t.rounded == 1 ? "" : "s", t.decimals, t.decimals == 1 ? "" : "s");
 	if (stats)
 		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
 		        " load_s %.3f finalize_s %.3f\n",

@@ -494,10 +494,8 @@ static bool name_matches(const struct search *s, strtab_id id)
 
 static void count_add(const struct tree *t, tree_count *sum, tree_count c)
 {
-	if (t->frac)
-		sum->f += c.f;
-	else
-		sum->u += c.u;     /* outermost matches are disjoint: <= root total */
+	(void)t;
+	sum->u += c.u;     /* outermost matches are disjoint: <= root total */
 }
 
 /* Decides the names [lo, hi) into hit[]. */
@@ -750,8 +748,6 @@ size_t search_count(const struct search *s)
 tree_count search_total(const struct search *s, tree_idx z)
 {
 	tree_count sum = { 0 };
-	if (s->t->frac)
-		sum.f = 0.0;
 	if (!s->done || z >= tree_size(s->t))
 		return sum;
 	if (z == TREE_ROOT)

@@ -135,12 +135,17 @@ enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *
 	it.no = 0;
 	while (sniff_next(&it, &first)) {
 		if (first.n && first.s[0] != '#') {
+			/* " 3": samples of the root alone, as tflame writes them
+			 * (a stack without frames); folded, and the next line decides */
+			size_t rn = first.rawn;
+			if (sniff_strip_count(first.raw, &rn) && rn == 0)
+				continue;
 			have_first = true;
 			break;
 		}
 	}
 	if (!have_first)
-		return SNIFF_FOLDED;        /* an empty profile */
+		return SNIFF_FOLDED;        /* an empty profile, or root lines only */
 
 	folded = sniff_folded_line(first.s, first.n, &dso);
 	if (folded && !dso) {

@@ -703,8 +703,12 @@ static bool on_event(void *arg, struct json_event *e)
 
 static void add(struct ss *c, size_t keep, const struct tree_frame *f, size_t n, uint32_t node)
 {
+	/* Fractional weights are sums of doubles (JSON numbers, which most
+	 * writers of the format hold as doubles anyway): 9 decimals of them
+	 * are meaningful, the binary noise below is not. */
 	if (c->frac)
-		tree_add_stack_tail_frac(c->t, keep, f + keep, n - keep, c->w[node].f);
+		tree_add_stack_tail_dec(c->t, keep, f + keep, n - keep,
+		                        tree_dec_from_double(c->w[node].f));
 	else
 		tree_add_stack_tail(c->t, keep, f + keep, n - keep, c->w[node].u);
 }

@@ -8,17 +8,14 @@
 
 static tree_count cadd(const struct tree *t, tree_count a, tree_count b)
 {
-	if (t->frac)
-		a.f += b.f;
-	else
-		a.u = a.u + b.u < a.u ? UINT64_MAX : a.u + b.u;
+	(void)t;
+	a.u = a.u + b.u < a.u ? UINT64_MAX : a.u + b.u;
 	return a;
 }
 
 static int ccmp(const struct tree *t, tree_count a, tree_count b)
 {
-	if (t->frac)
-		return a.f < b.f ? -1 : a.f > b.f;
+	(void)t;
 	return a.u < b.u ? -1 : a.u > b.u;
 }
 
@@ -151,8 +148,6 @@ void toptable_compute(struct toptable *tt, const struct tree *t, tree_idx zoom,
 			struct toptable_row *r = &tt->rows[tt->n++];
 			memset(r, 0, sizeof *r);
 			r->name = nm;
-			if (t->frac)
-				r->self.f = r->total.f = 0.0;
 			row_of[nm] = (uint32_t)tt->n;
 		}
 		struct toptable_row *r = &tt->rows[row_of[nm] - 1];

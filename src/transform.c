@@ -15,29 +15,30 @@ static struct tree_frame frame_of(const struct tree *t, tree_idx i)
 	return (struct tree_frame){ tree_name(t, i), tree_name_len(t, i) };
 }
 
+/* src's count c as a decimal: dst takes src's units. */
+static struct tree_dec dec_of(const struct tree *src, tree_count c)
+{
+	return (struct tree_dec){ c.u, src->decimals, false, false };
+}
+
 /* Adds the stack "previous stack's first keep frames + tail" with node i's
- * self count (frac or not, as src). */
+ * self count. */
 static void add_tail(struct tree *dst, const struct tree *src, size_t keep,
                      const struct tree_frame *tail, size_t ntail, tree_count c)
 {
-	if (src->frac)
-		tree_add_stack_tail_frac(dst, keep, tail, ntail, c.f);
-	else
-		tree_add_stack_tail(dst, keep, tail, ntail, c.u);
+	tree_add_stack_tail_dec(dst, keep, tail, ntail, dec_of(src, c));
 }
 
 static void add_full(struct tree *dst, const struct tree *src, const struct tree_frame *f,
                      size_t n, tree_count c)
 {
-	if (src->frac)
-		tree_add_stack_frac(dst, f, n, c.f);
-	else
-		tree_add_stack(dst, f, n, c.u);
+	tree_add_stack_dec(dst, f, n, dec_of(src, c));
 }
 
 static bool count_zero(const struct tree *t, tree_count c)
 {
-	return t->frac ? c.f == 0.0 : c.u == 0;
+	(void)t;
+	return c.u == 0;
 }
 
 enum verdict { KEEP, MERGE, SKIP };

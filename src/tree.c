@@ -43,6 +43,7 @@ void tree_init(struct tree *t)
 void tree_init_nodes(struct tree *t, void *mem, size_t bytes)
 {
 	memset(t, 0, sizeof *t);
+	t->unit = 1;
 	strtab_init(&t->names);
 	if (mem && bytes / sizeof *t->nodes >= 1024) {
 		t->cap = bytes / sizeof *t->nodes;
@@ -78,6 +79,7 @@ void tree_free(struct tree *t)
 	free(t->path);
 	strtab_free(&t->names);
 	memset(t, 0, sizeof *t);
+	t->unit = 1;
 }
 
 /* A slot keeps the upper 32 bits of its key's hash as a tag, and its home
@@ -152,8 +154,6 @@ static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	nd->name = name;
 	nd->end = KIDS_NONE;
 	nd->depth = pn->depth + 1;
-	if (t->frac)
-		nd->self.f = 0.0;
 	if (t->chart) {
 		nd->off = t->time;  /* a chart frame starts when it is first seen */
 	} else {
@@ -421,11 +421,6 @@ static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 {
 	t->stacks++;
-	if (t->frac) {
-		t->nodes[leaf].self.f += (double)count;
-		t->time.f += (double)count;
-		return;
-	}
 	t->time.u = t->time.u + count < count ? UINT64_MAX : t->time.u + count;
 	uint64_t s = t->nodes[leaf].self.u + count;
 	if (s < count) {
@@ -435,28 +430,204 @@ static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 	t->nodes[leaf].self.u = s;
 }
 
-static void switch_to_frac(struct tree *t)
+/* ---- decimal counts ----------------------------------------------------- */
+
+static const uint64_t pow10_u64[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull,
+	10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/* Moves t to `to` decimals (more than it has) when its sum allows: every
+ * self count (and a chart's times) is at most the sum. */
+static bool rescale(struct tree *t, unsigned to)
 {
+	uint64_t m = pow10_u64[to - t->decimals];
+	if (t->saturated || t->time.u > UINT64_MAX / m)
+		return false;
 	for (size_t i = 0; i < t->n; i++) {
-		t->nodes[i].self.f = (double)t->nodes[i].self.u;
+		t->nodes[i].self.u *= m;
 		if (t->chart)
-			t->nodes[i].off.f = (double)t->nodes[i].off.u;
+			t->nodes[i].off.u *= m;
 	}
-	t->time.f = (double)t->time.u;
+	t->time.u *= m;
+	t->decimals = to;
+	t->unit = pow10_u64[to];
 	t->frac = true;
+	return true;
 }
 
-void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+/* As many of `want` decimals as t can take. */
+static void widen(struct tree *t, unsigned want)
 {
-	add_count(t, add_path(t, frames, n), count);
+	for (unsigned to = want; to > t->decimals; to--)
+		if (rescale(t, to))
+			return;
 }
 
-void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
-                         uint64_t count)
+uint64_t tree_units_from(struct tree *t, uint64_t count, unsigned from)
+{
+	if (from == t->decimals)
+		return count;
+	if (from < t->decimals) {
+		uint64_t m = pow10_u64[t->decimals - from];
+		if (count > UINT64_MAX / m) {
+			t->saturated = true;
+			return UINT64_MAX;
+		}
+		return count * m;
+	}
+	uint64_t d = pow10_u64[from - t->decimals];
+	uint64_t q = count / d, r = count % d;
+	if (r) {
+		t->rounded++;
+		if (r >= d - r)         /* half up: r >= d / 2 without overflow */
+			q++;
+	}
+	return q;
+}
+
+static uint64_t dec_units(struct tree *t, struct tree_dec c)
+{
+	if (c.decimals > TREE_MAX_DECIMALS)
+		xdie("internal error: a count with %u decimals", c.decimals);
+	if (c.saturated)
+		t->saturated = true;
+	if (c.rounded)
+		t->rounded++;
+	if (c.decimals > t->decimals && c.units)
+		widen(t, c.decimals);
+	return tree_units_from(t, c.units, c.decimals);
+}
+
+bool tree_dec_parse(const char *s, size_t len, struct tree_dec *out)
+{
+	size_t i = 0, ip, fp = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	ip = i;
+	if (ip == 0)
+		return false;
+	size_t f0 = i;
+	if (i < len && s[i] == '.') {
+		f0 = ++i;
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++;
+		fp = i - f0;
+	}
+	long exp = 0;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		bool neg = false;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			neg = s[i++] == '-';
+		size_t e0 = i;
+		while (i < len && s[i] >= '0' && s[i] <= '9') {
+			if (exp < 100000)       /* far beyond any that fits */
+				exp = exp * 10 + (s[i] - '0');
+			i++;
+		}
+		if (i == e0)
+			return false;
+		if (neg)
+			exp = -exp;
+	}
+	if (i != len)
+		return false;
+	/* The digits (integer then fraction) without leading or trailing
+	 * zeros, times 10^scale. */
+	size_t first = 0, last = ip + fp;     /* over the digit string */
+#define DIGIT(k) ((k) < ip ? s[k] : s[f0 + (k) - ip])
+	while (first < last && DIGIT(first) == '0')
+		first++;
+	while (last > first && DIGIT(last - 1) == '0')
+		last--;
+	long scale = exp - (long)fp + (long)(ip + fp - last);
+	*out = (struct tree_dec){ 0, 0, false, false };
+	if (first == last)
+		return true;            /* zero */
+	/* Drop fraction digits beyond TREE_MAX_DECIMALS, and beyond 19 digits
+	 * in all (19 always fit 64 bits), rounding half up on the first one
+	 * dropped: a carry can only add a digit on the left. */
+	size_t ndig = last - first;
+	long drop = 0;
+	if (scale < -(long)TREE_MAX_DECIMALS)
+		drop = -(long)TREE_MAX_DECIMALS - scale;
+	if (scale < 0 && (long)ndig - 19 > drop)
+		drop = (long)ndig - 19 < -scale ? (long)ndig - 19 : -scale;
+	bool up = false;
+	if (drop > 0) {
+		out->rounded = true;
+		if ((size_t)drop > ndig) {      /* all digits far below the point */
+			last = first;
+		} else {
+			up = DIGIT(last - (size_t)drop) >= '5';
+			last -= (size_t)drop;
+		}
+		scale += drop;
+	}
+	uint64_t v = 0;
+	for (size_t k = first; k < last; k++) {
+		unsigned d = (unsigned)(DIGIT(k) - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			goto saturate;
+		v = v * 10 + d;
+	}
+#undef DIGIT
+	v += up;                    /* at most 10^19: fits */
+	for (; scale > 0; scale--) {
+		if (v > UINT64_MAX / 10)
+			goto saturate;
+		v *= 10;
+	}
+	while (scale < 0 && v % 10 == 0) {      /* zeros a carry made */
+		v /= 10;
+		scale++;
+	}
+	out->units = v;
+	out->decimals = (unsigned)-scale;
+	return true;
+saturate:
+	out->units = UINT64_MAX;
+	out->decimals = 0;
+	out->saturated = true;
+	return true;
+}
+
+struct tree_dec tree_dec_from_double(double v)
+{
+	struct tree_dec d = { 0, 0, false, false };
+	if (!(v > 0))
+		return d;
+	if (v >= 18446744073709551615.0) {
+		d.units = UINT64_MAX;
+		d.saturated = true;
+		return d;
+	}
+	char buf[64];
+	int n = snprintf(buf, sizeof buf, "%.9f", v);
+	if (n > 0 && (size_t)n < sizeof buf)
+		tree_dec_parse(buf, (size_t)n, &d);
+	return d;
+}
+
+tree_idx tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+{
+	tree_idx leaf = add_path(t, frames, n);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
+}
+
+tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, uint64_t count)
 {
 	if (keep > t->pathlen)
 		xdie("internal error: tree_add_stack_tail beyond the previous stack");
-	add_count(t, extend_path(t, keep, tail, ntail), count);
+	tree_idx leaf = extend_path(t, keep, tail, ntail);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
 }
 
 strtab_id tree_intern(struct tree *t, const char *s, size_t len)
@@ -464,47 +635,33 @@ strtab_id tree_intern(struct tree *t, const char *s, size_t len)
 	return strtab_intern(&t->names, s, len);
 }
 
-void tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail, size_t ntail,
-                             uint64_t count)
+tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
+                                 size_t ntail, uint64_t count)
 {
 	if (keep > t->pathlen)
 		xdie("internal error: tree_add_stack_tail_ids beyond the previous stack");
 	for (size_t i = 0; i < ntail; i++)
 		if (tail[i] >= strtab_count(&t->names))
 			xdie("internal error: tree_add_stack_tail_ids with a name not interned");
-	add_count(t, extend_path_ids(t, keep, tail, ntail), count);
+	tree_idx leaf = extend_path_ids(t, keep, tail, ntail);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
 }
 
-static bool frac_ok(double count)
+void tree_add_stack_dec(struct tree *t, const struct tree_frame *frames, size_t n,
+                        struct tree_dec count)
 {
-	return count >= 0.0 && !isinf(count);   /* false for NaN too */
+	uint64_t u = dec_units(t, count);
+	add_count(t, add_path(t, frames, n), u);
 }
 
-void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count)
+void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, struct tree_dec count)
 {
-	if (!frac_ok(count))
-		return;     /* the readers never pass these */
-	tree_idx leaf = add_path(t, frames, n);
-	if (!t->frac)
-		switch_to_frac(t);
-	t->nodes[leaf].self.f += count;
-	t->time.f += count;
-	t->stacks++;
-}
-
-void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
-                              size_t ntail, double count)
-{
-	if (!frac_ok(count))
-		return;
 	if (keep > t->pathlen)
 		xdie("internal error: tree_add_stack_tail beyond the previous stack");
-	tree_idx leaf = extend_path(t, keep, tail, ntail);
-	if (!t->frac)
-		switch_to_frac(t);
-	t->nodes[leaf].self.f += count;
-	t->time.f += count;
-	t->stacks++;
+	uint64_t u = dec_units(t, count);
+	add_count(t, extend_path(t, keep, tail, ntail), u);
 }
 
 /* Returns to the system the pages of src's node array below node i, which
@@ -551,14 +708,15 @@ static bool merge_in_order(const struct tree *dst, const struct tree *src)
 	return ok;
 }
 
-static void merge(struct tree *dst, const struct tree *src, bool release)
+static void merge(struct tree *dst, const struct tree *src, bool release, tree_idx **mapout)
 {
 	if (dst->finalized || src->finalized || dst->chart)
 		xdie("internal error: tree_merge on a finalized tree or a flame chart");
 	if (!merge_in_order(dst, src))
 		ensure_hash(dst);
-	if (src->frac && !dst->frac)
-		switch_to_frac(dst);
+	/* Counts in dst's units: as many of src's decimals as dst takes. */
+	if (src->decimals > dst->decimals)
+		widen(dst, src->decimals);
 	/* Names are interned once each, not once per node. */
 	size_t nnames = strtab_count(&src->names);
 	strtab_id *names = xmalloc((nnames ? nnames : 1) * sizeof *names);
@@ -586,16 +744,13 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 				dst->revisited = true;
 		}
 		struct tree_node *dn = &dst->nodes[map[i]];
-		if (dst->frac) {
-			dn->self.f += src->frac ? sn->self.f : (double)sn->self.u;
-		} else {
-			uint64_t v = dn->self.u + sn->self.u;
-			if (v < sn->self.u) {
-				v = UINT64_MAX;
-				dst->saturated = true;
-			}
-			dn->self.u = v;
+		uint64_t add = tree_units_from(dst, sn->self.u, src->decimals);
+		uint64_t v = dn->self.u + add;
+		if (v < add) {
+			v = UINT64_MAX;
+			dst->saturated = true;
 		}
+		dn->self.u = v;
 	}
 	if (src->first_leaf != TREE_NONE) {
 		if (dst->first_leaf == TREE_NONE)
@@ -605,26 +760,35 @@ static void merge(struct tree *dst, const struct tree *src, bool release)
 			dst->path[k] = map[src->path[k]];
 		dst->pathlen = src->pathlen;
 	}
-	free(map);
+	if (mapout)
+		*mapout = map;
+	else
+		free(map);
 	free(names);
 	dst->stacks += src->stacks;
 	dst->saturated |= src->saturated;
+	dst->rounded += src->rounded;
 	dst->revisited |= src->revisited;
 }
 
 void tree_merge(struct tree *dst, const struct tree *src)
 {
-	merge(dst, src, false);
+	merge(dst, src, false, NULL);
 }
 
 void tree_merge_free(struct tree *dst, struct tree *src)
+{
+	tree_merge_free_map(dst, src, NULL);
+}
+
+void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map)
 {
 	/* Big trees give their read pages back as the merge goes, so that
 	 * the peak is not dst plus the whole of src. */
 	free(src->slots);       /* never looked up again */
 	src->slots = NULL;
 	src->nslots = 0;
-	merge(dst, src, src->n * sizeof *src->nodes >= ((size_t)64 << 20));
+	merge(dst, src, src->n * sizeof *src->nodes >= ((size_t)64 << 20), map);
 	tree_free(src);
 }
 
@@ -637,7 +801,7 @@ struct sort_ctx {
 
 static bool has_self(const struct tree *t, tree_idx i)
 {
-	return t->frac ? t->nodes[i].self.f > 0.0 : t->nodes[i].self.u > 0;
+	return t->nodes[i].self.u > 0;
 }
 
 /* flamegraph.pl order: siblings appear in the order of the smallest folded
@@ -667,14 +831,9 @@ static int cmp_nodes(const struct sort_ctx *cx, tree_idx a, tree_idx b)
 {
 	const struct tree *t = cx->t;
 	if (cx->order == TREE_ORDER_WEIGHT) {
-		double ta = tree_count_d(t, t->nodes[a].total), tb = tree_count_d(t, t->nodes[b].total);
-		if (!t->frac) {
-			uint64_t ua = t->nodes[a].total.u, ub = t->nodes[b].total.u;
-			if (ua != ub)
-				return ua > ub ? -1 : 1;
-		} else if (ta != tb) {
-			return ta > tb ? -1 : 1;
-		}
+		uint64_t ua = t->nodes[a].total.u, ub = t->nodes[b].total.u;
+		if (ua != ub)
+			return ua > ub ? -1 : 1;
 	}
 	return cmp_name(t, a, b);
 }
@@ -721,10 +880,6 @@ static void sort_children(const struct sort_ctx *cx, tree_idx *v, tree_idx *tmp,
 
 static tree_count count_add(struct tree *t, tree_count a, tree_count b)
 {
-	if (t->frac) {
-		a.f += b.f;
-		return a;
-	}
 	uint64_t s = a.u + b.u;
 	if (s < a.u) {
 		s = UINT64_MAX;
@@ -1003,7 +1158,7 @@ static bool ends_and_offsets(struct tree *t, bool totals)
 {
 	struct tree_node *nd = t->nodes;
 	size_t n = t->n, cap = 64, sp = 1;
-	bool sums = !t->frac && !t->chart && !t->saturated;
+	bool sums = !t->chart && !t->saturated;
 	tree_idx *stk = xmalloc(cap * sizeof *stk);
 	uint64_t *cum = xmalloc(cap * sizeof *cum);     /* self counts down the path */
 	uint64_t *start = xmalloc(cap * sizeof *start); /* `before` at the node */
@@ -1049,7 +1204,7 @@ static bool ends_and_offsets(struct tree *t, bool totals)
 	free(start);
 	if (sums)
 		nd[0].off.u = 0;
-	return sums || t->frac || t->chart || t->saturated;
+	return sums || t->chart || t->saturated;
 }
 
 /* Offsets sibling by sibling from the totals (fractions, saturated sums). */
@@ -1068,6 +1223,13 @@ static void offsets_by_siblings(struct tree *t)
 
 void tree_finalize(struct tree *t, enum tree_order order)
 {
+	tree_finalize_map(t, order, NULL);
+}
+
+void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
+{
+	if (map)
+		*map = NULL;
 	if (t->finalized)
 		return;
 	/* A flame chart's siblings are in time order and its offsets are
@@ -1101,7 +1263,7 @@ void tree_finalize(struct tree *t, enum tree_order order)
 	/* Integer totals come out of the last pass, unless sorting by weight
 	 * needs them first; sums too big for 64 bits saturate, which only the
 	 * sum bottom-up by index does. */
-	bool late = !t->frac && !t->chart && !t->saturated && order != TREE_ORDER_WEIGHT;
+	bool late = !t->chart && !t->saturated && order != TREE_ORDER_WEIGHT;
 	if (!late)
 		totals_backward(t);
 	/* Sibling lists are in creation order; stacks added in sorted order
@@ -1129,6 +1291,11 @@ void tree_finalize(struct tree *t, enum tree_order order)
 			nd[i].off = times[i];
 		free(times);
 	}
+	if (moved && map) {     /* numbering left each node's new id in `end` */
+		*map = xmalloc(n * sizeof **map);
+		for (size_t i = 0; i < n; i++)
+			(*map)[i] = nd[i].end;
+	}
 	if (moved)
 		permute(t, moved, from, nfrom);     /* parents are renumbered below */
 	free(from);
@@ -1139,7 +1306,7 @@ void tree_finalize(struct tree *t, enum tree_order order)
 			memset(&nd[i].total, 0, sizeof nd[i].total);
 		totals_backward(t);
 	}
-	if (!t->chart && (t->frac || t->saturated))
+	if (!t->chart && t->saturated)
 		offsets_by_siblings(t);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */
 		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
@@ -1154,18 +1321,14 @@ int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size
 {
 	if (!t->frac)
 		return snprintf(buf, size, "%" PRIu64, c.u);
-	double v = c.f;
-	if (v == floor(v) && v < 9007199254740992.0)
-		return snprintf(buf, size, "%.0f", v);
-	char tmp[64];
-	int n = snprintf(tmp, sizeof tmp, "%.6f", v);
-	if (n < 0 || (size_t)n >= sizeof tmp)
-		return snprintf(buf, size, "%g", v);
-	while (n > 0 && tmp[n - 1] == '0')
-		tmp[--n] = '\0';
-	if (n > 0 && tmp[n - 1] == '.')
-		tmp[--n] = '\0';
-	return snprintf(buf, size, "%s", tmp);
+	uint64_t whole = c.u / t->unit, part = c.u % t->unit;
+	if (!part)
+		return snprintf(buf, size, "%" PRIu64, whole);
+	char digits[24];
+	int n = snprintf(digits, sizeof digits, "%0*" PRIu64, (int)t->decimals, part);
+	while (n > 1 && digits[n - 1] == '0')
+		digits[--n] = '\0';
+	return snprintf(buf, size, "%" PRIu64 ".%s", whole, digits);
 }
 
 /* An item of the folded output within one sibling group: a node's own line

@@ -10,8 +10,13 @@
  * end(c) (when end(c) < end(parent(c))). Nothing here recurses over the tree.
  *
  * Counts are exact unsigned 64-bit integers, saturating at UINT64_MAX (the
- * tree remembers that it saturated). The first fractional count switches the
- * whole tree to doubles (tree.frac); use the *_d accessors when in doubt. */
+ * tree remembers that it saturated). Fractional counts make the tree decimal
+ * fixed point: every count is then in units of 10^-decimals (tree.frac,
+ * tree.decimals, tree.unit), the fewest decimals that hold the input's
+ * fractions, so that integers stay exact beside fractions and sums are exact.
+ * A tree takes more decimals only while its sum still fits 64 bits; digits
+ * beyond that are rounded (tree.rounded counts those counts). Use the *_d
+ * accessors for proportions and tree_format_count for text. */
 #ifndef TFLAME_TREE_H
 #define TFLAME_TREE_H
 
@@ -28,10 +33,18 @@ typedef uint32_t tree_idx;
  * reserved value used while building). */
 #define TREE_MAX_NODES (UINT32_MAX - 2u)
 
-typedef union {
-	uint64_t u;     /* when !tree.frac */
-	double f;       /* when tree.frac */
+typedef struct {
+	uint64_t u;     /* in units of 10^-tree.decimals */
 } tree_count;
+
+/* A decimal count: units / 10^decimals (decimals <= TREE_MAX_DECIMALS). */
+struct tree_dec {
+	uint64_t units;
+	unsigned decimals;
+	bool saturated;     /* the value was above what 64 bits hold: UINT64_MAX */
+	bool rounded;       /* digits beyond TREE_MAX_DECIMALS were rounded */
+};
+#define TREE_MAX_DECIMALS 18u
 
 struct tree_node {
 	tree_idx parent;    /* TREE_NONE for the root */
@@ -63,7 +76,10 @@ struct tree {
 	struct tree_node *nodes;
 	size_t n, cap;
 	struct strtab names;
-	bool frac;          /* counts are doubles */
+	bool frac;          /* decimals > 0 */
+	unsigned decimals;  /* counts are in units of 10^-decimals */
+	uint64_t unit;      /* 10^decimals */
+	uint64_t rounded;   /* counts rounded to fit the tree's decimals */
 	bool saturated;     /* an integer count or sum exceeded UINT64_MAX */
 	bool finalized;
 	bool chart;         /* flame chart: set before adding stacks; a frame
@@ -100,29 +116,47 @@ void tree_init_nodes(struct tree *t, void *mem, size_t bytes);
 void *tree_take_nodes(struct tree *t, size_t *bytes);
 
 /* Adds one stack, frames[0] the outermost caller, frames[n-1] the leaf, with
- * count samples. n == 0 adds to the root's self count. Frames may contain any
+ * count samples, and returns its leaf (an id until tree_finalize, which
+ * renumbers: see tree_finalize_map). n == 0 adds to the root's self count. Frames may contain any
  * bytes. Dies (via xdie) beyond TREE_MAX_NODES nodes. Not after finalize.
  *
  * Any order of stacks gives the same tree. Stacks added in ascending order
  * of their text (frames joined by ';', byte-wise, as `LC_ALL=C sort` orders
  * folded lines) build faster and in less memory: no child hash until the
  * first stack out of order. */
-void tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
-void tree_add_stack_frac(struct tree *t, const struct tree_frame *frames, size_t n, double count);
+tree_idx tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count);
+/* tree_add_stack with a decimal count: the tree moves to more decimals
+ * when the count needs them and its sum allows (see the top). */
+void tree_add_stack_dec(struct tree *t, const struct tree_frame *frames, size_t n,
+                        struct tree_dec count);
 /* Fast path for readers that know that the first `keep` frames are those
  * of the previous stack added (keep <= its length): `tail` holds only the
  * ntail frames after them. */
-void tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail, size_t ntail,
-                         uint64_t count);
-void tree_add_stack_tail_frac(struct tree *t, size_t keep, const struct tree_frame *tail,
-                              size_t ntail, double count);
+tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, uint64_t count);
+void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, struct tree_dec count);
+
+/* Parses s[0..len): digits with an optional fraction and exponent
+ * ("12", "0.25", "1.5e3", "2E-4"; no sign, at least one digit before any
+ * point). False when s is not of that form. Values beyond 64 bits
+ * saturate, fraction digits beyond TREE_MAX_DECIMALS are rounded half up;
+ * trailing fraction zeros are dropped ("1.50" has one decimal). */
+bool tree_dec_parse(const char *s, size_t len, struct tree_dec *out);
+/* v (finite, >= 0) rounded to 9 decimals: weights computed in floating
+ * point (differences of times) keep their meaningful digits, not the
+ * binary noise below them. */
+struct tree_dec tree_dec_from_double(double v);
+/* count (in units of 10^-from) in t's units: multiplied (saturating, which
+ * sets t->saturated) or rounded (counted in t->rounded). */
+uint64_t tree_units_from(struct tree *t, uint64_t count, unsigned from);
 /* The name's id in t (interned now if new), for tree_add_stack_tail_ids:
  * readers whose frames recur (pprof locations) intern each name once. */
 strtab_id tree_intern(struct tree *t, const char *s, size_t len);
 /* tree_add_stack_tail with names given by their ids in t (tree_intern);
  * switches t to its child hash (no sorted-input fast path). */
-void tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail, size_t ntail,
-                             uint64_t count);
+tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
+                                 size_t ntail, uint64_t count);
 
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and
@@ -133,11 +167,17 @@ void tree_merge(struct tree *dst, const struct tree *src);
 /* tree_merge, then tree_free(src); src's memory is released while merging,
  * so that the peak stays near dst's final size. */
 void tree_merge_free(struct tree *dst, struct tree *src);
+/* tree_merge_free that also gives the ids src's nodes have in dst:
+ * (*map)[src id] (malloc'ed, src's size before the merge long). */
+void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
 
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. A chart tree is always in input (time)
  * order, whatever order says. */
 void tree_finalize(struct tree *t, enum tree_order order);
+/* tree_finalize that also gives each node's new id: (*map)[id before]
+ * (malloc'ed, tree_size long), or NULL when no id changed. */
+void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map);
 
 static inline size_t tree_size(const struct tree *t) { return t->n; }
 static inline const struct tree_node *tree_node(const struct tree *t, tree_idx i) { return &t->nodes[i]; }
@@ -147,7 +187,7 @@ static inline uint32_t tree_depth(const struct tree *t, tree_idx i) { return t->
 static inline const char *tree_name(const struct tree *t, tree_idx i) { return strtab_str(&t->names, t->nodes[i].name); }
 static inline uint32_t tree_name_len(const struct tree *t, tree_idx i) { return strtab_len(&t->names, t->nodes[i].name); }
 
-static inline double tree_count_d(const struct tree *t, tree_count c) { return t->frac ? c.f : (double)c.u; }
+static inline double tree_count_d(const struct tree *t, tree_count c) { return t->frac ? (double)c.u / (double)t->unit : (double)c.u; }
 static inline double tree_total_d(const struct tree *t, tree_idx i) { return tree_count_d(t, t->nodes[i].total); }
 static inline double tree_self_d(const struct tree *t, tree_idx i) { return tree_count_d(t, t->nodes[i].self); }
 static inline double tree_off_d(const struct tree *t, tree_idx i) { return tree_count_d(t, t->nodes[i].off); }
@@ -171,8 +211,8 @@ static inline bool tree_contains(const struct tree *t, tree_idx a, tree_idx i)
 	return a <= i && i < t->nodes[a].end;
 }
 
-/* Formats a count: integers exactly, fractions with up to 6 significant
- * decimals and no trailing zeros. Returns the snprintf result. */
+/* Formats a count exactly: an integer, or a decimal with the tree's
+ * decimals less trailing zeros. Returns the snprintf result. */
 int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size);
 
 /* Writes one folded line per node with a non-zero self count,

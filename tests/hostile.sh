@@ -171,6 +171,35 @@ run --print -w 20 "$D/bigfrac"
 printf 'all: 18446744073709551615 samples\n%-19s|\n%-19s|\n' a all > "$D/want"
 expect_out "fractional counts beyond 2^64 --print" "$D/want"
 
+# ---- integers stay exact beside fractions, sums of decimals are exact ----
+# As doubles, 2^53 + 1 read back as ...992, 0.1 + 0.2 as 0.30000000000000004
+# and 2^64 - 2 beside a fraction as 18446744073709551616. The tree keeps
+# decimal fixed point (one decimal here): all three exact.
+printf 'a 9007199254740993\nb 0.1\nb 0.2\n' > "$D/dec"
+run --collapse "$D/dec"
+expect_rc "2^53 + 1 beside 0.1 + 0.2" 0
+printf 'a 9007199254740993\nb 0.3\n' > "$D/want"
+expect_out "2^53 + 1 beside 0.1 + 0.2: both exact" "$D/want"
+expect_quiet "2^53 + 1 beside 0.1 + 0.2"
+# No room for a decimal beside 2^64 - 2: the fraction is rounded (half up,
+# so the sum is exactly 2^64 - 1) and the user told; the integer is kept.
+printf 'a 18446744073709551614\nb 0.5\n' > "$D/dec"
+run --collapse "$D/dec"
+expect_rc "2^64 - 2 beside 0.5" 0
+printf 'a 18446744073709551614\nb 1\n' > "$D/want"
+expect_out "2^64 - 2 beside 0.5: the integer exact, the fraction rounded" "$D/want"
+expect_err "2^64 - 2 beside 0.5" '1 count rounded to 0 decimals'
+# Samples of the root alone (a stack of empty frames) are written " 3",
+# which must read back as the same profile.
+printf ';;;; 3\na;b 1\n' > "$D/rootonly"
+run --collapse "$D/rootonly"
+printf ' 3\na;b 1\n' > "$D/want"
+expect_out "root samples: written as \" 3\"" "$D/want"
+cp "$D/want" "$D/rootonly2"
+run --collapse "$D/rootonly2"
+expect_rc "root samples read back" 0
+expect_out "root samples read back: the same profile" "$D/want"
+
 # ---- counts that are not counts (SPEC.md §B.2: rejected as malformed) ----
 printf 'ok;x 2\nneg -4\nnan NaN\nexp 1e999\ninf inf\nplus +3\nhex 0x10\n' > "$D/notcount"
 run --collapse "$D/notcount"

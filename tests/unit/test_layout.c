@@ -205,8 +205,8 @@ int main(void)
 	/* Fractional counts use the same arithmetic. */
 	tree_init(&t);
 	struct tree_frame fa = { "a", 1 }, fb = { "b", 1 };
-	tree_add_stack_frac(&t, &fa, 1, 0.75);
-	tree_add_stack_frac(&t, &fb, 1, 0.25);
+	tree_add_stack_dec(&t, &fa, 1, (struct tree_dec){ 75, 2, false, false });
+	tree_add_stack_dec(&t, &fb, 1, (struct tree_dec){ 25, 2, false, false });
 	tree_finalize(&t, TREE_ORDER_NAME);
 	q.width = 8;
 	q.height = 2;

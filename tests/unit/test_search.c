@@ -327,14 +327,15 @@ static void test_frac(void)
 	struct tree t;
 	tree_init(&t);
 	struct tree_frame ab[] = { { "a", 1 }, { "b", 1 } };
-	tree_add_stack_frac(&t, ab, 2, 0.5);
-	tree_add_stack_frac(&t, ab, 1, 0.25);
-	tree_add_stack_frac(&t, ab + 1, 1, 2.0);
+	tree_add_stack_dec(&t, ab, 2, (struct tree_dec){ 5, 1, false, false });
+	tree_add_stack_dec(&t, ab, 1, (struct tree_dec){ 25, 2, false, false });
+	tree_add_stack_dec(&t, ab + 1, 1, (struct tree_dec){ 2, 0, false, false });
 	tree_finalize(&t, TREE_ORDER_NAME);
 	/* a 0.75 > a;b 0.5; b 2. 'a|b': a (0.75) + b (2), a;b nested. */
 	struct search *s = run(&t, "a|b");
-	ok(search_total(s, TREE_ROOT).f == 2.75, "fractional counts: 0.75 + 2, nested 0.5 once");
-	ok(search_total(s, 1).f == 0.75, "fractional, zoomed into a: 0.75");
+	/* in hundredths: the tree took two decimals */
+	ok(search_total(s, TREE_ROOT).u == 275, "fractional counts: 0.75 + 2, nested 0.5 once");
+	ok(search_total(s, 1).u == 75, "fractional, zoomed into a: 0.75");
 	search_free(s);
 	tree_free(&t);
 }

@@ -1,4 +1,5 @@
 #include "config.h"
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,16 +90,83 @@ int main(void)
 	is_str(preorder(&t), "all z q a", "input order: first appearance");
 	tree_free(&t);
 
-	/* Fractions switch the tree to doubles, integers already added stay. */
+	/* Fractions make the tree decimal, integers already added stay. */
 	tree_init(&t);
 	add(&t, "a", 1);
 	struct tree_frame fa = { "a", 1 };
-	tree_add_stack_frac(&t, &fa, 1, 0.5);
-	tree_add_stack_frac(&t, &fa, 1, 0.25);
+	tree_add_stack_dec(&t, &fa, 1, (struct tree_dec){ 5, 1, false, false });
+	tree_add_stack_dec(&t, &fa, 1, (struct tree_dec){ 25, 2, false, false });
 	tree_finalize(&t, TREE_ORDER_NAME);
-	ok(t.frac, "a fraction makes the tree fractional");
+	ok(t.frac && t.decimals == 2, "a fraction makes the tree decimal: 2 decimals for 0.25");
 	is_folded(&t, "a 1.75\n", "fractional counts are kept and summed");
 	tree_free(&t);
+
+	/* Integers beyond 2^53 stay exact beside fractions (a double would
+	 * make 9007199254740993 ...992), and sums of decimals are exact (in
+	 * doubles 0.1 + 0.2 is 0.30000000000000004). */
+	tree_init(&t);
+	add(&t, "a", 9007199254740993ull);
+	add(&t, "b", 0);
+	tree_add_stack_dec(&t, (struct tree_frame[]){ { "c", 1 } }, 1, (struct tree_dec){ 1, 1, false, false });
+	tree_add_stack_dec(&t, (struct tree_frame[]){ { "c", 1 } }, 1, (struct tree_dec){ 2, 1, false, false });
+	tree_finalize(&t, TREE_ORDER_NAME);
+	is_folded(&t, "a 9007199254740993\nc 0.3\n", "2^53 + 1 beside 0.1 + 0.2");
+	tree_free(&t);
+
+	/* 2^64 - 1 beside a fraction: the sum has no room for a decimal, so
+	 * the fraction is rounded (and counted), the integer kept. */
+	tree_init(&t);
+	add(&t, "a", UINT64_MAX - 1);
+	tree_add_stack_dec(&t, (struct tree_frame[]){ { "b", 1 } }, 1, (struct tree_dec){ 5, 1, false, false });
+	tree_finalize(&t, TREE_ORDER_NAME);
+	is_folded(&t, "a 18446744073709551614\nb 1\n", "no room for decimals: 0.5 rounds to 1");
+	ok(t.rounded == 1 && !t.frac, "one count rounded, the tree stays integer");
+	tree_free(&t);
+	/* The other order: 0.5 first (one decimal), then an integer that
+	 * does not fit in tenths saturates, as any sum beyond 64 bits. */
+	tree_init(&t);
+	tree_add_stack_dec(&t, (struct tree_frame[]){ { "b", 1 } }, 1, (struct tree_dec){ 5, 1, false, false });
+	add(&t, "a", 4000000000000000000ull);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	ok(t.saturated, "4e18 in tenths is beyond 64 bits: saturated");
+	tree_free(&t);
+
+	/* tree_dec_parse, worked by hand. */
+	{
+		static const struct { const char *s; uint64_t u; unsigned d; bool sat, rnd; } cases[] = {
+			{ "12", 12, 0, false, false },
+			{ "1.50", 15, 1, false, false },
+			{ "0.000", 0, 0, false, false },
+			{ "007.25", 725, 2, false, false },
+			{ "1.5e3", 1500, 0, false, false },
+			{ "25E-4", 25, 4, false, false },
+			{ "18446744073709551615", UINT64_MAX, 0, false, false },
+			{ "18446744073709551616", UINT64_MAX, 0, true, false },
+			{ "1e20", UINT64_MAX, 0, true, false },
+			/* 19 decimals: the 19th rounds half up */
+			{ "0.1234567890123456785", 123456789012345679ull, 18, false, true },
+			/* 5 integer digits + 18 decimals: beyond 19 digits, so 14 */
+			{ "12345.123456789012345678", 1234512345678901235ull, 14, false, true },
+			/* all digits below the 18th decimal: zero, rounded */
+			{ "0.0000000000000000001", 0, 0, false, true },
+			/* a carry that ends in zeros: 0.9999...(19 nines) -> 1 */
+			{ "0.9999999999999999999", 1, 0, false, true },
+		};
+		for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+			struct tree_dec d;
+			bool okp = tree_dec_parse(cases[k].s, strlen(cases[k].s), &d);
+			ok(okp && d.units == cases[k].u && d.decimals == cases[k].d &&
+			   d.saturated == cases[k].sat && d.rounded == cases[k].rnd,
+			   "tree_dec_parse(%s): %" PRIu64 " / 10^%u", cases[k].s, d.units, d.decimals);
+		}
+		static const char *bad[] = { "", ".5", "1e", "1e+", "-1", "1.2.3", "1 ", "0x10" };
+		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+			struct tree_dec d;
+			ok(!tree_dec_parse(bad[k], strlen(bad[k]), &d), "tree_dec_parse refuses \"%s\"", bad[k]);
+		}
+		struct tree_dec d = tree_dec_from_double(0.1 + 0.2);
+		ok(d.units == 3 && d.decimals == 1, "0.1 + 0.2 in doubles is 0.3 to 9 decimals");
+	}
 
 	/* Saturation instead of wrap-around. */
 	tree_init(&t);

@@ -324,9 +324,9 @@ int main(void)
 
 		tree_init(&t);
 		struct tree_frame f[2] = { { "a", 1 }, { "x", 1 } };
-		tree_add_stack_frac(&t, f, 2, 0.5);
+		tree_add_stack_dec(&t, f, 2, (struct tree_dec){ 5, 1, false, false });
 		f[1] = (struct tree_frame){ "y", 1 };
-		tree_add_stack_frac(&t, f, 2, 0.25);
+		tree_add_stack_dec(&t, f, 2, (struct tree_dec){ 25, 2, false, false });
 		ok(!t.hashed, "fractional counts, sorted: no hash");
 		tree_finalize(&t, TREE_ORDER_NAME);
 		ok(tree_off_d(&t, 3) == 0.5 && tree_total_d(&t, 1) == 0.75, "fractional offsets and totals");

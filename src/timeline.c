@@ -1,0 +1,390 @@
+/* timeline: per-sample time, thread and stack (see timeline.h).
+ *
+ * An entry is coded against the one before it in its block:
+ *   head   varint: zigzag(time delta) << 3 | flags
+ *   [time] varint, when flag ABS (a delta too big for the head)
+ *   leaf   varint: zigzag(leaf - previous leaf)
+ *   [thread] varint, when flag THREAD (it changed)
+ *   [weight] varint, when flag WEIGHT (it changed)
+ * A block starts from the baseline (time 0, leaf 0, thread 0, weight 1),
+ * so it decodes without the blocks before it. A perf sample on the thread
+ * and with the period of the one before costs 4-6 bytes. */
+#include "config.h"
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+enum { F_THREAD = 1, F_WEIGHT = 2, F_ABS = 4 };
+
+static void baseline(uint64_t *t, tree_idx *leaf, uint32_t *thread, uint64_t *w)
+{
+	*t = 0;
+	*leaf = 0;
+	*thread = 0;
+	*w = 1;
+}
+
+void timeline_init(struct timeline *tl)
+{
+	memset(tl, 0, sizeof *tl);
+	baseline(&tl->prev_t, &tl->prev_leaf, &tl->prev_thread, &tl->prev_w);
+}
+
+void timeline_free(struct timeline *tl)
+{
+	for (size_t i = 0; i < tl->nthreads; i++)
+		free(tl->threads[i].comm);
+	free(tl->threads);
+	free(tl->thash);
+	free(tl->buf);
+	free(tl->blocks);
+	timeline_init(tl);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t thread_hash(int64_t pid, int64_t tid, const char *comm, size_t len)
+{
+	uint64_t h = mix((uint64_t)pid * 0x9e3779b97f4a7c15ULL ^ mix((uint64_t)tid));
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)comm[i]) * 0x100000001b3ULL;
+	return mix(h);
+}
+
+static bool thread_is(const struct timeline_thread *th, int64_t pid, int64_t tid,
+                      const char *comm, size_t len)
+{
+	return th->pid == pid && th->tid == tid && strlen(th->comm) == len &&
+	       memcmp(th->comm, comm, len) == 0;
+}
+
+static void thash_put(uint32_t *tab, size_t cap, uint64_t h, uint32_t idx)
+{
+	size_t k = h & (cap - 1);
+	while (tab[k])
+		k = (k + 1) & (cap - 1);
+	tab[k] = idx + 1;
+}
+
+uint32_t timeline_thread(struct timeline *tl, int64_t pid, int64_t tid, const char *comm,
+                         size_t len)
+{
+	/* a NUL would end the stored name early: the name ends there */
+	const char *nul = len ? memchr(comm, '\0', len) : NULL;
+	if (nul)
+		len = (size_t)(nul - comm);
+	uint64_t h = thread_hash(pid, tid, comm, len);
+	if (tl->capthash) {
+		for (size_t k = h & (tl->capthash - 1); tl->thash[k]; k = (k + 1) & (tl->capthash - 1))
+			if (thread_is(&tl->threads[tl->thash[k] - 1], pid, tid, comm, len))
+				return tl->thash[k] - 1;
+	}
+	if (tl->nthreads >= UINT32_MAX - 1)
+		xdie("too many threads (more than %u)", UINT32_MAX - 1);
+	if ((tl->nthreads + 1) * 2 > tl->capthash) {
+		size_t cap = tl->capthash ? tl->capthash * 2 : 64;
+		uint32_t *tab = xcalloc(cap, sizeof *tab);
+		for (size_t i = 0; i < tl->nthreads; i++) {
+			const struct timeline_thread *th = &tl->threads[i];
+			thash_put(tab, cap, thread_hash(th->pid, th->tid, th->comm, strlen(th->comm)),
+			          (uint32_t)i);
+		}
+		free(tl->thash);
+		tl->thash = tab;
+		tl->capthash = cap;
+	}
+	if (tl->nthreads == tl->capthreads) {
+		tl->capthreads = tl->capthreads ? tl->capthreads * 2 : 16;
+		tl->threads = xreallocarray(tl->threads, tl->capthreads, sizeof *tl->threads);
+	}
+	uint32_t idx = (uint32_t)tl->nthreads++;
+	char *c = xmalloc(len + 1);
+	memcpy(c, comm, len);
+	c[len] = '\0';
+	tl->threads[idx] = (struct timeline_thread){ pid, tid, c, 0, 0 };
+	thash_put(tl->thash, tl->capthash, h, idx);
+	return idx;
+}
+
+/* ---- coding ---------------------------------------------------------------- */
+
+static uint64_t zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static void put_varint(struct timeline *tl, uint64_t v)
+{
+	while (v >= 0x80) {
+		tl->buf[tl->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	tl->buf[tl->len++] = (unsigned char)v;
+}
+
+/* Decodes a varint of at most 10 bytes from buf[*pos..end); the stream is
+ * ours, so a bad one is an internal error. */
+static uint64_t get_varint(const unsigned char *buf, size_t *pos, size_t end)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70 && *pos < end; shift += 7) {
+		unsigned char b = buf[(*pos)++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	xdie("internal error: a bad timeline entry");
+}
+
+/* Codes one entry (no thread statistics). */
+static void encode(struct timeline *tl, const struct timeline_sample *s)
+{
+	if (tl->n % TIMELINE_BLOCK == 0) {
+		if (tl->nblocks == tl->capblocks) {
+			tl->capblocks = tl->capblocks ? tl->capblocks * 2 : 64;
+			tl->blocks = xreallocarray(tl->blocks, tl->capblocks, sizeof *tl->blocks);
+		}
+		tl->blocks[tl->nblocks++] = (struct timeline_block){ tl->len, s->time, s->time };
+		baseline(&tl->prev_t, &tl->prev_leaf, &tl->prev_thread, &tl->prev_w);
+	}
+	/* 5 varints of at most 10 bytes */
+	if (tl->cap - tl->len < 50) {
+		tl->cap = tl->cap ? tl->cap * 2 : 4096;
+		tl->buf = xrealloc(tl->buf, tl->cap);
+	}
+	struct timeline_block *b = &tl->blocks[tl->nblocks - 1];
+	if (s->time < b->tmin)
+		b->tmin = s->time;
+	if (s->time > b->tmax)
+		b->tmax = s->time;
+	if (tl->n == 0 || s->time < tl->tmin)
+		tl->tmin = s->time;
+	if (tl->n == 0 || s->time > tl->tmax)
+		tl->tmax = s->time;
+
+	uint64_t d = zz((int64_t)(s->time - tl->prev_t));
+	unsigned flags = (s->thread != tl->prev_thread ? F_THREAD : 0) |
+	                 (s->weight != tl->prev_w ? F_WEIGHT : 0);
+	if (d >> 61) {
+		put_varint(tl, flags | F_ABS);
+		put_varint(tl, s->time);
+	} else {
+		put_varint(tl, d << 3 | flags);
+	}
+	put_varint(tl, zz((int64_t)s->leaf - (int64_t)tl->prev_leaf));
+	if (flags & F_THREAD)
+		put_varint(tl, s->thread);
+	if (flags & F_WEIGHT)
+		put_varint(tl, s->weight);
+	tl->prev_t = s->time;
+	tl->prev_leaf = s->leaf;
+	tl->prev_thread = s->thread;
+	tl->prev_w = s->weight;
+	tl->n++;
+}
+
+void timeline_add(struct timeline *tl, uint64_t time, tree_idx leaf, uint32_t thread,
+                  uint64_t weight)
+{
+	if (thread >= tl->nthreads)
+		xdie("internal error: timeline_add with thread %u of %zu", thread, tl->nthreads);
+	struct timeline_sample s = { time, leaf, thread, weight };
+	encode(tl, &s);
+	struct timeline_thread *th = &tl->threads[thread];
+	th->samples++;
+	th->weight = th->weight + weight < weight ? UINT64_MAX : th->weight + weight;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+static bool block_open(struct timeline_iter *it)
+{
+	const struct timeline *tl = it->tl;
+	for (; it->block < tl->nblocks; it->block++) {
+		const struct timeline_block *b = &tl->blocks[it->block];
+		if (b->tmax < it->t0 || b->tmin >= it->t1)
+			continue;
+		it->pos = b->off;
+		it->end = it->block + 1 < tl->nblocks ? tl->blocks[it->block + 1].off : tl->len;
+		uint64_t first = (uint64_t)it->block * TIMELINE_BLOCK;
+		it->left = tl->n - first < TIMELINE_BLOCK ? (uint32_t)(tl->n - first) : TIMELINE_BLOCK;
+		baseline(&it->cur.time, &it->cur.leaf, &it->cur.thread, &it->cur.weight);
+		return true;
+	}
+	return false;
+}
+
+void timeline_iter_init(struct timeline_iter *it, const struct timeline *tl, uint64_t t0,
+                        uint64_t t1)
+{
+	memset(it, 0, sizeof *it);
+	it->tl = tl;
+	it->t0 = t0;
+	it->t1 = t1;
+	it->block = 0;
+	if (!block_open(it))
+		it->left = 0;
+}
+
+bool timeline_next(struct timeline_iter *it, struct timeline_sample *out)
+{
+	const unsigned char *buf = it->tl->buf;
+	for (;;) {
+		if (it->left == 0) {
+			if (it->block >= it->tl->nblocks)
+				return false;
+			it->block++;
+			if (!block_open(it))
+				return false;
+		}
+		struct timeline_sample *c = &it->cur;
+		uint64_t h = get_varint(buf, &it->pos, it->end);
+		if (h & F_ABS)
+			c->time = get_varint(buf, &it->pos, it->end);
+		else
+			c->time += (uint64_t)unzz(h >> 3);
+		c->leaf = (tree_idx)((int64_t)c->leaf + unzz(get_varint(buf, &it->pos, it->end)));
+		if (h & F_THREAD)
+			c->thread = (uint32_t)get_varint(buf, &it->pos, it->end);
+		if (h & F_WEIGHT)
+			c->weight = get_varint(buf, &it->pos, it->end);
+		it->left--;
+		if (c->time >= it->t0 && c->time < it->t1) {
+			*out = *c;
+			return true;
+		}
+	}
+}
+
+/* ---- rewriting --------------------------------------------------------------- */
+
+/* The entries of src, leaves through map (NULL: as they are) and threads
+ * through tmap (NULL: as they are), coded at the end of dst. */
+static void recode(struct timeline *dst, const struct timeline *src, const tree_idx *map,
+                   const uint32_t *tmap)
+{
+	struct timeline_iter it;
+	struct timeline_sample s;
+	timeline_iter_init(&it, src, 0, UINT64_MAX);
+	while (timeline_next(&it, &s)) {
+		if (map)
+			s.leaf = map[s.leaf];
+		if (tmap)
+			s.thread = tmap[s.thread];
+		encode(dst, &s);
+	}
+}
+
+void timeline_append(struct timeline *tl, const struct timeline *src, const tree_idx *map)
+{
+	uint32_t *tmap = xmalloc((src->nthreads ? src->nthreads : 1) * sizeof *tmap);
+	for (size_t i = 0; i < src->nthreads; i++) {
+		const struct timeline_thread *th = &src->threads[i];
+		tmap[i] = timeline_thread(tl, th->pid, th->tid, th->comm, strlen(th->comm));
+		struct timeline_thread *to = &tl->threads[tmap[i]];
+		to->samples += th->samples;
+		to->weight = to->weight + th->weight < th->weight ? UINT64_MAX : to->weight + th->weight;
+	}
+	recode(tl, src, map, tmap);
+	free(tmap);
+}
+
+void timeline_renumber(struct timeline *tl, const tree_idx *map)
+{
+	if (!map || tl->n == 0)
+		return;
+	struct timeline fresh;
+	timeline_init(&fresh);
+	recode(&fresh, tl, map, NULL);
+	free(tl->buf);
+	free(tl->blocks);
+	tl->buf = fresh.buf;
+	tl->len = fresh.len;
+	tl->cap = fresh.cap;
+	tl->blocks = fresh.blocks;
+	tl->nblocks = fresh.nblocks;
+	tl->capblocks = fresh.capblocks;
+	tl->prev_t = fresh.prev_t;
+	tl->prev_leaf = fresh.prev_leaf;
+	tl->prev_thread = fresh.prev_thread;
+	tl->prev_w = fresh.prev_w;
+}
+
+/* ---- queries ------------------------------------------------------------------ */
+
+uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                       uint64_t *self, size_t nself)
+{
+	struct timeline_iter it;
+	struct timeline_sample s;
+	uint64_t n = 0;
+	timeline_iter_init(&it, tl, t0, t1);
+	while (timeline_next(&it, &s)) {
+		if (threads && !threads[s.thread])
+			continue;
+		if (s.leaf >= nself)
+			xdie("internal error: a timeline leaf beyond its tree");
+		uint64_t *p = &self[s.leaf];
+		*p = *p + s.weight < s.weight ? UINT64_MAX : *p + s.weight;
+		n++;
+	}
+	return n;
+}
+
+void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order order,
+                   struct tree *dst)
+{
+	size_t n = tree_size(src);
+	uint64_t *tot = xmalloc((n ? n : 1) * sizeof *tot);
+	if (n)
+		memcpy(tot, self, n * sizeof *tot);
+	for (size_t i = n; i-- > 1;) {
+		uint64_t *p = &tot[tree_parent(src, (tree_idx)i)];
+		*p = *p + tot[i] < tot[i] ? UINT64_MAX : *p + tot[i];
+	}
+	uint64_t stacks = 0;
+	if (n) {
+		tree_add_stack(dst, NULL, 0, self[0]);
+		stacks += self[0] > 0;
+	}
+	/* In preorder each kept node's parent was the last node added or one
+	 * of its ancestors: one frame more than the parent's depth. */
+	for (size_t i = 1; i < n;) {
+		if (!tot[i]) {
+			i = tree_end(src, (tree_idx)i);
+			continue;
+		}
+		struct tree_frame f = { tree_name(src, (tree_idx)i), tree_name_len(src, (tree_idx)i) };
+		tree_add_stack_tail(dst, tree_depth(src, (tree_idx)i) - 1, &f, 1, self[i]);
+		stacks += self[i] > 0;
+		i++;
+	}
+	free(tot);
+	dst->stacks = stacks;
+	tree_finalize(dst, order);
+}
+
+size_t timeline_bytes(const struct timeline *tl)
+{
+	size_t b = tl->cap + tl->capblocks * sizeof *tl->blocks +
+	           tl->capthreads * sizeof *tl->threads + tl->capthash * sizeof *tl->thash;
+	for (size_t i = 0; i < tl->nthreads; i++)
+		b += strlen(tl->threads[i].comm) + 1;
+	return b;
+}

@@ -1,0 +1,113 @@
+/* timeline: when each sample was taken, on which thread, with which stack.
+ *
+ * Readers whose input has times (perf script, perf.data, .cpuprofile) append
+ * one entry per sample while the tree is built: its time in nanoseconds, its
+ * stack as the tree's leaf node, its thread and its weight (the integer
+ * count the reader gave the tree: inputs with times have integer weights). The entries are delta-coded varints, a few bytes each, in
+ * blocks of TIMELINE_BLOCK that decode on their own; a block records the
+ * smallest and largest time in it, so a time range skips the blocks outside
+ * it whatever the input's order (perf's per-CPU buffers are not sorted).
+ *
+ * Life cycle: timeline_init; timeline_thread / timeline_add while the tree
+ * is built (leaf ids as tree_add_stack* returned them); timeline_renumber
+ * with tree_finalize_map's map; then the read-only queries. Appending a
+ * timeline whose leaf ids belong to another tree goes through
+ * timeline_append with that tree's merge map. Memory allocation failure
+ * dies (xalloc), as for the tree. */
+#ifndef TFLAME_TIMELINE_H
+#define TFLAME_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tree.h"
+
+#define TIMELINE_BLOCK 1024u
+
+struct timeline_thread {
+	int64_t pid, tid;       /* -1 when the input does not say */
+	char *comm;             /* NUL-terminated, sanitized by the reader */
+	uint64_t samples;       /* entries on this thread */
+	uint64_t weight;        /* their weights (saturating) */
+};
+
+struct timeline_block {
+	size_t off;             /* its first byte in the stream */
+	uint64_t tmin, tmax;
+};
+
+struct timeline {
+	unsigned char *buf;     /* the entries, see timeline.c */
+	size_t len, cap;
+	struct timeline_block *blocks;
+	size_t nblocks, capblocks;
+	uint64_t n;             /* entries */
+	uint64_t tmin, tmax;    /* over all entries (0, 0 when none) */
+	struct timeline_thread *threads;
+	size_t nthreads, capthreads;
+	uint32_t *thash;        /* thread lookup: index + 1, 0 empty */
+	size_t capthash;
+	/* the entry before, which the next one is coded against */
+	uint64_t prev_t, prev_w;
+	tree_idx prev_leaf;
+	uint32_t prev_thread;
+};
+
+/* One entry. */
+struct timeline_sample {
+	uint64_t time;          /* ns */
+	tree_idx leaf;
+	uint32_t thread;        /* index into timeline.threads */
+	uint64_t weight;
+};
+
+void timeline_init(struct timeline *tl);
+void timeline_free(struct timeline *tl);
+
+/* The index of thread (pid, tid, comm[0..len)), added when new. A thread
+ * that changes its name (exec) becomes a new entry. */
+uint32_t timeline_thread(struct timeline *tl, int64_t pid, int64_t tid, const char *comm,
+                         size_t len);
+/* Appends one sample. */
+void timeline_add(struct timeline *tl, uint64_t time, tree_idx leaf, uint32_t thread,
+                  uint64_t weight);
+/* Appends src's entries with their leaves mapped through map (src's tree
+ * ids to the tree tl's leaves belong to) and their threads re-interned;
+ * src is left as it was. */
+void timeline_append(struct timeline *tl, const struct timeline *src, const tree_idx *map);
+/* Maps every leaf through map (old id -> new id, as tree_finalize_map
+ * gives; NULL: ids unchanged). */
+void timeline_renumber(struct timeline *tl, const tree_idx *map);
+
+/* Iteration over the entries with t0 <= time < t1 (all: 0, UINT64_MAX), in
+ * the order they were added. */
+struct timeline_iter {
+	const struct timeline *tl;
+	uint64_t t0, t1;
+	size_t block;           /* the block being decoded */
+	size_t pos, end;        /* bytes of it */
+	uint32_t left;          /* entries left in the block */
+	struct timeline_sample cur;
+};
+void timeline_iter_init(struct timeline_iter *it, const struct timeline *tl, uint64_t t0,
+                        uint64_t t1);
+bool timeline_next(struct timeline_iter *it, struct timeline_sample *out);
+
+/* Sums the weights of the entries in [t0, t1) whose thread is chosen
+ * (threads NULL: all; else threads[i] for thread i) into self[leaf]
+ * (self has tree_size entries, zeroed by the caller), saturating. Returns
+ * the number of entries counted. */
+uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                       uint64_t *self, size_t nself);
+
+/* dst (initialised by the caller, empty) becomes the tree of src (finalized,
+ * integer counts) with self counts self[] (src's node ids), finalized in
+ * order: the flame graph of a time range. Nodes whose subtree counts
+ * nothing are left out. */
+void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order order,
+                   struct tree *dst);
+
+/* Bytes held (buffers, blocks, threads). */
+size_t timeline_bytes(const struct timeline *tl);
+
+#endif
