@@ -21,41 +21,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_OPS 8
 
-/* A total or self as a double, for comparing counts across trees (one may
- * be in doubles, the other not). */
-static double total_of(const struct tree *t, tree_idx i)
+static tree_count total_of(const struct tree *t, tree_idx i)
 {
-	return tree_total_d(t, i);
+	return tree_node(t, i)->total;
 }
 
-/* Totals of two trees are equal: exact when both are integer trees. */
+/* The two trees hold the same number of samples. */
 static void same_total(const struct tree *a, const struct tree *b)
 {
-	if (!a->frac && !b->frac) {
-		if (tree_node(a, TREE_ROOT)->total.u != tree_node(b, TREE_ROOT)->total.u)
-			abort();
-	} else if (!fuzz_near(total_of(a, TREE_ROOT), total_of(b, TREE_ROOT))) {
-		abort();
-	}
+	fuzz_same_count(a, total_of(a, TREE_ROOT), b, total_of(b, TREE_ROOT));
 }
 
 static void check_reverse(const struct tree *p, const struct tree *x, enum tree_order order)
 {
 	same_total(p, x);
-	if (!fuzz_near(tree_self_d(p, TREE_ROOT), tree_self_d(x, TREE_ROOT)))
-		abort();
+	fuzz_same_count(p, tree_node(p, TREE_ROOT)->self, x, tree_node(x, TREE_ROOT)->self);
 	/* Each depth-1 frame of the reversed tree is a function's self samples. */
 	struct toptable tt;
 	toptable_compute(&tt, p, TREE_ROOT, TOPTABLE_NAME);
 	size_t kids = 0, rows = 0;
 	for (tree_idx c = tree_first_child(x, TREE_ROOT); c != TREE_NONE; c = tree_next_sibling(x, c)) {
 		const struct toptable_row *r = fuzz_row(&tt, fuzz_name_in(p, x, c));
-		if (!r || !fuzz_near(tree_count_d(p, r->self), total_of(x, c)))
+		if (!r)
 			abort();
+		fuzz_same_count(p, r->self, x, total_of(x, c));
 		kids++;
 	}
 	for (size_t k = 0; k < tt.n; k++)
-		rows += tree_count_d(p, tt.rows[k].self) != 0;
+		rows += tt.rows[k].self.u != 0;
 	if (kids != rows)
 		abort();
 	toptable_free(&tt);
@@ -77,15 +70,16 @@ static void check_focus(const struct tree *p, const struct tree *x, int64_t id, 
 	struct toptable tt;
 	toptable_compute(&tt, p, TREE_ROOT, TOPTABLE_NAME);
 	const struct toptable_row *r = fuzz_row(&tt, id);
-	double want = r ? tree_count_d(p, r->total) : 0.0;
-	if (!fuzz_near(total_of(x, TREE_ROOT), want) || tree_self_d(x, TREE_ROOT) != 0)
+	tree_count want = r ? r->total : (tree_count){ 0 };
+	fuzz_same_count(x, total_of(x, TREE_ROOT), p, want);
+	if (tree_node(x, TREE_ROOT)->self.u != 0)
 		abort();
 	tree_idx f = tree_first_child(x, TREE_ROOT);
 	if (r) {
 		if (f == TREE_NONE || tree_next_sibling(x, f) != TREE_NONE ||
 		    tree_name_len(x, f) != strtab_len(&p->names, (strtab_id)id) ||
 		    memcmp(tree_name(x, f), strtab_str(&p->names, (strtab_id)id), tree_name_len(x, f)) ||
-		    !fuzz_near(total_of(x, f), want))
+		    total_of(x, f).u != total_of(x, TREE_ROOT).u)
 			abort();
 	}
 	if (!callers && r) {
@@ -93,9 +87,9 @@ static void check_focus(const struct tree *p, const struct tree *x, int64_t id, 
 		struct toptable tx;
 		toptable_compute(&tx, x, TREE_ROOT, TOPTABLE_NAME);
 		const struct toptable_row *rx = fuzz_row(&tx, fuzz_name_in(x, x, f));
-		if (!rx || !fuzz_near(tree_count_d(x, rx->self), tree_count_d(p, r->self)) ||
-		    !fuzz_near(tree_count_d(x, rx->total), want))
+		if (!rx || rx->total.u != total_of(x, TREE_ROOT).u)
 			abort();
+		fuzz_same_count(x, rx->self, p, r->self);
 		toptable_free(&tx);
 		struct tree ff;
 		transform_focus(x, tree_node(x, f)->name, order, &ff);
@@ -132,7 +126,7 @@ static void check_hide(const struct tree *p, const struct tree *x, const struct 
 	if (x->chart != p->chart || tree_size(x) > tree_size(p))
 		abort();
 	/* Root keeps its samples and gets those of hidden first frames. */
-	if (tree_self_d(x, TREE_ROOT) < tree_self_d(p, TREE_ROOT) * (1 - 1e-12))
+	if (fuzz_cmp_count(x, tree_node(x, TREE_ROOT)->self, p, tree_node(p, TREE_ROOT)->self) == -1)
 		abort();
 	for (tree_idx i = 1; i < tree_size(x); i++) {
 		if (fuzz_name_in(p, x, i) < 0)
@@ -169,14 +163,12 @@ static void check_drop(const struct tree *p, const struct tree *x, tree_idx j,
 {
 	if (x->chart != p->chart)
 		abort();
-	if (!p->frac && !p->saturated) {
-		if (tree_node(x, TREE_ROOT)->total.u !=
-		    tree_node(p, TREE_ROOT)->total.u - tree_node(p, j)->total.u)
+	if (fuzz_comparable(p, x) && !p->saturated) {
+		unsigned d = p->decimals > x->decimals ? p->decimals : x->decimals;
+		if (fuzz_scaled(x, total_of(x, TREE_ROOT), d) + fuzz_scaled(p, total_of(p, j), d) !=
+		    fuzz_scaled(p, total_of(p, TREE_ROOT), d))
 			abort();
-	} else if (!p->frac) {
-		if (tree_node(x, TREE_ROOT)->total.u > tree_node(p, TREE_ROOT)->total.u)
-			abort();
-	} else if (!fuzz_near(total_of(x, TREE_ROOT) + total_of(p, j), total_of(p, TREE_ROOT))) {
+	} else if (fuzz_cmp_count(x, total_of(x, TREE_ROOT), p, total_of(p, TREE_ROOT)) == 1) {
 		abort();
 	}
 	if (!p->chart) {

@@ -57,87 +57,101 @@ static inline void fuzz_build(struct tree *t, struct tree *before, const char *s
 		tree_finalize(before, order);
 }
 
-/* Saturating sum, as the tree adds integer counts. */
+/* Saturating sum, as the tree adds counts (in its units). */
 static inline uint64_t fuzz_sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-/* a == b as counts of t: exact for integers; for doubles within rounding
- * of a sum whose terms' magnitudes add up to mag. */
-static inline bool fuzz_count_eq(const struct tree *t, tree_count a, tree_count b, double mag)
-{
-	if (!t->frac)
-		return a.u == b.u;
-	return fabs(a.f - b.f) <= 1e-9 * (fabs(a.f) + fabs(b.f) + mag) + 1e-12;
-}
-
-/* Same for two values in doubles (counts of different trees). */
+/* Two doubles equal but for rounding (proportions, diff's scaled counts). */
 static inline bool fuzz_near(double a, double b)
 {
 	return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-12;
 }
 
+/* Counts of two trees compared exactly, in the units of the one with more
+ * decimals (tree.h: counts are units of 10^-decimals). The value of count
+ * c of t scaled to d decimals (d >= t->decimals): fits 128 bits. */
+__extension__ typedef unsigned __int128 fuzz_u128;
+
+static inline fuzz_u128 fuzz_scaled(const struct tree *t, tree_count c, unsigned d)
+{
+	fuzz_u128 v = c.u;
+	for (unsigned k = t->decimals; k < d; k++)
+		v *= 10;
+	return v;
+}
+
+/* Whether counts of a and b can be compared exactly: sums that saturated
+ * or counts that were rounded depend on the order they were added in,
+ * except for integer counts (saturating sums of integers do not). */
+static inline bool fuzz_comparable(const struct tree *a, const struct tree *b)
+{
+	if (!a->frac && !b->frac)
+		return true;
+	return !a->saturated && !b->saturated && a->rounded == 0 && b->rounded == 0;
+}
+
+/* -1, 0, 1 as a's count ca is below, equal to, above b's cb; 2 when they
+ * cannot be compared (fuzz_comparable). */
+static inline int fuzz_cmp_count(const struct tree *a, tree_count ca, const struct tree *b,
+                                 tree_count cb)
+{
+	if (!fuzz_comparable(a, b))
+		return 2;
+	unsigned d = a->decimals > b->decimals ? a->decimals : b->decimals;
+	fuzz_u128 x = fuzz_scaled(a, ca, d), y = fuzz_scaled(b, cb, d);
+	return x < y ? -1 : x > y;
+}
+
+/* Aborts when ca (of a) and cb (of b) are known to differ. */
+static inline void fuzz_same_count(const struct tree *a, tree_count ca, const struct tree *b,
+                                   tree_count cb)
+{
+	int c = fuzz_cmp_count(a, ca, b, cb);
+	if (c == -1 || c == 1)
+		abort();
+}
+
 /* The tree's count invariants (tree.h): every total is the node's self
- * plus its children's totals (saturating, for integers); outside a flame
- * chart, a first child starts where its parent does and each next sibling
- * where the one before ends (offsets: samples to the left). Plus the
- * structure checks of fuzz_check_tree. */
+ * plus its children's totals (saturating); outside a flame chart, a first
+ * child starts where its parent does and each next sibling where the one
+ * before ends (offsets: samples to the left). Plus the structure checks of
+ * fuzz_check_tree. */
 static inline void fuzz_check_counts(const struct tree *t)
 {
 	fuzz_check_tree(t);
-	if (!t->finalized)
+	if (!t->finalized || (t->frac != (t->decimals > 0)))
 		abort();
 	size_t n = tree_size(t);
 	for (tree_idx i = 0; i < n; i++) {
 		const struct tree_node *nd = tree_node(t, i);
-		tree_count sum = nd->self;
-		double mag = t->frac ? fabs(nd->self.f) : 0;
-		tree_count off = nd->off;
+		uint64_t sum = nd->self.u, off = nd->off.u;
 		for (tree_idx c = tree_first_child(t, i); c != TREE_NONE; c = tree_next_sibling(t, c)) {
 			const struct tree_node *cn = tree_node(t, c);
-			if (tree_parent(t, c) != i)
+			if (tree_parent(t, c) != i || (!t->chart && cn->off.u != off))
 				abort();
-			if (!t->chart && !fuzz_count_eq(t, cn->off, off, mag + fabs(tree_off_d(t, c))))
-				abort();
-			if (t->frac) {
-				sum.f += cn->total.f;
-				mag += fabs(cn->total.f);
-				off.f += cn->total.f;
-			} else {
-				sum.u = fuzz_sat_add(sum.u, cn->total.u);
-				off.u = fuzz_sat_add(off.u, cn->total.u);
+			/* a sum past 64 bits leaves the tree marked saturated */
+			if (__builtin_add_overflow(sum, cn->total.u, &sum)) {
+				sum = UINT64_MAX;
+				if (!t->saturated)
+					abort();
 			}
+			off = fuzz_sat_add(off, cn->total.u);
 		}
-		if (!fuzz_count_eq(t, nd->total, sum, mag))
+		if (nd->total.u != sum)
 			abort();
 	}
-	if (!t->chart && !fuzz_count_eq(t, tree_node(t, TREE_ROOT)->off, (tree_count){ 0 }, 0))
+	if (!t->chart && tree_node(t, TREE_ROOT)->off.u != 0)
 		abort();
-}
-
-/* Sum of the self counts of all nodes, the root's total by another road. */
-static inline tree_count fuzz_self_sum(const struct tree *t, double *mag)
-{
-	tree_count s = { 0 };
-	*mag = 0;
-	for (tree_idx i = 0; i < tree_size(t); i++) {
-		if (t->frac) {
-			s.f += tree_node(t, i)->self.f;
-			*mag += fabs(tree_node(t, i)->self.f);
-		} else {
-			s.u = fuzz_sat_add(s.u, tree_node(t, i)->self.u);
-		}
-	}
-	return s;
 }
 
 /* A hash of everything a finalized tree holds (structure, names, counts),
  * to tell that a recomputed tree is the same tree. */
 static inline uint64_t fuzz_tree_hash(const struct tree *t)
 {
-	uint64_t h = 1469598103934665603ULL ^ tree_size(t) ^ ((uint64_t)t->frac << 40) ^
-	             ((uint64_t)t->chart << 41);
+	uint64_t h = 1469598103934665603ULL ^ tree_size(t) ^ ((uint64_t)t->decimals << 40) ^
+	             ((uint64_t)t->chart << 48);
 #define FUZZ_MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ULL)
 	for (tree_idx i = 0; i < tree_size(t); i++) {
 		const struct tree_node *nd = tree_node(t, i);
