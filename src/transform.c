@@ -1,8 +1,6 @@
 #include "config.h"
 #include "transform.h"
 
-#include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,21 +222,55 @@ struct transform transform_make(enum transform_kind kind, const char *arg, size_
 	return tr;
 }
 
+/* A name in a drop path: its \0 and \1 bytes escaped (\1\2, \1\1), so
+ * that a \0 in a name is not taken for the separator, which would lead the
+ * path to another frame. Returns the length; writes it when out is set. */
+static size_t path_escape(const char *s, size_t n, char *out)
+{
+	size_t len = 0;
+	for (size_t k = 0; k < n; k++) {
+		bool esc = s[k] == '\0' || s[k] == '\1';
+		if (out && esc) {
+			out[len] = '\1';
+			out[len + 1] = s[k] == '\0' ? '\2' : '\1';
+		} else if (out) {
+			out[len] = s[k];
+		}
+		len += 1 + esc;
+	}
+	return len;
+}
+
+/* Whether the escaped path element e[0..elen) is name s[0..n). */
+static bool path_equal(const char *e, size_t elen, const char *s, size_t n)
+{
+	size_t k = 0, j = 0;
+	while (k < elen && j < n) {
+		char c = e[k++];
+		if (c == '\1') {
+			if (k == elen || (e[k] != '\1' && e[k] != '\2'))
+				return false;
+			c = e[k++] == '\2' ? '\0' : '\1';
+		}
+		if (c != s[j++])
+			return false;
+	}
+	return k == elen && j == n;
+}
+
 struct transform transform_make_drop(const struct tree *t, tree_idx i)
 {
-	/* Length-prefixed names: a separator byte could be in a name (NUL
-	 * is), and the path would then lead to another frame. */
 	size_t len = 0;
 	for (tree_idx j = i; j != TREE_ROOT && j != TREE_NONE; j = tree_parent(t, j))
-		len += sizeof(uint32_t) + tree_name_len(t, j);
-	struct transform tr = { TRANSFORM_DROP, xmalloc(len + 1), len };
+		len += path_escape(tree_name(t, j), tree_name_len(t, j), NULL) + 1;
+	struct transform tr = { TRANSFORM_DROP, xmalloc(len + 1), len ? len - 1 : 0 };
 	/* Written from the end: the walk goes leaf to root. */
 	size_t pos = len;
 	for (tree_idx j = i; j != TREE_ROOT && j != TREE_NONE; j = tree_parent(t, j)) {
-		uint32_t nl = tree_name_len(t, j);
-		pos -= sizeof nl + nl;
-		memcpy(tr.arg + pos, &nl, sizeof nl);
-		memcpy(tr.arg + pos + sizeof nl, tree_name(t, j), nl);
+		size_t nl = path_escape(tree_name(t, j), tree_name_len(t, j), NULL);
+		pos -= nl + 1;
+		path_escape(tree_name(t, j), tree_name_len(t, j), tr.arg + pos);
+		tr.arg[pos + nl] = '\0';
 	}
 	tr.arg[len] = '\0';
 	return tr;
@@ -251,39 +283,24 @@ void transform_free(struct transform *tr)
 	tr->arglen = 0;
 }
 
-/* The next name of a drop path at path[*p..len) (see TRANSFORM_DROP);
- * false at the end or when the path is cut short. */
-static bool path_next(const char *path, size_t len, size_t *p, const char **name, uint32_t *nl)
-{
-	if (len - *p < sizeof *nl)
-		return false;
-	memcpy(nl, path + *p, sizeof *nl);
-	*p += sizeof *nl;
-	if (*nl > len - *p)
-		return false;
-	*name = path + *p;
-	*p += *nl;
-	return true;
-}
-
 tree_idx transform_find_path(const struct tree *t, const char *path, size_t len)
 {
 	tree_idx cur = TREE_ROOT;
 	size_t p = 0;
-	const char *name;
-	uint32_t nl;
-	while (p < len) {
-		if (!path_next(path, len, &p, &name, &nl))
-			return TREE_NONE;
+	for (;;) {
+		const char *z = memchr(path + p, '\0', len - p);
+		size_t e = z ? (size_t)(z - path) : len;
 		tree_idx c = tree_first_child(t, cur);
 		for (; c != TREE_NONE; c = tree_next_sibling(t, c))
-			if (tree_name_len(t, c) == nl && memcmp(tree_name(t, c), name, nl) == 0)
+			if (path_equal(path + p, e - p, tree_name(t, c), tree_name_len(t, c)))
 				break;
 		if (c == TREE_NONE)
 			return TREE_NONE;
 		cur = c;
+		if (e >= len)
+			return cur;
+		p = e + 1;
 	}
-	return cur;
 }
 
 static bool find_name(const struct tree *src, const struct transform *tr, strtab_id *id,
@@ -356,13 +373,11 @@ size_t transform_label(const struct transform *tr, char *buf, size_t size)
 	case TRANSFORM_MERGE_RECURSION: n = snprintf(buf, size, "merge recursion"); break;
 	case TRANSFORM_DROP: {
 		/* Only the dropped frame's own name: the path can be long. */
-		const char *name, *last = "";
-		uint32_t nl, lastlen = 0;
-		for (size_t p = 0; tr->arg && path_next(tr->arg, tr->arglen, &p, &name, &nl);) {
-			last = name;
-			lastlen = nl;
-		}
-		n = snprintf(buf, size, "drop %.*s", lastlen > INT_MAX ? INT_MAX : (int)lastlen, last);
+		const char *last = tr->arg;
+		for (size_t k = 0; k < tr->arglen; k++)
+			if (tr->arg[k] == '\0')
+				last = tr->arg + k + 1;
+		n = snprintf(buf, size, "drop %s", last);
 		break;
 	}
 	}

@@ -62,11 +62,11 @@ enum transform_kind {
 	TRANSFORM_CALLERS,          /* arg: function name */
 	TRANSFORM_HIDE,             /* arg: extended regex */
 	TRANSFORM_MERGE_RECURSION,
-	TRANSFORM_DROP              /* arg: the node's path (root excluded), each
-	                               name as its length (uint32_t, host order)
-	                               then its bytes, so that any byte may be in
-	                               a name; it also applies to another tree
-	                               with the same path (diff) */
+	TRANSFORM_DROP              /* arg: the node's path, names joined by '\0'
+	                               (root excluded; a name's own \0 and \1
+	                               bytes written \1\2 and \1\1), so it also
+	                               applies to another tree with the same
+	                               path (diff) */
 };
 
 struct transform {
