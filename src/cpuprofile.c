@@ -41,6 +41,13 @@ struct cp_node {
 	uint64_t hit;       /* hitCount, then the weight */
 	uint32_t name;      /* index into names */
 	uint32_t ns;        /* which profile of a trace (0: a .cpuprofile) */
+	tree_idx leaf;      /* its node in the tree (TREE_NONE: none yet) */
+};
+
+/* A sample id or time waiting for its partner in the other array. */
+struct cp_pend {
+	uint64_t index;
+	int64_t v;
 };
 
 struct cp_link {
@@ -109,6 +116,15 @@ struct cp {
 	bool trace, saw_nodes, saw_samples, full;
 	uint64_t nsamples;
 	int64_t tsum;               /* running sum of timeDeltas */
+	/* sample times: "samples" and "timeDeltas" paired by index as the
+	 * second of them streams in; the first waits in q (of kind qkind) */
+	struct timeline local;      /* leaves: node ids; times: from startTime */
+	bool times;                 /* local is in use */
+	bool times_off;             /* a repeated key: no times at all */
+	bool saw_samples_key, saw_deltas_key;
+	struct cp_pend *q;
+	size_t qhead, qn, qcap;
+	int qkind;
 	uint64_t bad;               /* malformed values skipped */
 	char first_bad[96];
 	int64_t start_us, end_us;
@@ -200,6 +216,60 @@ static void count_sample(struct cp *c, uint32_t ns, int64_t id)
 		e->count++;
 }
 
+/* ---- sample times --------------------------------------------------------- */
+
+/* Sample `index` of node id `id` at t_us after startTime. */
+static void add_time(struct cp *c, int64_t id, int64_t t_us)
+{
+	if (id < 0 || id >= (int64_t)TREE_MAX_NODES)
+		return;                 /* no node can have it as a leaf id */
+	if (!c->times) {
+		timeline_init(&c->local);
+		timeline_thread(&c->local, -1, -1, "main", 4);
+		c->times = true;
+	}
+	int64_t ns = t_us > INT64_MAX / 1000 ? INT64_MAX : t_us < INT64_MIN / 1000 ? INT64_MIN : t_us * 1000;
+	timeline_add(&c->local, (uint64_t)ns, (tree_idx)id, 0, 1);
+}
+
+/* Element `index` of "samples" (kind 1: v a node id) or of "timeDeltas"
+ * (kind 2: v the running sum): paired with the other array's element of
+ * the same index when that came first, else queued. An element whose
+ * partner was malformed has none and is dropped. */
+static void pair(struct cp *c, int kind, uint64_t index, int64_t v)
+{
+	if (!c->o || !c->o->timeline || c->times_off)
+		return;
+	while (c->qhead < c->qn && c->qkind != kind) {
+		const struct cp_pend *f = &c->q[c->qhead];
+		if (f->index < index) {
+			c->qhead++;
+			continue;
+		}
+		if (f->index == index) {
+			add_time(c, kind == 1 ? v : f->v, kind == 1 ? f->v : v);
+			c->qhead++;
+		}
+		return;
+	}
+	if (c->qhead == c->qn) {
+		c->qhead = c->qn = 0;
+		c->qkind = kind;
+	}
+	if (c->qn == c->qcap) {
+		c->qcap = c->qcap ? c->qcap * 2 : 1024;
+		c->q = xreallocarray(c->q, c->qcap, sizeof *c->q);
+	}
+	c->q[c->qn++] = (struct cp_pend){ index, v };
+}
+
+static tree_idx leaf_of_id(void *arg, tree_idx id)
+{
+	struct cp *c = arg;
+	const struct cp_ent *e = ent(c, 0, id, false);
+	return e && e->node != CP_NONE ? c->nodes[e->node].leaf : TREE_NONE;
+}
+
 /* ---- names -------------------------------------------------------------- */
 
 static uint32_t name_hash(const char *s, size_t len)
@@ -263,7 +333,7 @@ static void push_link(struct cp *c, int64_t parent, int64_t child, uint32_t ns)
 
 static void node_begin(struct cp *c)
 {
-	c->cur = (struct cp_node){ .name = c->anon };
+	c->cur = (struct cp_node){ .name = c->anon, .leaf = TREE_NONE };
 	c->cur_id = c->cur_parent = c->cur_badid = false;
 	c->nkids = 0;
 }
@@ -334,10 +404,18 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			c->saw_nodes = true;
 			return T_NODES;
 		}
-		if (!map && strcmp(k, "samples") == 0)
+		if (!map && strcmp(k, "samples") == 0) {
+			if (e->parent == T_ROOT && c->saw_samples_key)
+				c->times_off = true;
+			if (e->parent == T_ROOT)
+				c->saw_samples_key = true;
 			return e->parent == T_ROOT ? T_SAMPLES : T_CSAMPLES;
+		}
 		if (!map && e->parent == T_ROOT && strcmp(k, "timeDeltas") == 0) {
 			c->tsum = 0;    /* a repeated key starts again, as its indices do */
+			if (c->saw_deltas_key)
+				c->times_off = true;
+			c->saw_deltas_key = true;
 			return T_DELTAS;
 		}
 		if (!map && e->parent == T_ROOT && strcmp(k, "traceEvents") == 0)
@@ -436,6 +514,7 @@ static void scalar(struct cp *c, const struct json_event *e)
 		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
 			count_sample(c, 0, v);
 			c->saw_samples = true;
+			pair(c, 1, e->index, v);
 		}
 		break;
 	case T_CSAMPLES:
@@ -453,8 +532,7 @@ static void scalar(struct cp *c, const struct json_event *e)
 			/* a hostile sum could overflow: it stops moving instead */
 			if ((v > 0 && c->tsum <= INT64_MAX - v) || (v < 0 && c->tsum >= INT64_MIN - v))
 				c->tsum += v;
-			if (c->o && c->o->sample_time)
-				c->o->sample_time(c->o->sample_time_arg, e->index, c->tsum);
+			pair(c, 2, e->index, c->tsum);
 		}
 		break;
 	case T_EVENT:
@@ -545,7 +623,7 @@ static size_t walk(struct cp *c, const uint32_t *parent, uint64_t *handed)
 				/* samples of "(root)" itself keep its name: a stack
 				 * needs a frame to be a folded line */
 				struct tree_frame rf = { s, nm->len };
-				tree_add_stack_tail(c->t, 0, &rf, 1, w);
+				c->nodes[v].leaf = tree_add_stack_tail(c->t, 0, &rf, 1, w);
 				*handed = w > UINT64_MAX - *handed ? UINT64_MAX : *handed + w;
 				added = true;
 				last_len = 1;
@@ -554,7 +632,7 @@ static size_t walk(struct cp *c, const uint32_t *parent, uint64_t *handed)
 				size_t keep = added ? (low < last_len ? low : last_len) : 0;
 				if (keep > plen)
 					keep = plen;
-				tree_add_stack_tail(c->t, keep, path + keep, plen - keep, w);
+				c->nodes[v].leaf = tree_add_stack_tail(c->t, keep, path + keep, plen - keep, w);
 				*handed = w > UINT64_MAX - *handed ? UINT64_MAX : *handed + w;
 				added = true;
 				last_len = low = plen;
@@ -712,7 +790,15 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 		if (st != JSON_OK)
 			json_msgf(msg, msgarg, name, "what was read before that is shown");
 		rc = build(c);
+		if (c->times && rc == 0 && !c->trace && !c->times_off) {
+			int64_t shift = c->start_us > INT64_MAX / 1000 ? INT64_MAX
+			              : c->start_us < INT64_MIN / 1000 ? INT64_MIN : c->start_us * 1000;
+			timeline_append(c->o->timeline, &c->local, leaf_of_id, c, shift);
+		}
 	}
+	if (c->times)
+		timeline_free(&c->local);
+	free(c->q);
 	free(c->nodes);
 	free(c->links);
 	free(c->ents);

@@ -21,16 +21,8 @@
 #include "json.h"
 #include "reader.h"
 #include "source.h"
+#include "timeline.h"
 #include "tree.h"
-
-/* Called for each element of a .cpuprofile's "timeDeltas", in file order:
- * sample number index (its position in "samples") was taken t_us
- * microseconds after the profile's "startTime" (the running sum of the
- * deltas; V8 may write negative deltas, so t_us may go back; a malformed
- * delta is skipped, without a call). Nothing is
- * kept: to pair times with stacks, the caller records what it needs. Not
- * called for trace files (their chunks restart their deltas per profile). */
-typedef void cpuprofile_time_fn(void *arg, uint64_t index, int64_t t_us);
 
 /* What a load found, for the status line (filled when not NULL). */
 struct cpuprofile_info {
@@ -41,8 +33,12 @@ struct cpuprofile_info {
 };
 
 struct cpuprofile_options {
-	cpuprofile_time_fn *sample_time;    /* NULL: times are not wanted */
-	void *sample_time_arg;
+	/* Each sample's time (startTime plus the running sum of "timeDeltas",
+	 * V8's microseconds in ns; a delta may be negative) on a thread "main",
+	 * appended to *timeline once the stacks are known (NULL: times are
+	 * not wanted). Samples without a delta or a known node get none;
+	 * Chrome traces' chunks give none either. */
+	struct timeline *timeline;
 	struct cpuprofile_info *info;       /* NULL: not wanted */
 	json_progress_fn *progress;         /* NULL: none (see json_parse) */
 	void *progress_arg;

@@ -1347,6 +1347,8 @@ static void pd_sample(struct pd *d, const unsigned char *rec, size_t size, uint6
 	if (!perf_reader_record(d->pr, th->comm, strlen(th->comm), s.pid, s.tid, ev, strlen(ev),
 	                        true, s.period))
 		return;
+	if (s.attr->sample_type & S_TIME)
+		perf_reader_record_time(d->pr, s.time);
 	if (!d->info->event[0])
 		pd_copy_str(d->info->event, sizeof d->info->event, ev);
 	d->info->samples++;

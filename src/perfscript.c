@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "timeline.h"
 #include "xalloc.h"
 
 /* A frame name of the pending record: a span of r->fbuf (offsets, because
@@ -33,6 +34,15 @@ struct perf_reader {
 	bool skip;              /* event filtered out: ignore frames until blank */
 	bool have_period;
 	uint64_t period;
+	bool have_time;
+	uint64_t time;          /* ns */
+	struct timeline *tl;    /* NULL: times are not kept */
+	/* the record's thread in tl, and the key it was found for */
+	uint32_t th_idx;
+	bool th_valid;
+	int64_t th_pid, th_tid;
+	char th_comm[64];
+	size_t th_comm_len;
 	bool payload;           /* event line carried a non-frame payload (§A.10 a) */
 	bool have_filter;
 	char *filter;           /* the event name kept; NULL until known */
@@ -741,9 +751,13 @@ static void perf_flush(struct perf_reader *r)
 			r->frames[i + 1].s = r->fbuf + e->off;
 			r->frames[i + 1].len = e->len;
 		}
-		tree_add_stack(r->t, r->frames, n, r->have_period ? r->period : 1);
+		uint64_t w = r->have_period ? r->period : 1;
+		tree_idx leaf = tree_add_stack(r->t, r->frames, n, w);
+		if (r->tl && r->have_time && r->th_valid)
+			timeline_add(r->tl, r->time, leaf, r->th_idx, w);
 		r->d.stacks++;
 	}
+	r->have_time = false;
 	r->in_event = false;
 	r->skip = false;
 	r->payload = false;
@@ -788,6 +802,61 @@ static bool perf_event_kept(struct perf_reader *r, const char *ev, size_t n)
 	return true;
 }
 
+/* The record's thread in the timeline: the one before when the key is
+ * the same (most records), else interned. */
+static void perf_thread(struct perf_reader *r, int64_t pid, int64_t tid, const char *comm,
+                        size_t len)
+{
+	if (!r->tl)
+		return;
+	if (len > sizeof r->th_comm)
+		len = sizeof r->th_comm;
+	if (r->th_valid && pid == r->th_pid && tid == r->th_tid && len == r->th_comm_len &&
+	    memcmp(comm, r->th_comm, len) == 0)
+		return;
+	r->th_idx = timeline_thread(r->tl, pid, tid, comm, len);
+	r->th_valid = true;
+	r->th_pid = pid;
+	r->th_tid = tid;
+	memcpy(r->th_comm, comm, len);
+	r->th_comm_len = len;
+}
+
+/* A decimal word of at most 18 digits as a number; -1 when it is not one
+ * ("?" for a missing PID). */
+static int64_t perf_id(const char *s, size_t n)
+{
+	uint64_t v;
+	return n && n <= 18 && perf_parse_u64(s, n, &v) ? (int64_t)v : -1;
+}
+
+/* TIME, "SECONDS.FRACTION" just before end (the event line's first colon),
+ * in ns; false when the word there is not one. */
+static bool perf_time(const char *start, const char *end, uint64_t *ns)
+{
+	const char *p = end, *dot = NULL;
+	while (p > start && ((p[-1] >= '0' && p[-1] <= '9') || (p[-1] == '.' && !dot))) {
+		if (p[-1] == '.')
+			dot = p - 1;
+		p--;
+	}
+	if (p == end || (p > start && p[-1] != ' ' && p[-1] != ']') || !dot || dot == p)
+		return false;
+	uint64_t sec = 0, frac = 0;
+	for (const char *q = p; q < dot; q++) {
+		if (sec > (UINT64_MAX / 1000000000u - 9) / 10)
+			return false;
+		sec = sec * 10 + (uint64_t)(*q - '0');
+	}
+	unsigned digits = 0;
+	for (const char *q = dot + 1; q < end && digits < 9; q++, digits++)
+		frac = frac * 10 + (uint64_t)(*q - '0');
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = sec * 1000000000u + frac;
+	return true;
+}
+
 static void perf_event_line(struct perf_reader *r, const char *s, size_t n)
 {
 	struct perf_event_parts ep;
@@ -806,6 +875,12 @@ static void perf_event_line(struct perf_reader *r, const char *s, size_t n)
 	 * first two colons */
 	rest = s + ep.end;
 	c1 = memchr(rest, ':', (size_t)(end - rest));
+	r->have_time = false;
+	if (c1 && r->tl && perf_time(rest, c1, &r->time)) {
+		r->have_time = true;
+		perf_thread(r, perf_id(ep.pid, ep.pid_len), perf_id(ep.tid, ep.tid_len), ep.comm,
+		            ep.comm_len);
+	}
 	if (c1) {
 		const char *p1 = c1 + 1;
 		const char *c2 = memchr(p1, ':', (size_t)(end - p1));
@@ -932,6 +1007,8 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 	r->skip = false;
 	r->have_period = have_period;
 	r->period = period;
+	r->have_time = false;
+	perf_thread(r, pid, tid, comm, comm_len);
 	if (r->fields_pname && pid == r->last_pid && tid == r->last_tid && comm_len == r->last_comm_len &&
 	    memcmp(comm, r->last_comm, comm_len) == 0)
 		return true;    /* the same thread as the record before: its root */
@@ -996,6 +1073,18 @@ void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
 	fp.module = dso;
 	fp.module_len = dso_len;
 	perf_frame(r, &fp);
+}
+
+void perf_reader_set_timeline(struct perf_reader *r, struct timeline *tl)
+{
+	r->tl = tl;
+	r->th_valid = false;
+}
+
+void perf_reader_record_time(struct perf_reader *r, uint64_t ns)
+{
+	r->time = ns;
+	r->have_time = true;
 }
 
 void perf_reader_record_end(struct perf_reader *r)

@@ -24,6 +24,11 @@ struct perf_options {
 struct perf_reader;
 
 struct perf_reader *perf_reader_new(struct tree *t, const struct perf_options *o);
+/* Records each stack added with a time (perf script's TIME field, or
+ * perf_reader_record_time) in tl as well: its leaf, thread (comm, pid,
+ * tid) and weight. tl must outlive the reader's feeding; NULL: none. */
+struct timeline;
+void perf_reader_set_timeline(struct perf_reader *r, struct timeline *tl);
 /* buf holds whole lines; records may span calls. */
 void perf_reader_feed(struct perf_reader *r, const char *buf, size_t len);
 /* End of input: flushes the last record. */
@@ -50,6 +55,8 @@ bool perf_reader_record(struct perf_reader *r, const char *comm, size_t comm_len
 void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
                        const char *sym, size_t sym_len, const char *dso, size_t dso_len);
 void perf_reader_record_end(struct perf_reader *r);
+/* The time (ns) of the record perf_reader_record started. */
+void perf_reader_record_time(struct perf_reader *r, uint64_t ns);
 /* Drops the frames given so far to the record being built. */
 void perf_reader_record_clear(struct perf_reader *r);
 

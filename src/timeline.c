@@ -274,34 +274,51 @@ bool timeline_next(struct timeline_iter *it, struct timeline_sample *out)
 
 /* ---- rewriting --------------------------------------------------------------- */
 
-/* The entries of src, leaves through map (NULL: as they are) and threads
- * through tmap (NULL: as they are), coded at the end of dst. */
-static void recode(struct timeline *dst, const struct timeline *src, const tree_idx *map,
-                   const uint32_t *tmap)
+tree_idx timeline_leaf_map(void *arg, tree_idx id)
+{
+	return ((const tree_idx *)arg)[id];
+}
+
+static uint64_t shifted(uint64_t t, int64_t shift)
+{
+	if (shift >= 0)
+		return t > UINT64_MAX - (uint64_t)shift ? UINT64_MAX : t + (uint64_t)shift;
+	uint64_t back = 0 - (uint64_t)shift;
+	return t < back ? 0 : t - back;
+}
+
+/* The entries of src coded at the end of dst: leaves through leaf (NULL:
+ * as they are), threads through tmap (NULL: as they are, and the threads'
+ * statistics are dst's already). */
+static void recode(struct timeline *dst, const struct timeline *src, timeline_leaf_fn *leaf,
+                   void *arg, const uint32_t *tmap, int64_t shift)
 {
 	struct timeline_iter it;
 	struct timeline_sample s;
 	timeline_iter_init(&it, src, 0, UINT64_MAX);
 	while (timeline_next(&it, &s)) {
-		if (map)
-			s.leaf = map[s.leaf];
-		if (tmap)
+		if (leaf && (s.leaf = leaf(arg, s.leaf)) == TREE_NONE)
+			continue;
+		s.time = shifted(s.time, shift);
+		if (tmap) {
 			s.thread = tmap[s.thread];
+			struct timeline_thread *th = &dst->threads[s.thread];
+			th->samples++;
+			th->weight = th->weight + s.weight < s.weight ? UINT64_MAX : th->weight + s.weight;
+		}
 		encode(dst, &s);
 	}
 }
 
-void timeline_append(struct timeline *tl, const struct timeline *src, const tree_idx *map)
+void timeline_append(struct timeline *tl, const struct timeline *src, timeline_leaf_fn *leaf,
+                     void *arg, int64_t shift)
 {
 	uint32_t *tmap = xmalloc((src->nthreads ? src->nthreads : 1) * sizeof *tmap);
 	for (size_t i = 0; i < src->nthreads; i++) {
 		const struct timeline_thread *th = &src->threads[i];
 		tmap[i] = timeline_thread(tl, th->pid, th->tid, th->comm, strlen(th->comm));
-		struct timeline_thread *to = &tl->threads[tmap[i]];
-		to->samples += th->samples;
-		to->weight = to->weight + th->weight < th->weight ? UINT64_MAX : to->weight + th->weight;
 	}
-	recode(tl, src, map, tmap);
+	recode(tl, src, leaf, arg, tmap, shift);
 	free(tmap);
 }
 
@@ -311,7 +328,7 @@ void timeline_renumber(struct timeline *tl, const tree_idx *map)
 		return;
 	struct timeline fresh;
 	timeline_init(&fresh);
-	recode(&fresh, tl, map, NULL);
+	recode(&fresh, tl, timeline_leaf_map, (void *)map, NULL, 0);
 	free(tl->buf);
 	free(tl->blocks);
 	tl->buf = fresh.buf;

@@ -71,10 +71,16 @@ uint32_t timeline_thread(struct timeline *tl, int64_t pid, int64_t tid, const ch
 /* Appends one sample. */
 void timeline_add(struct timeline *tl, uint64_t time, tree_idx leaf, uint32_t thread,
                   uint64_t weight);
-/* Appends src's entries with their leaves mapped through map (src's tree
- * ids to the tree tl's leaves belong to) and their threads re-interned;
- * src is left as it was. */
-void timeline_append(struct timeline *tl, const struct timeline *src, const tree_idx *map);
+/* Appends src's entries, src left as it was: leaves through leaf(arg, id)
+ * (NULL: as they are; TREE_NONE drops the entry), times plus shift ns
+ * (clamped to [0, UINT64_MAX]), threads re-interned. For a reader's own
+ * timeline with provisional leaves, and for a tree merged into another
+ * (timeline_leaf_map with tree_merge_free_map's map as arg). */
+typedef tree_idx timeline_leaf_fn(void *arg, tree_idx id);
+void timeline_append(struct timeline *tl, const struct timeline *src, timeline_leaf_fn *leaf,
+                     void *arg, int64_t shift);
+/* ((const tree_idx *)arg)[id]. */
+tree_idx timeline_leaf_map(void *arg, tree_idx id);
 /* Maps every leaf through map (old id -> new id, as tree_finalize_map
  * gives; NULL: ids unchanged). */
 void timeline_renumber(struct timeline *tl, const tree_idx *map);

@@ -4,10 +4,11 @@
  * stream (a pipe on stdin, so source_read slices it), then the tree is
  * finalized and used like every other loaded tree (common.h).
  *   bit 0:   read from a pipe instead of a mapped file
- *   bit 1:   ask for sample times (the callback checks the indices)
+ *   bit 1:   keep sample times (each timed sample is a count of its leaf)
  *   bit 2-7: passed on to fuzz_use_tree */
 #include "config.h"
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common.h"
@@ -26,18 +27,6 @@ static void on_msg(void *arg, const char *text)
 		if (*c < 0x20 || *c == 0x7f)
 			abort();
 	if (strncmp(text, "tflame: ", 8) != 0)
-		abort();
-}
-
-static size_t input_size;
-
-static void on_time(void *arg, uint64_t index, int64_t t_us)
-{
-	(void)arg;
-	(void)t_us;
-	/* an index counts elements of a "timeDeltas" array (a repeated key
-	 * starts again from 0), so it stays below the input's size */
-	if (index >= input_size)
 		abort();
 }
 
@@ -83,8 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cpuprofile_sniff(data, size, true);
 	struct source *s = open_input(data, size, sel & 1);
 	struct cpuprofile_info info;
-	struct cpuprofile_options o = { .sample_time = sel & 2 ? on_time : NULL, .info = &info };
-	input_size = size;
+	struct timeline tl;
+	timeline_init(&tl);
+	struct cpuprofile_options o = { .timeline = sel & 2 ? &tl : NULL, .info = &info };
 	struct tree t;
 	tree_init(&t);
 	int rc = cpuprofile_load(&t, s, "fuzz", &o, on_msg, NULL);
@@ -94,6 +84,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (rc == 1 && tree_size(&t) > 1)
 		abort();    /* "nothing was added" */
+	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	tree_idx *map;
+	tree_finalize_map(&t, orders[(sel >> 2) % 3], &map);
+	timeline_renumber(&tl, map);
+	free(map);
+	/* the timed samples of a leaf are some of its samples */
+	uint64_t *self = calloc(tree_size(&t), sizeof *self);
+	if (!self)
+		abort();
+	timeline_self(&tl, 0, UINT64_MAX, NULL, self, tree_size(&t));
+	for (size_t i = 0; i < tree_size(&t); i++)
+		if (self[i] > tree_node(&t, (tree_idx)i)->self.u)
+			abort();
+	free(self);
+	timeline_free(&tl);
 	fuzz_use_tree(&t, sel >> 2);
 	tree_free(&t);
 	return 0;

@@ -195,33 +195,84 @@ static void test_trace(void)
 	run_free(&r);
 }
 
-static int64_t times[16];
-static uint64_t ntimes;
-
-static void on_time(void *arg, uint64_t index, int64_t t_us)
+/* The sample times doc gives, as "T_US STACK" lines in input order, with
+ * the folded text of its tree (checked separately). */
+static char *times_of(const char *doc, struct cpuprofile_info *info)
 {
-	(void)arg;
-	if (index < 16)
-		times[index] = t_us;
-	ntimes++;
+	char err[256];
+	struct source *s = source_open(ju_file(doc, strlen(doc)), err, sizeof err);
+	if (!s)
+		abort();
+	struct tree t;
+	struct timeline tl;
+	tree_init(&t);
+	timeline_init(&tl);
+	struct cpuprofile_options o = { .timeline = &tl, .info = info };
+	struct run r;
+	memset(&r, 0, sizeof r);
+	cpuprofile_load(&t, s, "test.cpuprofile", &o, ju_msg, &r);
+	source_close(s);
+	tree_idx *map;
+	tree_finalize_map(&t, TREE_ORDER_NAME, &map);
+	timeline_renumber(&tl, map);
+	free(map);
+	size_t cap = 4096, len = 0;
+	char *out = malloc(cap);
+	out[0] = '\0';
+	struct timeline_iter it;
+	struct timeline_sample x;
+	timeline_iter_init(&it, &tl, 0, UINT64_MAX);
+	while (timeline_next(&it, &x) && len + 256 < cap) {
+		char stack[200] = "";
+		tree_idx chain[16];
+		size_t n = 0;
+		for (tree_idx i = x.leaf; i != TREE_ROOT && n < 16; i = tree_parent(&t, i))
+			chain[n++] = i;
+		while (n-- > 0) {
+			strncat(stack, tree_name(&t, chain[n]), sizeof stack - strlen(stack) - 2);
+			if (n)
+				strcat(stack, ";");
+		}
+		len += (size_t)snprintf(out + len, cap - len, "%" PRIu64 "%s %s w%" PRIu64 " %s\n",
+		                        x.time / 1000, x.time % 1000 ? "+" : "", stack, x.weight,
+		                        tl.threads[x.thread].comm);
+	}
+	timeline_free(&tl);
+	tree_free(&t);
+	return out;
 }
 
 static void test_times(void)
 {
+	/* Worked by hand: startTime 1000 plus the running sums of
+	 * [10,20,-5,15,1,1,1] = 10 30 25 40 41 42 43, paired with samples
+	 * [4,4,5,2,4,6,5] (4 lex, 5 eval, 2 main, 6 (program)). */
+	const char *want = "1010 main;parse;lex w1 main\n1030 main;parse;lex w1 main\n"
+	                   "1025 main;eval w1 main\n1040 main w1 main\n1041 main;parse;lex w1 main\n"
+	                   "1042 (program) w1 main\n1043 main;eval w1 main\n";
 	struct cpuprofile_info info;
-	struct cpuprofile_options o = { .sample_time = on_time, .info = &info };
-	struct run r = run(load_cp, &o, "{" DELTAS "," NODES ",\"startTime\":1000,\"endTime\":2000," SAMPLES "}");
-	is_run(&r, 0, WANT, "with a time callback");
-	ok(ntimes == 7 && times[0] == 10 && times[1] == 30 && times[2] == 25 && times[3] == 40 && times[6] == 43,
-	   "sample times: running sums of timeDeltas, before startTime is known");
+	char *got = times_of("{" NODES ",\"startTime\":1000,\"endTime\":2000," SAMPLES "," DELTAS "}", &info);
+	is_str(got, want, "sample times: startTime + running sums of timeDeltas, with their stacks");
+	free(got);
 	ok(info.start_us == 1000 && info.end_us == 2000 && info.nodes == 6 && info.samples == 7 && !info.trace,
 	   "info: start, end, nodes, samples");
-	run_free(&r);
-	ntimes = 0;
-	r = run(load_cp, &o, "{\"timeDeltas\":[1,2,3],\"nodes\":[],\"timeDeltas\":[null,5]}");
-	ok(r.rc == 0 && ntimes == 4 && times[0] == 1 && times[2] == 6 && times[1] == 5,
-	   "a repeated timeDeltas starts again (a malformed delta gets no call)");
-	run_free(&r);
+	got = times_of("{" DELTAS "," NODES "," SAMPLES ",\"startTime\":1000}", &info);
+	is_str(got, want, "deltas before samples, startTime last: the same times");
+	free(got);
+	/* a malformed delta (index 1) and a malformed sample (index 3): those
+	 * two samples have no time; the running sum skips the bad delta */
+	got = times_of("{" NODES ",\"startTime\":0,\"samples\":[4,5,2,\"x\",6],"
+	               "\"timeDeltas\":[1,null,2,3,4]}", &info);
+	is_str(got, "1 main;parse;lex w1 main\n3 main w1 main\n10 (program) w1 main\n",
+	       "a malformed delta or sample: that sample has no time");
+	free(got);
+	/* an unknown node id: no stack, no time */
+	got = times_of("{" NODES ",\"samples\":[4,99],\"timeDeltas\":[5,5]}", &info);
+	is_str(got, "5 main;parse;lex w1 main\n", "a sample of an unknown node has no time");
+	free(got);
+	got = times_of("{\"timeDeltas\":[1,2,3]," NODES ",\"timeDeltas\":[5],\"samples\":[4]}", &info);
+	is_str(got, "", "a repeated timeDeltas: no times (which would pair with which?)");
+	free(got);
 }
 
 static void test_sniff(void)
@@ -255,7 +306,9 @@ static void test_hostile(void)
 	static const char doc[] = "\xef\xbb\xbf{" NODES ",\"startTime\":1000," SAMPLES "," DELTAS
 	                          ",\"x\":[{\"y\":\"caf\\u00e9\\ud83d\\ude00\"},true,false,null,-1.5e3]}";
 	size_t n = sizeof doc - 1, bad = 0;
-	struct cpuprofile_options o = { .sample_time = on_time };
+	struct timeline tl;
+	timeline_init(&tl);
+	struct cpuprofile_options o = { .timeline = &tl };
 	for (size_t k = 0; k <= n; k++) {
 		struct run r = run_n(load_cp, &o, doc, k, (k % 7) == 3);
 		if ((r.rc != 0 && r.rc != 1) || (k < n && r.nmsgs == 0) || (r.rc == 1 && r.nodes != 1))
@@ -263,6 +316,7 @@ static void test_hostile(void)
 		run_free(&r);
 	}
 	ok(bad == 0, "cut short at each of %zu bytes: a message, no crash", n);
+	timeline_free(&tl);
 	struct run r = run_n(load_cp, NULL, doc, n, true);
 	is_run(&r, 0, WANT, "the whole document through a pipe");
 	run_free(&r);

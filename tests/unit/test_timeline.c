@@ -260,7 +260,7 @@ static void test_merge(void)
 	}
 	tree_idx *map;
 	tree_merge_free_map(&t[0], &t[1], &map);
-	timeline_append(&tl[0], &tl[1], map);
+	timeline_append(&tl[0], &tl[1], timeline_leaf_map, map, 0);
 	free(map);
 	timeline_free(&tl[1]);
 	tree_finalize_map(&t[0], TREE_ORDER_NAME, &map);
