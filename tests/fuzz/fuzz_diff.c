@@ -66,8 +66,9 @@ static void check_diff(const struct diff *d, const struct tree *a, const struct 
 	if (d->max_delta != maxd)
 		abort();
 	/* BEFORE's part of a node holds at least the parts of its children
-	 * seen in AFTER (the rest went to frames AFTER does not have). */
-	for (tree_idx i = 0; i < n; i++) {
+	 * seen in AFTER (the rest went to frames AFTER does not have); not
+	 * when BEFORE's sums saturated. */
+	for (tree_idx i = 0; i < n && !b->saturated; i++) {
 		double sum = d->before_self[i], mag = fabs(sum);
 		for (tree_idx c = tree_first_child(a, i); c != TREE_NONE; c = tree_next_sibling(a, c)) {
 			sum += d->before_total[c];

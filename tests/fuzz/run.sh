@@ -28,9 +28,10 @@ harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit"
+# the timeline (perf script and .cpuprofile keep sample times there) and
 # the models over a loaded tree (diff, transforms, tables, sandwich; the
 # views' curses drawing is linked, not called)
-srcs="$srcs diff transform toptable views svg tableview sandwichview"
+srcs="$srcs timeline diff transform toptable views svg tableview sandwichview"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma and libiberty (as
 # READER_LIBS in Makefile.am)
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
@@ -110,6 +111,9 @@ for h in $harnesses; do
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
 	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; esac
+	# the model harnesses run many operations over a profile: small ones
+	# are enough and keep executions fast
+	case $h in transform|diff|views) maxlen=4096 dict=$fz/model.dict;; esac
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then
