@@ -8,7 +8,7 @@
 _tflame_options='
 	--collapse --print --svg --width= --inverted --sort= --min-width= --search=
 	--colors= --color-rule= --palette-map=
-	--reverse --focus= --hide= --merge-recursion --view= --top= --table-sort=
+	--reverse --focus= --hide= --merge-recursion --view= --top= --time= --table-sort=
 	--diff --negate --normalize
 	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --profile= --threads=
 	--config= --no-config --help --version

@@ -3,6 +3,8 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include "text.h"
 #include "xalloc.h"
 
 size_t clip_base64(const void *data, size_t len, char *out)
@@ -41,5 +43,24 @@ int clip_osc52(FILE *out, const void *data, size_t len)
 	int rc = fputs("\033]52;c;", out) < 0 || fwrite(b64, 1, n, out) != n ||
 	         fputs("\a", out) < 0 || fflush(out) != 0 ? -1 : 0;
 	free(b64);
+	return rc;
+}
+
+int clip_copy_text(FILE *out, const char *s, size_t len, size_t *sent, bool *escaped)
+{
+	/* The display form is never shorter than the bytes in a UTF-8 locale,
+	 * and at most 4 times shorter in another ("?" for 4 bytes): beyond
+	 * that it cannot fit, and is not worth making. */
+	if (len > (text_is_utf8() ? 1 : 4) * (size_t)CLIP_MAX_BYTES) {
+		*sent = len;
+		*escaped = false;
+		return CLIP_TOO_BIG;
+	}
+	size_t n;
+	char *safe = text_sanitize_dup(s, len, &n);
+	*sent = n;
+	*escaped = n != len || memcmp(safe, s, n) != 0;
+	int rc = n > CLIP_MAX_BYTES ? CLIP_TOO_BIG : clip_osc52(out, safe, n);
+	free(safe);
 	return rc;
 }

@@ -2,10 +2,14 @@
 #include "conf.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "xalloc.h"
 
 static bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -119,38 +123,77 @@ char *conf_path(bool *explicit)
 	return NULL;
 }
 
-char *conf_read(const char *path, size_t *len)
+static const char *file_kind(mode_t m)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+	     : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+/* Sets errno to e and why to its reason; returns NULL. */
+static char *read_fail(int fd, char *buf, int e, char *why, size_t whysize, const char *reason)
+{
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (why && whysize)
+		snprintf(why, whysize, "%s", reason ? reason : strerror(e));
+	errno = e;
+	return NULL;
+}
+
+char *conf_read_file(const char *path, size_t max, size_t *len, char *why, size_t whysize)
+{
+	char reason[96];
+	if (max % (1024 * 1024) == 0)
+		snprintf(reason, sizeof reason, "larger than %zu MB", max / (1024 * 1024));
+	else
+		snprintf(reason, sizeof reason, "larger than %zu bytes", max);
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return read_fail(-1, NULL, errno, why, whysize, NULL);
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return read_fail(fd, NULL, errno, why, whysize, NULL);
+	if (S_ISDIR(st.st_mode))
+		return read_fail(fd, NULL, EISDIR, why, whysize, NULL);
+	if (!S_ISREG(st.st_mode)) {
+		char what[64];
+		snprintf(what, sizeof what, "not a regular file (%s)", file_kind(st.st_mode));
+		return read_fail(fd, NULL, EINVAL, why, whysize, what);
+	}
+	if (st.st_size < 0 || (uintmax_t)st.st_size > max)
+		return read_fail(fd, NULL, EFBIG, why, whysize, reason);
+	/* The size is a hint (the file may change, /proc says 0): read to the
+	 * end, but never past max. */
+	size_t cap = (size_t)st.st_size < 4096 ? 4096 : (size_t)st.st_size + 1;
+	if (cap > max + 1)
+		cap = max + 1;
+	size_t n = 0;
 	char *buf = xmalloc(cap + 1);
 	for (;;) {
 		if (n == cap) {
-			if (cap >= CONF_MAX_BYTES) {
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return NULL;
-			}
-			cap *= 2;
+			if (cap > max)
+				return read_fail(fd, buf, EFBIG, why, whysize, reason);
+			cap = cap > max / 2 ? max + 1 : cap * 2;
 			buf = xrealloc(buf, cap + 1);
 		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return read_fail(fd, buf, errno, why, whysize, NULL);
 		if (got == 0)
 			break;
+		n += (size_t)got;
 	}
-	if (ferror(f)) {
-		int e = errno ? errno : EIO;
-		free(buf);
-		fclose(f);
-		errno = e;
-		return NULL;
-	}
-	fclose(f);
+	close(fd);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+char *conf_read(const char *path, size_t *len)
+{
+	return conf_read_file(path, CONF_MAX_BYTES, len, NULL, 0);
 }

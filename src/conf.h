@@ -39,9 +39,19 @@ bool conf_bool(const char *value, bool *out);
  * The result is allocated; free it. */
 char *conf_path(bool *explicit);
 
-/* Reads the whole file path into an allocated buffer with one spare byte
- * (for conf_parse). Returns NULL with errno set on failure; EFBIG when the
- * file is larger than CONF_MAX_BYTES. */
+/* Reads the whole regular file path, at most max bytes, into an allocated
+ * buffer with one spare byte (for conf_parse); *len is its length. Opened
+ * non-blocking and checked with fstat before any read, so a FIFO or a device
+ * (/dev/zero) is refused at once rather than blocking or filling memory.
+ * Returns NULL with errno set and, when why is not NULL, the reason in why
+ * (no path, no "tflame:"): strerror(errno) for a failed open or read (ENOENT:
+ * missing), EISDIR for a directory, EINVAL with "not a regular file (a FIFO)"
+ * (or device, socket) for other non-regular files, EFBIG with "larger than N
+ * MB" (max in MiB; "N bytes" when max is no multiple of a MiB) for a file
+ * over max bytes. */
+char *conf_read_file(const char *path, size_t max, size_t *len, char *why, size_t whysize);
+
+/* The config file: conf_read_file with max CONF_MAX_BYTES and no reason. */
 #define CONF_MAX_BYTES (1024 * 1024)
 char *conf_read(const char *path, size_t *len);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -14,13 +15,18 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "folded.h"
 #include "perfdata.h"
 #include "cpuprofile.h"
 #include "speedscope.h"
 #include "source.h"
 #include "text.h"
+#include "timeline.h"
 #include "xalloc.h"
 
 void load_messages_add(struct load_messages *m, const char *fmt, ...)
@@ -154,13 +160,16 @@ struct any_reader {
 	struct perf_reader *p;
 };
 
-static struct any_reader any_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po)
+static struct any_reader any_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
+                                 struct timeline *tl)
 {
 	struct any_reader r = { 0 };
-	if (fmt == SNIFF_PERF)
+	if (fmt == SNIFF_PERF) {
 		r.p = perf_reader_new(t, po);
-	else
+		perf_reader_set_timeline(r.p, tl);
+	} else {
 		r.f = folded_reader_new(t);
+	}
 	return r;
 }
 
@@ -196,12 +205,21 @@ static void any_free(struct any_reader *r)
  * alone, given the file's first event name (the default filter) and no byte
  * order mark check; folded lines are independent anyway. Each piece gets its
  * own tree, and the trees merge into the result in piece order, which gives
- * the same tree as one pass.
+ * the same tree as one pass. The main thread parses a piece no thread has
+ * taken yet straight into the result, as it does the first.
  *
  * The threads take pieces in order; the main thread also merges each piece
  * as soon as it and those before it are done, and parses only when nothing
  * is ready to merge. Merging thus overlaps parsing instead of following it,
- * and few pieces wait in memory. */
+ * and few pieces wait in memory.
+ *
+ * Running out of memory falls back to fewer threads, down to one, rather
+ * than ending tflame, as a single pass would need less: a piece's own tree
+ * is built under xalloc_catch, and when memory runs out there the piece is
+ * dropped and its thread stops; the main thread later parses that piece
+ * into the result itself. When memory runs out for the result, the main
+ * thread stops every other thread, drops what they hold (their pieces,
+ * finished or not, and the spare node arrays) and goes on alone. */
 #define PAR_MIN_BYTES ((size_t)16 << 20)   /* smaller files: one thread */
 #define PAR_MAX_THREADS 16
 #define PAR_PIECE ((size_t)16 << 20)       /* input per piece */
@@ -209,33 +227,51 @@ static void any_free(struct any_reader *r)
 #define PAR_POOL 2
 #define PAR_BACKLOG 2                      /* finished pieces a thread waits on */
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
-#define PAR_SEARCH ((size_t)16 << 20)      /* how far to look for a blank line */
 #define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */
+#define PAR_SMALL_STACK ((size_t)256 << 10) /* a thread's stack under ulimit -v */
+
+enum par_state {
+	PIECE_TODO,         /* not taken yet */
+	PIECE_RUNNING,      /* being parsed into its own tree */
+	PIECE_DONE,         /* parsed into its own tree, to merge */
+	PIECE_REDO,         /* dropped: to parse into the result */
+	PIECE_TAKEN         /* the main thread's: merged or parsed into the result */
+};
 
 struct par_piece {
 	const char *buf;
 	size_t len;
 	struct tree own;                /* the piece's tree (pieces > 0) */
+	struct timeline tl;             /* its sample times (leaves of own) */
 	struct any_reader r;
+	struct reader_diag diag;        /* once parsed */
+	void *mem;                      /* pool memory handed to `own` */
+	size_t mem_bytes;
 	atomic_size_t done;             /* bytes fed so far */
-	bool finished;                  /* under par.mu */
+	enum par_state state;           /* under par.mu */
 };
 
 struct par {
 	struct par_piece *pieces;
 	int npieces;
-	atomic_int next;                /* the next piece to take */
+	int next;                       /* the next piece to take (under mu) */
 	enum sniff_format fmt;
 	const struct perf_options *later;
+	bool times;                     /* pieces keep their sample times */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;              /* a piece finished */
+	pthread_cond_t cv;              /* a piece finished or was dropped */
 	/* Node arrays of merged pieces, for the next pieces (under mu): their
 	 * pages are in memory already, where fresh ones cost a fault and the
 	 * kernel's zeroing each (700 MB worth on 1 GiB of folded text). */
 	void *pool[PAR_POOL];
 	size_t pool_bytes[PAR_POOL];
 	int npool;
-	int waiting;                    /* pieces finished, not merged yet */
+	int waiting;                    /* pieces DONE, not merged yet */
+	int running;                    /* pieces RUNNING */
+	atomic_bool stop;               /* out of memory for the result: the
+	                                   threads drop their pieces and end */
+	bool main_builds;               /* the main thread may parse pieces
+	                                   into trees of their own (under mu) */
 	/* progress, drawn by the main thread only */
 	struct progress *pr;
 	size_t total;
@@ -250,12 +286,16 @@ static void par_progress(const struct par *pa, bool final)
 	progress_update(pa->pr, sum, pa->total, pa->t->stacks, final);
 }
 
-/* Feeds a piece to its reader a block at a time, dropping the pages read. */
-static void par_run(struct par_piece *j, const struct par *pa)
+/* Feeds a piece to its reader a block at a time, dropping the pages read;
+ * the main thread draws the progress. False when another thread sees the
+ * loader stopped (pa->stop) before the end. */
+static bool par_run(struct par_piece *j, struct par *pa, bool main_thread)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t page = pg > 0 ? (size_t)pg : 4096, off = 0;
 	while (off < j->len) {
+		if (!main_thread && atomic_load(&pa->stop))
+			return false;
 		size_t n = j->len - off;
 		if (n > PAR_BLOCK) {
 			const char *nl = memchr(j->buf + off + PAR_BLOCK, '\n', n - PAR_BLOCK);
@@ -271,77 +311,165 @@ static void par_run(struct par_piece *j, const struct par *pa)
 		if (b > a)
 			madvise((void *)a, b - a, MADV_DONTNEED);
 #endif
-		if (pa)
+		if (main_thread)
 			par_progress(pa, false);
 	}
+	return true;
 }
 
-/* Parses piece i (> 0) into its own tree and says it is finished. */
-static void par_piece_run(struct par *pa, int i, bool main_thread)
+/* Frees what a piece parsed into its own tree holds, and forgets it was
+ * read (it will be read again). */
+static void par_drop(struct par_piece *j)
+{
+	any_free(&j->r);
+	memset(&j->r, 0, sizeof j->r);
+	if (j->mem && j->own.nodes != j->mem)
+		free(j->mem);       /* not handed over yet */
+	j->mem = NULL;
+	tree_free(&j->own);
+	timeline_free(&j->tl);
+	atomic_store(&j->done, 0);
+}
+
+/* Parses piece i into its own tree. False when memory ran out, or the
+ * loader stopped, first: the piece is then dropped. Only what is in *j
+ * survives the jump out of xalloc_catch, so nothing here is kept in a
+ * local variable between the setjmp and the end of the work. */
+static bool par_build(struct par *pa, int i, bool main_thread)
 {
 	struct par_piece *j = &pa->pieces[i];
-	void *mem = NULL;
-	size_t bytes = 0;
 	pthread_mutex_lock(&pa->mu);
+	j->mem = NULL;
+	j->mem_bytes = 0;
 	if (pa->npool) {
 		pa->npool--;
-		mem = pa->pool[pa->npool];
-		bytes = pa->pool_bytes[pa->npool];
+		j->mem = pa->pool[pa->npool];
+		j->mem_bytes = pa->pool_bytes[pa->npool];
 	}
 	pthread_mutex_unlock(&pa->mu);
-	tree_init_nodes(&j->own, mem, bytes);
-	j->r = any_new(pa->fmt, &j->own, pa->later);
-	par_run(j, main_thread ? pa : NULL);
-	pthread_mutex_lock(&pa->mu);
-	j->finished = true;
-	pa->waiting++;
-	pthread_cond_broadcast(&pa->cv);
+	memset(&j->own, 0, sizeof j->own);
+	memset(&j->r, 0, sizeof j->r);
+	timeline_init(&j->tl);
+	jmp_buf env;
+	if (setjmp(env)) {
+		par_drop(j);
+		return false;
+	}
+	xalloc_catch(&env);
+	/* Pool arrays hold 1024 nodes or more, so tree_init_nodes keeps the
+	 * array it is given: after it, j->own owns j->mem. */
+	tree_init_nodes(&j->own, j->mem, j->mem_bytes);
+	j->mem = NULL;
+	j->r = any_new(pa->fmt, &j->own, pa->later, pa->times ? &j->tl : NULL);
+	if (!par_run(j, pa, main_thread)) {
+		xalloc_catch(NULL);
+		par_drop(j);
+		return false;
+	}
+	j->diag = *any_finish(&j->r);
+	xalloc_catch(NULL);
+	any_free(&j->r);
+	memset(&j->r, 0, sizeof j->r);
+	return true;
+}
+
+/* Takes the next piece (under mu, which it releases while parsing) and
+ * parses it into its own tree. False when that ran out of memory. */
+static bool par_take(struct par *pa, bool main_thread)
+{
+	int i = pa->next++;
+	pa->pieces[i].state = PIECE_RUNNING;
+	pa->running++;
 	pthread_mutex_unlock(&pa->mu);
+	bool ok = par_build(pa, i, main_thread);
+	pthread_mutex_lock(&pa->mu);
+	pa->running--;
+	pa->pieces[i].state = ok ? PIECE_DONE : PIECE_REDO;
+	pa->waiting += ok;
+	pthread_cond_broadcast(&pa->cv);
+	return ok;
 }
 
 static void *par_thread(void *arg)
 {
 	struct par *pa = arg;
+	pthread_mutex_lock(&pa->mu);
 	for (;;) {
 		/* When the merging falls behind (the main thread slowed by page
 		 * faults or a disk read), do not pile up trees in memory. No
 		 * deadlock: the piece the main thread waits for is finished or
 		 * being parsed, never waiting to be taken. */
-		pthread_mutex_lock(&pa->mu);
-		while (pa->waiting >= PAR_BACKLOG)
+		while (pa->waiting >= PAR_BACKLOG && !atomic_load(&pa->stop))
 			pthread_cond_wait(&pa->cv, &pa->mu);
-		pthread_mutex_unlock(&pa->mu);
-		int i = atomic_fetch_add(&pa->next, 1);
-		if (i >= pa->npieces)
-			return NULL;
-		par_piece_run(pa, i, false);
+		if (atomic_load(&pa->stop) || pa->next >= pa->npieces)
+			break;
+		if (!par_take(pa, false))
+			break;      /* out of memory: one thread fewer */
 	}
+	pthread_mutex_unlock(&pa->mu);
+	return NULL;
 }
 
-static bool blank_byte(char c)
+/* Starts up to n threads (fewer when they cannot be made) and returns how
+ * many. Under an address-space or data limit (ulimit -v, -d), what the
+ * threads leave mapped counts, and the fallback cannot give it back: glibc
+ * gives each thread a malloc arena that reserves 64 MiB and a stack of
+ * RLIMIT_STACK (8 MiB), and once big blocks have been freed it serves
+ * blocks up to their size from the heap, whose freed parts stay mapped.
+ * There the threads share the main arena, get small stacks (nothing here
+ * recurses), and blocks from 128 KiB are mapped and unmapped on their own. */
+static int par_start(struct par *pa, pthread_t *tid, int n)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+	pthread_attr_t attr;
+	bool attr_ok = pthread_attr_init(&attr) == 0;
+	struct rlimit as, data;
+	if ((getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ||
+	    (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY)) {
+#ifdef M_ARENA_MAX
+		mallopt(M_ARENA_MAX, 1);
+		mallopt(M_MMAP_THRESHOLD, 128 << 10);
+#endif
+		if (attr_ok)
+			pthread_attr_setstacksize(&attr, PAR_SMALL_STACK);
+	}
+	int nthr = 0;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&tid[nthr], attr_ok ? &attr : NULL, par_thread, pa) == 0)
+			nthr++;
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+	return nthr;
 }
 
-/* Offset just after the first whitespace-only line that starts after
- * `from` and before `limit`; 0 when there is none. */
-static size_t record_start_after(const char *d, size_t len, size_t from, size_t limit)
+/* The main thread's xalloc_set_reclaim hook, when memory runs out for the
+ * result: stops the other threads, waits until they have dropped the
+ * pieces they were parsing, drops the finished pieces not merged yet and
+ * the spare node arrays. True when that freed anything. */
+static bool par_reclaim(void *arg)
 {
-	const char *nl = memchr(d + from, '\n', len - from);
-	if (!nl)
-		return 0;
-	for (size_t i = (size_t)(nl - d) + 1; i < len && i < limit;) {
-		nl = memchr(d + i, '\n', len - i);
-		if (!nl)
-			return 0;
-		size_t e = (size_t)(nl - d), k = i;
-		while (k < e && blank_byte(d[k]))
-			k++;
-		if (k == e)
-			return e + 1;
-		i = e + 1;
+	struct par *pa = arg;
+	pthread_mutex_lock(&pa->mu);
+	bool freed = !atomic_load(&pa->stop) && pa->running > 0;
+	atomic_store(&pa->stop, true);
+	pa->main_builds = false;
+	pthread_cond_broadcast(&pa->cv);
+	while (pa->running > 0)
+		pthread_cond_wait(&pa->cv, &pa->mu);
+	for (int i = 0; i < pa->npieces; i++) {
+		struct par_piece *j = &pa->pieces[i];
+		if (j->state == PIECE_DONE) {
+			par_drop(j);
+			j->state = PIECE_REDO;
+			pa->waiting--;
+			freed = true;
+		}
 	}
-	return 0;
+	for (int i = 0; i < pa->npool; i++)
+		free(pa->pool[i]);
+	freed |= pa->npool > 0;
+	pa->npool = 0;
+	pthread_mutex_unlock(&pa->mu);
+	return freed;
 }
 
 /* The event name a single pass would keep: found by reading the start of
@@ -365,11 +493,86 @@ static char *first_event(const char *d, size_t len, const struct perf_options *p
 	return res;
 }
 
-/* Offset of the first line start after `from`; 0 when there is none. */
-static size_t line_start_after(const char *d, size_t len, size_t from)
+static bool blank_byte(char c)
 {
-	const char *nl = memchr(d + from, '\n', len - from);
-	return nl && (size_t)(nl - d) + 1 < len ? (size_t)(nl - d) + 1 : 0;
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* d[from..hi) searched for c; the bytes looked at are added to *scanned. */
+static const char *scan_for(const char *d, size_t from, size_t hi, char c, uint64_t *scanned)
+{
+	if (from >= hi)
+		return NULL;
+	const char *p = memchr(d + from, c, hi - from);
+	*scanned += p ? (uint64_t)(p - (d + from)) + 1 : hi - from;
+	return p;
+}
+
+/* The first cut in d[from..hi): just after the first newline (folded), or
+ * just after the first whitespace-only line that starts after one (perf
+ * script: a record boundary). 0 when there is none in that window. */
+static size_t cut_in(const char *d, size_t from, size_t hi, bool records, uint64_t *scanned)
+{
+	const char *nl = scan_for(d, from, hi, '\n', scanned);
+	if (!nl)
+		return 0;
+	size_t i = (size_t)(nl - d) + 1;
+	if (!records)
+		return i;
+	while (i < hi) {
+		nl = scan_for(d, i, hi, '\n', scanned);
+		if (!nl)
+			return 0;
+		size_t e = (size_t)(nl - d), k = i;
+		while (k < e && blank_byte(d[k]))
+			k++;
+		*scanned += k - i;
+		if (k == e)
+			return e + 1;
+		i = e + 1;
+	}
+	return 0;
+}
+
+size_t load_cuts(const char *d, size_t len, bool records, size_t want, size_t *cut, uint64_t *scanned)
+{
+	uint64_t dummy = 0;
+	if (!scanned)
+		scanned = &dummy;
+	*scanned = 0;
+	size_t k = 1;
+	cut[0] = 0;
+	/* Nominal piece i starts at len / want * i. The search for cut i stays
+	 * before the next nominal start: were it to go on to the end of the
+	 * file (a file with few newlines), every search would read the rest of
+	 * the file, O(len * want). A window without a cut adds its bytes to the
+	 * piece before. */
+	for (size_t i = 1; i < want; i++) {
+		size_t from = len / want * i, hi = i + 1 < want ? len / want * (i + 1) : len;
+		if (from < cut[k - 1])
+			from = cut[k - 1];
+		size_t c = cut_in(d, from, hi, records, scanned);
+		if (c > cut[k - 1] && c < len)
+			cut[k++] = c;
+	}
+	cut[k] = len;
+	return k;
+}
+
+/* Whether merging own into t surely finds the memory: as much as both trees
+ * hold is obtained for a moment. Merging adds to t at most own's nodes,
+ * names and bytes, and t's arrays grow by doubling (and by mremap, which
+ * needs no second copy), so this bounds it; when it fails, reading the piece
+ * again into t needs less, without own. mmap, as a malloc that is freed at
+ * once may be left out by the compiler. */
+static bool par_room(const struct tree *t, const struct tree *own)
+{
+	size_t want = tree_bytes(t) + tree_bytes(own);
+	void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	munmap(p, want);
+	return true;
 }
 
 /* Parses a mapped file of format fmt on o->threads threads. False when that
@@ -407,77 +610,109 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 	if (want > PAR_MAX_PIECES)
 		want = PAR_MAX_PIECES;
 	size_t *cut = xmalloc((want + 1) * sizeof *cut);
-	int k = 1;
-	cut[0] = 0;
-	for (size_t i = 1; i < want; i++) {
-		size_t from = len / want * i;
-		if (from < cut[k - 1])
-			from = cut[k - 1];
-		size_t c = fmt == SNIFF_PERF ? record_start_after(d, len, from, from + PAR_SEARCH)
-		                             : line_start_after(d, len, from);
-		if (c > cut[k - 1] && c < len)
-			cut[k++] = c;
-	}
-	cut[k] = len;
+	int k = (int)load_cuts(d, len, fmt == SNIFF_PERF, want, cut, NULL);
 	if (k < 2) {
 		free(cut);
 		free(filter);
 		return false;
 	}
 
-	struct par pa = { .npieces = k, .fmt = fmt, .later = &later, .pr = pr, .total = len, .t = t };
+	struct par pa = { .npieces = k, .fmt = fmt, .later = &later, .pr = pr, .total = len, .t = t,
+	                  .main_builds = true };
 	pa.pieces = xcalloc((size_t)k, sizeof *pa.pieces);
+	pa.times = o->timeline != NULL;
 	for (int i = 0; i < k; i++) {
+		timeline_init(&pa.pieces[i].tl);
 		pa.pieces[i].buf = d + cut[i];
 		pa.pieces[i].len = cut[i + 1] - cut[i];
 		atomic_init(&pa.pieces[i].done, 0);
 	}
-	atomic_init(&pa.next, 1);
+	pa.pieces[0].state = PIECE_TAKEN;
+	pa.next = 1;
+	atomic_init(&pa.stop, false);
 	pthread_mutex_init(&pa.mu, NULL);
 	pthread_cond_init(&pa.cv, NULL);
 	pthread_t tid[PAR_MAX_THREADS];
-	int nthr = 0;
-	for (int i = 1; i < n; i++)
-		if (pthread_create(&tid[nthr], NULL, par_thread, &pa) == 0)
-			nthr++;
+	int nthr = par_start(&pa, tid, n - 1);
+	xalloc_set_reclaim(par_reclaim, &pa);
 
-	/* Piece 0 straight into the result, then merge or parse, in that
-	 * order of preference; line numbers of later pieces are offset. */
-	pa.pieces[0].r = any_new(fmt, t, &o->perf);
-	par_run(&pa.pieces[0], &pa);
+	/* Each piece in turn: merged when another thread parsed it, else
+	 * parsed straight into the result (the first piece always); while
+	 * the piece is being parsed, the main thread parses later ones. Line
+	 * numbers of later pieces are offset. */
 	struct reader_diag all = { 0 };
 	uint64_t lines_before = 0;
 	for (int i = 0; i < k; i++) {
 		struct par_piece *j = &pa.pieces[i];
-		if (i) {
-			for (;;) {
-				pthread_mutex_lock(&pa.mu);
-				bool ready = j->finished;
-				pthread_mutex_unlock(&pa.mu);
-				if (ready)
-					break;
-				int mine = atomic_fetch_add(&pa.next, 1);
-				if (mine < k) {
-					par_piece_run(&pa, mine, true);
-					continue;
-				}
-				/* Nothing left to take: wait, keeping the bar alive. */
-				pthread_mutex_lock(&pa.mu);
-				if (!j->finished) {
-					struct timespec ts;
-					clock_gettime(CLOCK_REALTIME, &ts);
-					ts.tv_nsec += 100000000;
-					if (ts.tv_nsec >= 1000000000) {
-						ts.tv_sec++;
-						ts.tv_nsec -= 1000000000;
-					}
-					pthread_cond_timedwait(&pa.cv, &pa.mu, &ts);
-				}
-				pthread_mutex_unlock(&pa.mu);
-				par_progress(&pa, false);
+		bool direct = i == 0;
+		pthread_mutex_lock(&pa.mu);
+		while (i > 0) {
+			if (j->state == PIECE_DONE)
+				break;
+			if (j->state == PIECE_TODO || j->state == PIECE_REDO) {
+				if (j->state == PIECE_TODO)
+					pa.next = i + 1;    /* pieces are taken in order */
+				direct = true;
+				break;
 			}
+			/* Being parsed: parse a later one, or wait, keeping the
+			 * bar alive. */
+			if (pa.main_builds && !atomic_load(&pa.stop) && pa.next < k) {
+				if (!par_take(&pa, true))
+					pa.main_builds = false;
+				continue;
+			}
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&pa.cv, &pa.mu, &ts);
+			pthread_mutex_unlock(&pa.mu);
+			par_progress(&pa, false);
+			pthread_mutex_lock(&pa.mu);
 		}
-		const struct reader_diag *dg = any_finish(&j->r);
+		j->state = PIECE_TAKEN;
+		pthread_mutex_unlock(&pa.mu);
+		if (!direct && !par_room(t, &j->own)) {
+			/* Merging would need its tree and the grown result at
+			 * once: dropped, and read again into the result. */
+			par_drop(j);
+			pthread_mutex_lock(&pa.mu);
+			pa.waiting--;
+			pthread_mutex_unlock(&pa.mu);
+			par_reclaim(&pa);
+			direct = true;
+		}
+		if (direct) {
+			j->r = any_new(fmt, t, i ? &later : &o->perf, o->timeline);
+			par_run(j, &pa, true);
+			j->diag = *any_finish(&j->r);
+			any_free(&j->r);
+		} else {
+			tree_idx *map;
+			tree_merge_map(t, &j->own, &map);
+			if (o->timeline)
+				timeline_append(o->timeline, &j->tl, timeline_leaf_map, map, 0);
+			free(map);
+			timeline_free(&j->tl);
+			size_t bytes;
+			void *mem = tree_take_nodes(&j->own, &bytes);
+			tree_free(&j->own);
+			pthread_mutex_lock(&pa.mu);
+			pa.waiting--;
+			pthread_cond_broadcast(&pa.cv);
+			if (pa.npool < PAR_POOL && !atomic_load(&pa.stop) && bytes / sizeof *j->own.nodes >= 1024) {
+				pa.pool[pa.npool] = mem;
+				pa.pool_bytes[pa.npool++] = bytes;
+				mem = NULL;
+			}
+			pthread_mutex_unlock(&pa.mu);
+			free(mem);
+		}
+		const struct reader_diag *dg = &j->diag;
 		if (dg->bad && !all.bad) {
 			all.first_bad = dg->first_bad + lines_before;
 			memcpy(all.first_msg, dg->first_msg, sizeof all.first_msg);
@@ -487,24 +722,8 @@ static bool load_parallel(struct tree *t, struct source *s, enum sniff_format fm
 		all.stacks += dg->stacks;
 		all.saturated += dg->saturated;
 		lines_before += dg->lines;
-		any_free(&j->r);
-		if (i) {
-			tree_merge(t, &j->own);
-			size_t bytes;
-			void *mem = tree_take_nodes(&j->own, &bytes);
-			pthread_mutex_lock(&pa.mu);
-			pa.waiting--;
-			pthread_cond_broadcast(&pa.cv);
-			if (pa.npool < PAR_POOL) {
-				pa.pool[pa.npool] = mem;
-				pa.pool_bytes[pa.npool++] = bytes;
-				mem = NULL;
-			}
-			pthread_mutex_unlock(&pa.mu);
-			free(mem);
-			tree_free(&j->own);
-		}
 	}
+	xalloc_set_reclaim(NULL, NULL);
 	for (int i = 0; i < pa.npool; i++)
 		free(pa.pool[i]);
 	for (int i = 0; i < nthr; i++)
@@ -547,7 +766,7 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
                      const struct load_options *o, struct progress *pr, struct load_messages *m,
                      const char *name)
 {
-	struct any_reader r = any_new(fmt, t, &o->perf);
+	struct any_reader r = any_new(fmt, t, &o->perf, o->timeline);
 	if (r.f && o->before)
 		folded_reader_set_before(r.f, o->before);
 	int rc = 0;
@@ -634,7 +853,7 @@ static int load_perfdata(struct tree *t, struct source *s, const char *path, con
 {
 	struct perfdata_options po = {
 		.perf = &o->perf, .symfs = o->symfs,
-		.progress = load_progress_cb, .progress_arg = pr
+		.progress = load_progress_cb, .progress_arg = pr, .timeline = o->timeline
 	};
 	struct perfdata_info info;
 	enum perfdata_status st = perfdata_load(t, s, name, &po, &info, load_msg_cb, m);
@@ -726,7 +945,8 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	if (o->format == SNIFF_CPUPROFILE ||
 	    (o->format == SNIFF_UNKNOWN && cpuprofile_sniff(head, (size_t)hn, head_eof))) {
 		struct json_progress_arg jp = { &pr, t };
-		struct cpuprofile_options co = { .progress = load_json_progress_cb, .progress_arg = &jp };
+		struct cpuprofile_options co = { .progress = load_json_progress_cb, .progress_arg = &jp,
+		                                 .timeline = o->timeline };
 		int rc = cpuprofile_load(t, s, name, &co, load_msg_cb, m);
 		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "perfdata.h"
 #include "pprof.h"
 #include "perfscript.h"
@@ -28,6 +29,9 @@ struct load_options {
 	const char *label_root;     /* pprof: --label-root (NULL: none) */
 	struct pprof_info *pprof_info;  /* pprof: what was read, when not NULL */
 	const char *profile;        /* speedscope: --profile (NULL: all profiles) */
+	struct timeline *timeline;  /* inputs with times (perf script, perf.data,
+	                               .cpuprofile) add each sample's there too,
+	                               with leaves of t (NULL: not kept) */
 };
 
 struct load_messages {
@@ -40,6 +44,14 @@ struct load_messages {
  * opened or read or is not a profile; messages go to msgs either way. */
 int load_files(struct tree *t, char *const *paths, size_t n,
                const struct load_options *o, struct load_messages *msgs);
+
+/* Where the parallel loader cuts d[0..len) into at most `want` (>= 1)
+ * pieces: at line starts, or with `records` (perf script) just after
+ * whitespace-only lines. Writes cut[0] = 0 < cut[1] < ... < cut[k] = len
+ * (cut has want + 1 entries) and returns k, the number of pieces. Each
+ * search stays within its nominal piece, so at most len bytes are read in
+ * all, whatever the input; *scanned (when not NULL) gets that count. */
+size_t load_cuts(const char *d, size_t len, bool records, size_t want, size_t *cut, uint64_t *scanned);
 
 void load_messages_add(struct load_messages *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -28,6 +28,7 @@
 #include "tree.h"
 #include "unit.h"
 #include "diff.h"
+#include "timeline.h"
 #include "toptable.h"
 #include "transform.h"
 #include "ui.h"
@@ -44,7 +45,7 @@ enum {
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
 	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG,
-	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE
+	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE, OPT_TIME
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -82,6 +83,7 @@ static const struct option long_options[] = {
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "merge-recursion", no_argument, NULL, OPT_MERGE_RECURSION },
 	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "table-sort", required_argument, NULL, OPT_TABLE_SORT },
 	{ "diff", no_argument, NULL, OPT_DIFF },
@@ -107,6 +109,8 @@ static const char *const cli_only[] = {
 	/* --diff reads its files as BEFORE AFTER: a mode, as --print is;
 	 * --negate and --normalize are refused without it. */
 	"diff", "negate", "normalize",
+	/* a time range belongs to one recording */
+	"time",
 };
 
 /* Options whose value is one of a fixed set: named in error messages and
@@ -158,6 +162,10 @@ static void usage(FILE *out)
 "                          (default: the function with most self samples)\n"
 "      --table-sort=KEY    table rows by self (default), total or name\n"
 "      --top=N             table: only the first N rows (--print)\n"
+"      --time=START,END    only the samples from START to END seconds after the\n"
+"                          first (END excluded; either may be empty), or N%,M%\n"
+"                          of the recording, or P%/N (its N-th P% slice):\n"
+"                          perf script, perf.data and .cpuprofile have times\n"
 "\n"
 "Transforms (applied in the order given; undo with Backspace in the browser):\n"
 "      --reverse           stacks read leaf to root (hottest leaves at the root)\n"
@@ -253,6 +261,7 @@ struct settings {
 	const char *sandwich;       /* --view=sandwich=NAME, else NULL */
 	enum toptable_key table_sort;
 	int top;
+	const char *time_range;     /* --time, checked once the times are known */
 	/* Transforms in order (config file first), applied after loading. Kept
 	 * as pointers into argv or the config text, so that no exit path has
 	 * anything to free. */
@@ -399,6 +408,7 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_EVENT_FILTER: s->lo.perf.event_filter = arg; break;
 	case OPT_SYMFS: s->lo.symfs = arg; break;
 	case OPT_PROFILE: s->lo.profile = arg; break;
+	case OPT_TIME: s->time_range = arg; break;
 	case OPT_SAMPLE_TYPE: s->lo.sample_type = arg; break;
 	case OPT_LABEL_ROOT: s->lo.label_root = arg; break;
 	case OPT_THREADS:
@@ -415,6 +425,13 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 		                      : c == OPT_HIDE ? TRANSFORM_HIDE : TRANSFORM_MERGE_RECURSION;
 		if (s->ntrs == sizeof s->trs / sizeof s->trs[0])
 			return fail(err, errsize, "more than %zu transforms", sizeof s->trs / sizeof s->trs[0]);
+		char why[256];
+		if (c == OPT_HIDE && !transform_hide_valid(arg, why, sizeof why)) {
+			/* Checked at once, as --search: config errors say FILE:LINE. */
+			char safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "--hide: invalid regex '%s': %s", safe, why);
+		}
 		s->trs[s->ntrs].kind = k;
 		s->trs[s->ntrs++].arg = c == OPT_FOCUS || c == OPT_HIDE ? arg : NULL;
 		break;
@@ -511,18 +528,25 @@ static bool config_entry(void *ctx, const char *name, const char *value, char *e
 static char *config_text;
 
 /* Reads the config file into s. Returns the file's text (the settings may
- * point into it; free it at exit) or NULL. Exits 2 on an error in it. */
+ * point into it; free it at exit) or NULL. Exits 2 on an error in it, and
+ * when a file the user named cannot be read. The usual file is optional:
+ * missing, it is skipped; unreadable (a directory, a FIFO, a path too long),
+ * one warning and the run goes on, --help and --version too. */
 static char *load_config(struct settings *s, const char *path, bool explicit)
 {
 	size_t len;
-	char *text = conf_read(path, &len);
+	char why[128];
+	char *text = conf_read_file(path, CONF_MAX_BYTES, &len, why, sizeof why);
 	char safe[512];
 	text_sanitize(path, strlen(path), safe, sizeof safe);
 	if (!text) {
 		if (errno == ENOENT && !explicit)
 			return NULL;
-		fprintf(stderr, "tflame: %s: %s\n", safe,
-		        errno == EFBIG ? "config file larger than 1 MB" : strerror(errno));
+		if (!explicit) {
+			fprintf(stderr, "tflame: warning: %s: %s; config file skipped\n", safe, why);
+			return NULL;
+		}
+		fprintf(stderr, "tflame: %s: %s\n", safe, errno == EFBIG ? "config file larger than 1 MB" : why);
 		exit(2);
 	}
 	char err[512];
@@ -612,6 +636,40 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 			return 1;
 	}
 	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
+}
+
+/* --time=RANGE: t becomes the tree of the samples in RANGE. Returns the
+ * exit status so far (1: the input has no times). */
+static int time_filter(struct tree *t, const struct timeline *tl, const char *range,
+                       enum tree_order order, struct load_messages *msgs)
+{
+	if (tl->n == 0) {
+		load_messages_add(msgs, "tflame: --time: the input has no sample times (perf script, "
+		                  "perf.data and .cpuprofile files have them)");
+		return 1;
+	}
+	uint64_t t0, t1;
+	char err[256];
+	if (!timeline_parse_range(tl, range, &t0, &t1, err, sizeof err)) {
+		char safe[300];
+		text_sanitize(err, strlen(err), safe, sizeof safe);
+		usage_error("--time: %s", safe);
+	}
+	uint64_t *self = xcalloc(tree_size(t), sizeof *self);
+	uint64_t kept = timeline_self(tl, t0, t1, NULL, self, tree_size(t));
+	struct tree sub;
+	tree_init(&sub);
+	timeline_tree(t, self, order, &sub);
+	free(self);
+	tree_free(t);
+	*t = sub;
+	if (kept == 0) {
+		char safe[64];
+		text_sanitize(range, strlen(range), safe, sizeof safe);
+		load_messages_add(msgs, "tflame: --time=%s: no samples in that range (the recording spans %.6f s)",
+		                  safe, (double)(tl->tmax - tl->tmin) / 1e9);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -745,6 +803,8 @@ int main(int argc, char **argv)
 		usage_error("--diff takes BEFORE AFTER, or one difffolded file");
 	if ((negate || normalize) && !diff)
 		usage_error("--%s needs --diff", negate ? "negate" : "normalize");
+	if (set.time_range && diff)
+		usage_error("--time does not apply to --diff");
 
 	/* --diff: t is AFTER (the widths), before is BEFORE. */
 	struct tree t, before;
@@ -763,6 +823,11 @@ int main(int argc, char **argv)
 	memset(&ppinfo, 0, sizeof ppinfo);
 	lo.perfdata_info = &pinfo;
 	lo.pprof_info = &ppinfo;
+	/* Each sample's time, thread and stack, when the input has them. */
+	struct timeline tl;
+	timeline_init(&tl);
+	if (!diff)
+		lo.timeline = &tl;
 	double t0 = seconds();
 	int rc;
 	if (diff && nfiles == 2) {
@@ -781,8 +846,13 @@ int main(int argc, char **argv)
 	unit_set(&unit, nfiles == 1 && !diff ? pinfo.event : NULL, pinfo.samples);
 	if (nfiles == 1 && !diff && ppinfo.type[0])
 		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
-	tree_finalize(&t, order);
+	tree_idx *renum;
+	tree_finalize_map(&t, order, &renum);
+	timeline_renumber(&tl, renum);
+	free(renum);
 	tree_finalize(&before, order);
+	if (set.time_range && rc == 0)
+		rc = time_filter(&t, &tl, set.time_range, order, &msgs);
 	double t2 = seconds();
 	/* An empty graph says little by itself (--collapse: empty output). */
 	if (rc == 0 && mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
@@ -799,6 +869,10 @@ int main(int argc, char **argv)
 			text_sanitize(why, strlen(why), safe, sizeof safe);
 			load_messages_add(&msgs, "tflame: %s", safe);
 			rc = 1;
+		} else if (why[0]) {    /* a note: a hide pattern too costly on some names */
+			char safe[300];
+			text_sanitize(why, strlen(why), safe, sizeof safe);
+			load_messages_add(&msgs, "tflame: --%s", safe);
 		}
 	}
 	const struct tree *shown = transform_stack_tree(&views);
@@ -809,21 +883,33 @@ int main(int argc, char **argv)
 		                  t.rounded, t.rounded == 1 ? "" : "s", t.decimals, t.decimals == 1 ? "" : "s");
 	if (stats)
 		fprintf(stderr, "nodes %zu names %zu bytes %zu name_bytes %zu stacks %" PRIu64
-		        " load_s %.3f finalize_s %.3f\n",
+		        " load_s %.3f finalize_s %.3f timed %" PRIu64 " timeline_bytes %zu\n",
 		        tree_size(&t), strtab_count(&t.names), tree_bytes(&t), strtab_bytes(&t.names),
-		        t.stacks, t1 - t0, t2 - t1);
+		        t.stacks, t1 - t0, t2 - t1, tl.n, timeline_bytes(&tl));
 
 	if (rc != 0 || mode != MODE_UI) {
 		static char outbuf[1 << 16];
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-		if (rc == 0 && mode == MODE_COLLAPSE && tree_write_folded(shown, stdout) != 0)
-			rc = 1;
+		if (rc == 0 && mode == MODE_COLLAPSE) {
+			/* On a terminal, names in display form (an OSC 52 in a name
+			 * would write the clipboard); files and pipes get the exact
+			 * bytes. */
+			FILE *tty = isatty(STDOUT_FILENO) ? text_sanitizing_stream(stdout) : NULL;
+			if (tree_write_folded(shown, tty ? tty : stdout) != 0)
+				rc = 1;
+			if (tty && fclose(tty) != 0)
+				rc = 1;
+		}
 		if (rc == 0 && mode == MODE_PRINT) {
 			/* The search runs on the tree shown (after the transforms). */
 			struct search *s = search_re ? search_new(shown, search_re, NULL, 0) : NULL;
 			if (s) {
 				double s0 = seconds();
 				search_run(s, 0);
+				if (search_costly(s))
+					load_messages_add(&msgs, "tflame: --search: the pattern was too costly on %zu "
+					                  "name%s (counted as no match)", search_costly(s),
+					                  search_costly(s) == 1 ? "" : "s");
 				if (stats)
 					fprintf(stderr, "search_ms %.2f names %zu nodes %zu matches %zu\n",
 					        (seconds() - s0) * 1e3, strtab_count(&shown->names),
@@ -902,6 +988,7 @@ int main(int argc, char **argv)
 	tree_free(&before);
 	palette_rules_free(rules);
 	tree_free(&t);
+	timeline_free(&tl);
 	free(config_text);
 	return rc;
 }

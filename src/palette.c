@@ -2,10 +2,11 @@
 #include "palette.h"
 
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "conf.h"
+#include "rx.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -496,7 +497,7 @@ bool palette_parse_spec(const char *s, struct palette_spec *out)
 }
 
 struct rule {
-	regex_t re;
+	struct rx *re;
 	char *src;
 	struct palette_spec spec;
 };
@@ -525,7 +526,7 @@ void palette_rules_free(struct palette_rules *r)
 	if (!r)
 		return;
 	for (size_t k = 0; k < r->nrule; k++) {
-		regfree(&r->rule[k].re);
+		rx_free(r->rule[k].re);
 		free(r->rule[k].src);
 	}
 	free(r->rule);
@@ -563,10 +564,9 @@ int palette_rules_add(struct palette_rules *r, const char *spec, char *err, size
 		r->rule = xreallocarray(r->rule, r->caprule, sizeof *r->rule);
 	}
 	struct rule *ru = &r->rule[r->nrule];
-	int rc = regcomp(&ru->re, src, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		char msg[128];
-		regerror(rc, &ru->re, msg, sizeof msg);
+	char msg[128];
+	ru->re = rx_new(src, rlen, RX_CASE_SENSITIVE, msg, sizeof msg);
+	if (!ru->re) {
 		snprintf(err, errsize, "invalid --color-rule '%s': %s", safe, msg);
 		free(src);
 		return -1;
@@ -670,24 +670,19 @@ static const char *last_arrow(const char *s, size_t len)
 	return NULL;
 }
 
-int palette_rules_load_map(struct palette_rules *r, const char *path, char *err, size_t errsize)
+int palette_rules_parse_map(struct palette_rules *r, const char *name, const char *text, size_t size,
+                            char *err, size_t errsize)
 {
-	char safe_path[256];
-	text_sanitize(path, strlen(path), safe_path, sizeof safe_path);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errsize, "%s: %s", safe_path, strerror(errno));
-		return -1;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char safe_name[256];
+	text_sanitize(name, strlen(name), safe_name, sizeof safe_name);
 	unsigned long lineno = 0;
-	int rc = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	for (const char *p = text, *end = text + size; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line = p;
+		size_t len = (size_t)((nl ? nl : end) - p);
+		p = nl ? nl + 1 : end;
 		lineno++;
-		size_t len = (size_t)n;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len > 0 && line[len - 1] == '\r')
 			len--;
 		size_t k = 0;
 		while (k < len && (line[k] == ' ' || line[k] == '\t'))
@@ -700,9 +695,8 @@ int palette_rules_load_map(struct palette_rules *r, const char *path, char *err,
 		if (!arrow) {
 			if (line[0] == '#')
 				continue;
-			snprintf(err, errsize, "%s:%lu: expected NAME->rgb(R,G,B)", safe_path, lineno);
-			rc = -1;
-			break;
+			snprintf(err, errsize, "%s:%lu: expected NAME->rgb(R,G,B)", safe_name, lineno);
+			return -1;
 		}
 		struct palette_rgb c;
 		const char *cs = arrow + 2;
@@ -711,18 +705,29 @@ int palette_rules_load_map(struct palette_rules *r, const char *path, char *err,
 		if (why) {
 			char frag[64];
 			text_sanitize(cs, clen, frag, sizeof frag);
-			snprintf(err, errsize, "%s:%lu: bad colour '%s': %s", safe_path, lineno, frag, why);
-			rc = -1;
-			break;
+			snprintf(err, errsize, "%s:%lu: bad colour '%s': %s", safe_name, lineno, frag, why);
+			return -1;
 		}
 		map_put(r, line, (size_t)(arrow - line), c);
 	}
-	if (rc == 0 && ferror(f)) {
-		snprintf(err, errsize, "%s: %s", safe_path, strerror(errno));
-		rc = -1;
+	return 0;
+}
+
+int palette_rules_load_map(struct palette_rules *r, const char *path, char *err, size_t errsize)
+{
+	char why[128];
+	size_t size;
+	/* Read whole, capped, regular files only: /dev/zero or a FIFO named
+	 * here must neither fill memory nor block. */
+	char *text = conf_read_file(path, PALETTE_MAP_MAX_BYTES, &size, why, sizeof why);
+	if (!text) {
+		char safe_path[256];
+		text_sanitize(path, strlen(path), safe_path, sizeof safe_path);
+		snprintf(err, errsize, "%s: %s", safe_path, why);
+		return -1;
 	}
-	free(line);
-	fclose(f);
+	int rc = palette_rules_parse_map(r, path, text, size, err, errsize);
+	free(text);
 	return rc;
 }
 
@@ -730,6 +735,14 @@ size_t palette_rules_map_count(const struct palette_rules *r) { return r ? r->nm
 size_t palette_rules_count(const struct palette_rules *r) { return r ? r->nrule : 0; }
 const char *palette_rules_regex(const struct palette_rules *r, size_t k) { return r->rule[k].src; }
 struct palette_spec palette_rules_spec(const struct palette_rules *r, size_t k) { return r->rule[k].spec; }
+
+size_t palette_rules_costly(const struct palette_rules *r)
+{
+	size_t n = 0;
+	for (size_t k = 0; r && k < r->nrule; k++)
+		n += rx_costly(r->rule[k].re);
+	return n;
+}
 
 /* ---- a frame's colour ------------------------------------------------------- */
 
@@ -753,7 +766,7 @@ struct palette_look palette_look(const struct palette *p, const struct palette_r
 			return l;
 		}
 		for (size_t k = 0; k < r->nrule; k++) {
-			if (regexec(&r->rule[k].re, s, 0, NULL, 0) != 0)
+			if (!rx_matches(r->rule[k].re, s, len))
 				continue;
 			if (r->rule[k].spec.hue == PALETTE_HUE_FLAT) {
 				struct palette_look l = { PALETTE_HUE_FLAT, r->rule[k].spec.rgb };

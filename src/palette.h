@@ -126,8 +126,9 @@ struct palette_rules;
 struct palette_rules *palette_rules_new(void);
 void palette_rules_free(struct palette_rules *r);
 
-/* Adds a rule "REGEX=COLOR" (split at the last '='; REGEX is a POSIX
- * extended regex matched anywhere in the whole name, annotation included).
+/* Adds a rule "REGEX=COLOR" (split at the last '='; REGEX is a regex of
+ * rx.h, case-sensitive, matched anywhere in the whole name, annotation and
+ * NUL bytes included).
  * Returns 0, or -1 with a message (no "tflame: " prefix) in err. */
 int palette_rules_add(struct palette_rules *r, const char *spec, char *err, size_t errsize);
 
@@ -137,6 +138,15 @@ int palette_rules_add(struct palette_rules *r, const char *spec, char *err, size
  * that have no "->" are skipped. Returns 0, or -1 with "FILE:LINE: what"
  * (or "FILE: why" when it cannot be read) in err. Later entries win. */
 int palette_rules_load_map(struct palette_rules *r, const char *path, char *err, size_t errsize);
+/* The largest map file read (conf_read_file refuses a larger one, and any
+ * file that is not a regular file: a FIFO, /dev/zero). */
+#define PALETTE_MAP_MAX_BYTES (64 * 1024 * 1024)
+
+/* The map in text[0..size) (any bytes), as palette_rules_load_map reads a
+ * file; name (the file's) starts the error messages: "NAME:LINE: what".
+ * Entries before a bad line are kept. Returns 0 or -1. */
+int palette_rules_parse_map(struct palette_rules *r, const char *name, const char *text, size_t size,
+                            char *err, size_t errsize);
 
 /* Entries of the map files and rules added so far. */
 size_t palette_rules_map_count(const struct palette_rules *r);
@@ -144,6 +154,8 @@ size_t palette_rules_count(const struct palette_rules *r);
 /* Rule k (0-based): its regex text and colour. */
 const char *palette_rules_regex(const struct palette_rules *r, size_t k);
 struct palette_spec palette_rules_spec(const struct palette_rules *r, size_t k);
+/* Rule matches so far that were too costly (rx.h), taken as no match. */
+size_t palette_rules_costly(const struct palette_rules *r);
 
 /* ---- a frame's colour --------------------------------------------------- */
 
@@ -154,11 +166,10 @@ struct palette_look {
 	struct palette_rgb rgb;
 };
 
-/* The look of the frame named s[0..len), s[len] == '\0' (strtab names are;
- * a NUL inside the name ends what the rules' regexes see). In order: the
- * map's entry for the whole name, then for the name without annotation;
- * the first rule that matches; the grey of the "-" and "--" separators;
- * p's hue. Shades hash the name without its annotation. r may be NULL. */
+/* The look of the frame named s[0..len), s[len] == '\0' (strtab names are).
+ * In order: the map's entry for the whole name, then for the name without
+ * annotation; the first rule that matches; the grey of the "-" and "--"
+ * separators; p's hue. Shades hash the name without its annotation. r may be NULL. */
 struct palette_look palette_look(const struct palette *p, const struct palette_rules *r,
                                  const char *s, size_t len);
 

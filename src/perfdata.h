@@ -50,6 +50,8 @@ struct perfdata_options {
 	const char *symfs;          /* look for object files under this root */
 	perfdata_progress_fn *progress;
 	void *progress_arg;
+	struct timeline *timeline;  /* samples' times, threads and stacks go
+	                               here too (NULL: not kept) */
 };
 
 /* Reads the perf.data input s (positioned at its start: nothing consumed)

@@ -1,8 +1,9 @@
 /* search: see search.h. A pass has two phases, both resumable:
- *   1. names: regexec once per strtab id into hit[id] (the cost scales with
- *      the distinct names, which is what makes typing affordable); plain
- *      text is compared without regexec, after the name's signature
- *      (searchidx.h, when given) has not ruled it out;
+ *   1. names: one regex match (rx.h) per strtab id into hit[id] (the cost
+ *      scales with the distinct names, which is what makes typing
+ *      affordable); plain text is compared without the regex engine,
+ *      after the name's signature (searchidx.h, when given) has not ruled
+ *      it out; an exact-name search is one store;
  *   2. nodes: one preorder scan that marks the matching frames in a bitmap
  *      (bits[], a bit per node: preorder is index order) and sums the
  *      samples of the outermost matches of the whole tree.
@@ -12,7 +13,6 @@
 #include "search.h"
 
 #include <pthread.h>
-#include <regex.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +20,19 @@
 #include <emmintrin.h>
 #endif
 #include <time.h>
-#include <wchar.h>
-#include <wctype.h>
+#include "rx.h"
 #include "text.h"
 #include "searchidx.h"
 #include "xalloc.h"
 
 /* Clock reads are not free: look at it every this many names / nodes. */
 #define NAMES_PER_CHECK 256u
+/* A regex match may take up to about a millisecond (rx.h): the clock is
+ * read this often then, so that a slice overruns its budget by little. */
+#define NAMES_PER_CHECK_RX 8u
 #define NODES_PER_CHECK 16384u
 /* Phase 1 of a plain-text search over at least this many names is shared
- * with a second thread (regexec serialises on its pattern: not for it). */
+ * with a second thread (an rx is one thread's at a time: not for it). */
 #define NAMES_PARALLEL 65536u
 /* Phase 2 over at least this many nodes likewise (any search). */
 #define NODES_PARALLEL 262144u
@@ -51,9 +53,9 @@ struct search {
 	const struct tree *t;
 	char *pattern;
 	bool icase;
-	bool has_re;            /* false: exact name search (exact_id) */
+	struct rx *re;          /* NULL: exact name search (exact_*) */
 	/* The pattern as plain ASCII alternatives, each maybe anchored
-	 * ("read|write", "^std::", "_[k]$"): tested without regexec. */
+	 * ("read|write", "^std::", "_[k]$"): tested without the regex. */
 	struct search_lit {
 		char *text;         /* lower case when icase */
 		size_t len;
@@ -62,11 +64,14 @@ struct search {
 		bool one;           /* a name has `need` iff it matches (one
 		                       character of an exact class, unanchored) */
 	} *lits;
-	size_t nlits;           /* 0: regexec */
+	size_t nlits;           /* 0: the regex */
 	size_t *lit_order;      /* lits by length: a name matched by a short
 	                           one ("w" in "read|w") skips the longer scans */
-	regex_t re;
-	strtab_id exact_id;
+	/* An exact-name search: a copy of the name's bytes (the search may
+	 * outlive its tree: a transform frees it before the search is made
+	 * again on the new one). */
+	char *exact_name;
+	size_t exact_len;
 	/* From a searchidx (search_use_index), else NULL: */
 	const uint64_t *sig;    /* character classes by name id */
 	const uint16_t *n16;    /* name ids by node index, one of the two */
@@ -115,38 +120,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Smart case: an upper-case character makes the search case-sensitive.
- * The character after a backslash is an escape (\W, \B, \S are classes
- * and anchors, not letters), so it does not count. */
-static bool has_upper(const char *p)
-{
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	size_t len = strlen(p);
-	bool escaped = false;
-	while (len > 0) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, p, len, &st);
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			/* Invalid or truncated: one byte, fresh state. */
-			memset(&st, 0, sizeof st);
-			n = 1;
-			wc = (unsigned char)*p;
-			if (wc >= 0x80)
-				wc = 0;
-		}
-		if (escaped)
-			escaped = false;
-		else if (wc == L'\\')
-			escaped = true;
-		else if (iswupper((wint_t)wc))
-			return true;
-		p += n;
-		len -= n;
-	}
-	return false;
-}
-
 static struct search *alloc_search(const struct tree *t)
 {
 	struct search *s = xcalloc(1, sizeof *s);
@@ -159,10 +132,10 @@ static struct search *alloc_search(const struct tree *t)
 
 /* Plain ASCII text, the common case when typing a function name, and
  * alternatives of it, maybe anchored ("read|write", "^std::"): a substring,
- * prefix or suffix test is ~20 times faster than glibc's regexec with
- * REG_ICASE in a UTF-8 locale, and means the same. A backslash before
- * punctuation is that character. Anything else (classes, groups,
- * repetition) leaves s->nlits 0: regexec. */
+ * prefix or suffix test is faster than any regex engine's setup per
+ * name, and means the same. A backslash before punctuation is that
+ * character. Anything else (classes, groups, repetition) leaves s->nlits
+ * 0: the regex. */
 static void split_literals(struct search *s, const char *pattern)
 {
 	size_t n = 1;
@@ -237,20 +210,12 @@ struct search *search_new(const struct tree *t, const char *pattern, char *err, 
 			text_sanitize("empty pattern", 13, err, errsize);
 		return NULL;
 	}
-	bool icase = !has_upper(pattern);
-	regex_t re;
-	int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
-	if (rc != 0) {
-		char msg[256];
-		regerror(rc, &re, msg, sizeof msg);
-		if (errsize)
-			text_sanitize(msg, strlen(msg), err, errsize);
-		return NULL;        /* regfree is not needed after a failed regcomp */
-	}
+	struct rx *re = rx_new(pattern, strlen(pattern), RX_CASE_SMART, err, errsize);
+	if (!re)
+		return NULL;
 	struct search *s = alloc_search(t);
 	s->pattern = xstrdup(pattern);
-	s->icase = icase;
-	s->has_re = true;
+	s->icase = rx_icase(re);
 	s->re = re;
 	split_literals(s, pattern);
 	return s;
@@ -301,12 +266,43 @@ bool search_is_narrowed(const struct search *s)
 struct search *search_new_exact(const struct tree *t, strtab_id name)
 {
 	struct search *s = alloc_search(t);
-	s->pattern = search_quote(strtab_str(&t->names, name), strtab_len(&t->names, name));
-	s->exact_id = name;
+	const char *bytes = strtab_str(&t->names, name);
+	size_t len = strtab_len(&t->names, name);
+	s->pattern = search_quote(bytes, len);
+	s->exact_name = xmalloc(len ? len : 1);
+	memcpy(s->exact_name, bytes, len);
+	s->exact_len = len;
 	/* One name: phase 1 is a single store. */
 	s->hit[name] = 1;
 	s->names_done = strtab_count(&t->names);
 	return s;
+}
+
+struct search *search_new_exact_bytes(const struct tree *t, const char *name, size_t len)
+{
+	int64_t id = strtab_find(&t->names, name, len);
+	if (id > 0)         /* id 0 is the root's "all": never a match */
+		return search_new_exact(t, (strtab_id)id);
+	struct search *s = alloc_search(t);
+	s->pattern = search_quote(name, len);
+	s->exact_name = xmalloc(len ? len : 1);
+	memcpy(s->exact_name, name, len);
+	s->exact_len = len;
+	s->names_done = strtab_count(&t->names);
+	return s;
+}
+
+const char *search_exact_name(const struct search *s, size_t *len)
+{
+	if (s->re)
+		return NULL;
+	*len = s->exact_len;
+	return s->exact_name;
+}
+
+size_t search_costly(const struct search *s)
+{
+	return s->re ? rx_costly(s->re) : 0;
 }
 
 void search_pause(struct search *s)
@@ -336,8 +332,8 @@ void search_free(struct search *s)
 		atomic_store(&s->cancel, true);
 		pthread_join(s->helper, NULL);
 	}
-	if (s->has_re)
-		regfree(&s->re);
+	rx_free(s->re);
+	free(s->exact_name);
 	free(s->pattern);
 	for (size_t k = 0; k < s->nlits; k++)
 		free(s->lits[k].text);
@@ -357,7 +353,7 @@ bool search_done(const struct search *s) { return s->done; }
 
 double search_progress(const struct search *s)
 {
-	/* Phase 1 usually dominates (a regexec against a few loads per node). */
+	/* Phase 1 usually dominates (a regex match against a few loads per node). */
 	double names = (double)strtab_count(&s->t->names), nodes = (double)tree_size(s->t);
 	double a = names > 0 ? (double)s->names_done / names : 1.0;
 	double b = nodes > 0 ? (double)s->nodes_done / nodes : 1.0;
@@ -455,41 +451,22 @@ static bool name_matches(const struct search *s, strtab_id id)
 {
 	const struct strtab *st = &s->t->names;
 	if (s->nlits) {
-		/* The signature first: most names are decided without being
-		 * read. It covers the whole name; without REG_STARTEND the
-		 * search ends at a NUL, so there it only rules names out. */
-#ifdef REG_STARTEND
-		const bool exact = true;
-#else
-		const bool exact = false;
-#endif
+		/* The signature first (it covers the whole name, as the match
+		 * does): most names are decided without being read. */
 		uint64_t g = s->sig ? s->sig[id] : UINT64_MAX;
-		size_t n = SIZE_MAX;
 		for (size_t k = 0; k < s->nlits; k++) {
 			const struct search_lit *l = &s->lits[s->lit_order[k]];
 			if ((g & l->need) != l->need)
 				continue;
-			if (s->sig && l->one && exact)
+			if (s->sig && l->one)
 				return true;
-			if (n == SIZE_MAX) {
-				n = strtab_len(st, id);
-#ifndef REG_STARTEND
-				n = strnlen(strtab_str(st, id), n);    /* as regexec sees it */
-#endif
-			}
-			if (lit_matches(s, l, strtab_str(st, id), n))
+			if (lit_matches(s, l, strtab_str(st, id), strtab_len(st, id)))
 				return true;
 		}
 		return false;
 	}
-#ifdef REG_STARTEND
-	regmatch_t m[1];
-	m[0].rm_so = 0;
-	m[0].rm_eo = (regoff_t)strtab_len(st, id);
-	return regexec(&s->re, strtab_str(st, id), 1, m, REG_STARTEND) == 0;
-#else
-	return regexec(&s->re, strtab_str(st, id), 0, NULL, 0) == 0;
-#endif
+	/* Too costly (a limit stopped it) is no match: rx counts it. */
+	return rx_matches(s->re, strtab_str(st, id), strtab_len(st, id));
 }
 
 static void count_add(const struct tree *t, tree_count *sum, tree_count c)
@@ -675,8 +652,9 @@ bool search_run(struct search *s, uint64_t budget_ns)
 	if (s->names_done == 0 && s->split == 0) {
 		share(s, names, s->nlits ? NAMES_PARALLEL : SIZE_MAX, 1, helper_main, &s->split);
 	}
+	size_t per_check = s->nlits ? NAMES_PER_CHECK : NAMES_PER_CHECK_RX;
 	while (s->names_done < s->split) {
-		size_t stop = s->names_done + NAMES_PER_CHECK;
+		size_t stop = s->names_done + per_check;
 		if (stop > s->split)
 			stop = s->split;
 		decide_names(s, s->names_done, stop);

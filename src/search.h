@@ -9,13 +9,13 @@
  * profile with millions of names. Results (search_matches, search_count,
  * totals, next/prev) are valid only once search_done() is true.
  *
- * Pattern: POSIX extended regex, smart case (case-insensitive unless the
- * pattern has an upper-case letter outside a backslash escape). Names are
- * matched whole: with REG_STARTEND (glibc, BSDs) by their length, so a NUL
- * byte inside a name does not end it ("y$" matches "x<NUL>y": "$" is the
- * real end; "." does not match NUL, as POSIX says); without it, only up
- * to the first NUL. Invalid UTF-8 in a name never fails a search (glibc
- * takes each invalid byte as a character of its own). */
+ * Pattern: the syntax of rx.h (POSIX extended regex, PCRE2's escapes on
+ * top), smart case (case-insensitive unless the pattern has an upper-case
+ * letter outside a backslash escape). Names are matched whole, by their
+ * length: a NUL byte inside a name does not end it ("y$" matches
+ * "x<NUL>y"). Invalid UTF-8 in a name never fails a search. A match that
+ * a limit stops (rx.h: a pattern too costly on that name) counts as no
+ * match, the same every time; search_costly says on how many names. */
 #ifndef TFLAME_SEARCH_H
 #define TFLAME_SEARCH_H
 
@@ -27,8 +27,8 @@
 struct search;
 
 /* Compiles pattern (NUL-terminated; "" is refused) for tree t. Returns a
- * new search with its pass not yet run, or NULL with the regex library's
- * message, sanitized for display, in err (errsize > 0). */
+ * new search with its pass not yet run, or NULL with rx_new's message,
+ * sanitized for display, in err (errsize > 0). */
 struct search *search_new(const struct tree *t, const char *pattern, char *err, size_t errsize);
 /* Lets s (pass not started) test only the names that prev (same tree, name
  * pass finished) matched, when that cannot change the result: both plain
@@ -45,8 +45,18 @@ void search_use_index(struct search *s, const struct searchidx *x);
 /* Whether search_narrow applied (for tests and reports). */
 bool search_is_narrowed(const struct search *s);
 /* A search for the frames named exactly as name id `name` (bytes, case and
- * NULs included). Its pattern text is the anchored, escaped regex. */
+ * NULs included), with no regex: O(1) to make whatever the name's length.
+ * Its pattern text (for display) is search_quote of the name. */
 struct search *search_new_exact(const struct tree *t, strtab_id name);
+/* The same for the bytes name[0..len); when t has no such name, nothing
+ * matches. For a search kept across trees (a transform). */
+struct search *search_new_exact_bytes(const struct tree *t, const char *name, size_t len);
+/* The name of an exact-name search (its length in *len; a copy, valid
+ * while s is, even after its tree is freed); NULL for a regex search. */
+const char *search_exact_name(const struct search *s, size_t *len);
+/* Names on which the pattern was too costly (rx.h) so far: each counted
+ * as no match. 0 for plain text and exact names. */
+size_t search_costly(const struct search *s);
 void search_free(struct search *s);
 /* Threads a search may use (default 1): with more, a big search shares
  * its work with a second thread (the names of a plain-text one, the node
@@ -89,9 +99,9 @@ tree_idx search_prev(const struct search *s, tree_idx i);
 tree_idx search_first(const struct search *s);
 tree_idx search_last(const struct search *s);
 
-/* ERE text matching exactly the bytes s[0..len) at a whole name:
- * "^" + s with . [ ] ( ) * + ? { } | ^ $ \ escaped + "$". A new string
- * (xmalloc); NUL bytes are kept as is and end it for regcomp. */
+/* Regex text matching exactly the bytes s[0..len) at a whole name, for
+ * display: "^" + s with . [ ] ( ) * + ? { } | ^ $ \ escaped + "$". A new
+ * string (xmalloc); it stops at a NUL byte (then without the "$"). */
 char *search_quote(const char *s, size_t len);
 
 #endif

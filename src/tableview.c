@@ -1,7 +1,6 @@
 #include "config.h"
 #include "tableview.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #else
 #include <curses.h>
 #endif
+#include "rx.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -21,6 +21,7 @@ struct tableview {
 	size_t *shown;              /* indices into tt.rows passing the filter */
 	size_t nshown;
 	size_t sel, top;            /* positions in shown[] */
+	size_t costly;              /* names the filter was too costly on */
 	int height;                 /* rows area of the last draw */
 };
 
@@ -42,19 +43,6 @@ void tableview_free(struct tableview *tv)
 	free(tv);
 }
 
-static bool smart_icase(const char *pat)
-{
-	for (const char *p = pat; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			p++;
-			continue;
-		}
-		if (*p >= 'A' && *p <= 'Z')
-			return false;
-	}
-	return true;
-}
-
 /* Rebuilds shown[] from the filter; the selection follows its function
  * (`follow`, or the one selected now when follow is NULL). */
 static bool refilter_keep(struct tableview *tv, const char *pattern, const strtab_id *follow,
@@ -68,14 +56,12 @@ static bool refilter(struct tableview *tv, const char *pattern, char *err, size_
 static bool refilter_keep(struct tableview *tv, const char *pattern, const strtab_id *follow,
                           char *err, size_t errsize)
 {
-	regex_t re;
-	bool use = pattern[0] != '\0';
-	if (use) {
-		int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | (smart_icase(pattern) ? REG_ICASE : 0));
-		if (rc != 0) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof msg);
-			snprintf(err, errsize, "bad regex: %s", msg);
+	struct rx *re = NULL;
+	if (pattern[0] != '\0') {
+		char why[160];
+		re = rx_new(pattern, strlen(pattern), RX_CASE_SMART, why, sizeof why);
+		if (!re) {
+			snprintf(err, errsize, "bad regex: %s", why);
 			return false;
 		}
 	}
@@ -89,15 +75,15 @@ static bool refilter_keep(struct tableview *tv, const char *pattern, const strta
 	const struct strtab *st = &tv->tt.t->names;
 	for (size_t k = 0; k < tv->tt.n; k++) {
 		strtab_id id = tv->tt.rows[k].name;
-		if (use && regexec(&re, strtab_str(st, id), 0, NULL, 0) != 0)
+		if (re && !rx_matches(re, strtab_str(st, id), strtab_len(st, id)))
 			continue;
 		if (had && id == was)
 			tv->sel = tv->nshown;
 		tv->shown[tv->nshown++] = k;
 	}
-	if (use)
-		regfree(&re);
 	snprintf(tv->filter, sizeof tv->filter, "%s", pattern);
+	tv->costly = re ? rx_costly(re) : 0;
+	rx_free(re);
 	return true;
 }
 
@@ -155,6 +141,11 @@ void tableview_page(struct tableview *tv, int dir)
 {
 	long h = tv->height > 1 ? tv->height - 1 : 1;
 	tableview_move(tv, dir * h);
+}
+
+size_t tableview_costly(const struct tableview *tv)
+{
+	return tv->costly;
 }
 
 bool tableview_click(struct tableview *tv, int row)

@@ -21,10 +21,13 @@ void tableview_load(struct tableview *tv, const struct tree *t, tree_idx zoom);
 /* Re-sorts (O(rows log rows)); the selected function stays selected. */
 void tableview_sort(struct tableview *tv, enum toptable_key key);
 enum toptable_key tableview_sort_key(const struct tableview *tv);
-/* Shows only rows whose name matches the ERE pattern (smart case: case-
- * insensitive unless it has an upper-case letter); "" shows all. False
- * with regerror's message in err when it does not compile (filter kept). */
+/* Shows only rows whose name matches the regex pattern (rx.h; smart case:
+ * case-insensitive unless it has an upper-case letter); "" shows all.
+ * False with rx_new's message in err when it does not compile (filter
+ * kept). A name the pattern is too costly on is not shown. */
 bool tableview_filter(struct tableview *tv, const char *pattern, char *err, size_t errsize);
+/* Rows the last filtering was too costly on (rx.h), left out. */
+size_t tableview_costly(const struct tableview *tv);
 /* Moves the selection by delta rows (clamped); page moves use the height
  * of the last draw. */
 void tableview_move(struct tableview *tv, long delta);

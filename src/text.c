@@ -34,9 +34,13 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unictype.h>
 #include <uniwidth.h>
+#include "xalloc.h"
 
 static bool utf8_mode = true;
 
@@ -508,4 +512,147 @@ size_t text_sanitize(const char *s, size_t len, char *out, size_t outsize)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+size_t text_sanitized_size(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t pos = 0, n = 0;
+	int mk = NOBASE;
+	char tmp[UNIT_MAX];
+
+	while (pos < len) {
+		size_t a = ascii_run(u, pos, len, NULL);
+		if (a > pos) {
+			n += a - pos;
+			pos = a;
+			mk = 0;
+			continue;
+		}
+		struct unit un;
+		unit_next(u + pos, len - pos, &mk, tmp, &un);
+		n += un.n;
+		pos += un.k;
+	}
+	return n;
+}
+
+char *text_sanitize_dup(const char *s, size_t len, size_t *outlen)
+{
+	size_t n = text_sanitized_size(s, len);
+	char *out = xmalloc(n + 1);
+	size_t got = text_sanitize(s, len, out, n + 1);
+	if (got != n)
+		abort();        /* the two walks disagree: a bug here */
+	*outlen = n;
+	return out;
+}
+
+int text_write_sanitized(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t pos = 0;
+	int mk = NOBASE;
+	char buf[4096];
+	size_t o = 0;
+
+	while (pos < len) {
+		/* Printable ASCII goes out straight from s: most names are that. */
+		size_t a = ascii_run(u, pos, len, NULL);
+		if (a > pos) {
+			if ((o && fwrite(buf, 1, o, f) != o) || fwrite(s + pos, 1, a - pos, f) != a - pos)
+				return -1;
+			o = 0;
+			pos = a;
+			mk = 0;
+			continue;
+		}
+		if (sizeof buf - o < UNIT_MAX) {
+			if (fwrite(buf, 1, o, f) != o)
+				return -1;
+			o = 0;
+		}
+		struct unit un;
+		unit_next(u + pos, len - pos, &mk, buf + o, &un);
+		o += un.n;
+		pos += un.k;
+	}
+	return o && fwrite(buf, 1, o, f) != o ? -1 : 0;
+}
+
+/* ---- the sanitizing stream ---- */
+
+struct sstream {
+	FILE *out;
+	char *pend;                 /* the frame name so far (no separator yet) */
+	size_t npend, cap;
+};
+
+static int flush_pending(struct sstream *ss)
+{
+	int rc = text_write_sanitized(ss->out, ss->pend, ss->npend);
+	ss->npend = 0;
+	return rc;
+}
+
+static ssize_t sstream_write(void *cookie, const char *buf, size_t size)
+{
+	struct sstream *ss = cookie;
+	size_t i = 0;
+	while (i < size) {
+		if (ss->npend == 0) {
+			/* Whole frames of printable ASCII (most are) pass as they
+			 * are, in one write. */
+			size_t j = i, upto = i;
+			while (j < size && (is_print_ascii((unsigned char)buf[j]) || buf[j] == '\n'))
+				if (buf[j++] == ';' || buf[j - 1] == '\n')
+					upto = j;
+			if (upto > i) {
+				if (fwrite(buf + i, 1, upto - i, ss->out) != upto - i)
+					return -1;
+				i = upto;
+				continue;
+			}
+		}
+		size_t j = i;
+		while (j < size && buf[j] != ';' && buf[j] != '\n')
+			j++;
+		/* Bytes up to a separator join the pending name: a name (a UTF-8
+		 * character, its combining marks) may arrive in pieces. */
+		if (ss->npend + (j - i) > ss->cap) {
+			while (ss->npend + (j - i) > ss->cap)
+				ss->cap = ss->cap ? 2 * ss->cap : 256;
+			ss->pend = xrealloc(ss->pend, ss->cap);
+		}
+		memcpy(ss->pend + ss->npend, buf + i, j - i);
+		ss->npend += j - i;
+		if (j == size)
+			break;
+		if (flush_pending(ss) != 0 || putc(buf[j], ss->out) == EOF)
+			return -1;
+		i = j + 1;
+	}
+	return (ssize_t)size;
+}
+
+static int sstream_close(void *cookie)
+{
+	struct sstream *ss = cookie;
+	int rc = flush_pending(ss);
+	if (fflush(ss->out) != 0)
+		rc = -1;
+	free(ss->pend);
+	free(ss);
+	return rc;
+}
+
+FILE *text_sanitizing_stream(FILE *out)
+{
+	struct sstream *ss = xcalloc(1, sizeof *ss);
+	ss->out = out;
+	cookie_io_functions_t io = { .write = sstream_write, .close = sstream_close };
+	FILE *f = fopencookie(ss, "w", io);
+	if (!f)
+		free(ss);
+	return f;
 }

@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* utf8: the terminal takes UTF-8 (from nl_langinfo(CODESET)). Default true. */
 void text_init(bool utf8);
@@ -66,5 +67,25 @@ int text_fit_middle(const char *s, size_t len, int cols, char *out, size_t outsi
  * units that leaves room for "..", then ".."; or "" when outsize < 3. outsize 0 writes nothing. Returns bytes
  * written (without the NUL). */
 size_t text_sanitize(const char *s, size_t len, char *out, size_t outsize);
+
+/* Bytes of the whole display form of s[0..len) (without a NUL). */
+size_t text_sanitized_size(const char *s, size_t len);
+
+/* The whole display form of s[0..len), never cut, in an allocated
+ * NUL-terminated string; *outlen is its length. */
+char *text_sanitize_dup(const char *s, size_t len, size_t *outlen);
+
+/* Writes the whole display form of s[0..len) to f, never cut, in O(1)
+ * memory. Returns 0, or -1 on a write error. */
+int text_write_sanitized(FILE *f, const char *s, size_t len);
+
+/* A stream for folded text bound for a terminal (--collapse on a tty):
+ * each frame name written to it (the bytes between ';' and '\n', which
+ * pass as they are) reaches out in its display form, as --print shows
+ * names, so that no escape sequence in a name is interpreted. A name may
+ * arrive in several writes; it is held (whole) until its separator or the
+ * close. fclose it to flush it; out stays open (and is flushed). NULL when
+ * the stream cannot be made. */
+FILE *text_sanitizing_stream(FILE *out);
 
 #endif

@@ -1,7 +1,8 @@
 /* timeline: per-sample time, thread and stack (see timeline.h).
  *
  * An entry is coded against the one before it in its block:
- *   head   varint: zigzag(time delta) << 3 | flags
+ *   head   varint: zigzag(time delta) << 4 | flags, the delta in us when
+ *          it is a whole number of them (flag KILO: perf script's times)
  *   [time] varint, when flag ABS (a delta too big for the head)
  *   leaf   varint: zigzag(leaf - previous leaf)
  *   [thread] varint, when flag THREAD (it changed)
@@ -12,11 +13,12 @@
 #include "config.h"
 #include "timeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "xalloc.h"
 
-enum { F_THREAD = 1, F_WEIGHT = 2, F_ABS = 4 };
+enum { F_THREAD = 1, F_WEIGHT = 2, F_ABS = 4, F_KILO = 8 };
 
 static void baseline(uint64_t *t, tree_idx *leaf, uint32_t *thread, uint64_t *w)
 {
@@ -178,14 +180,19 @@ static void encode(struct timeline *tl, const struct timeline_sample *s)
 	if (tl->n == 0 || s->time > tl->tmax)
 		tl->tmax = s->time;
 
-	uint64_t d = zz((int64_t)(s->time - tl->prev_t));
+	int64_t dt = (int64_t)(s->time - tl->prev_t);
 	unsigned flags = (s->thread != tl->prev_thread ? F_THREAD : 0) |
 	                 (s->weight != tl->prev_w ? F_WEIGHT : 0);
-	if (d >> 61) {
-		put_varint(tl, flags | F_ABS);
+	if (dt % 1000 == 0) {
+		dt /= 1000;
+		flags |= F_KILO;
+	}
+	uint64_t d = zz(dt);
+	if (d >> 60) {
+		put_varint(tl, (flags & ~(unsigned)F_KILO) | F_ABS);
 		put_varint(tl, s->time);
 	} else {
-		put_varint(tl, d << 3 | flags);
+		put_varint(tl, d << 4 | flags);
 	}
 	put_varint(tl, zz((int64_t)s->leaf - (int64_t)tl->prev_leaf));
 	if (flags & F_THREAD)
@@ -258,7 +265,7 @@ bool timeline_next(struct timeline_iter *it, struct timeline_sample *out)
 		if (h & F_ABS)
 			c->time = get_varint(buf, &it->pos, it->end);
 		else
-			c->time += (uint64_t)unzz(h >> 3);
+			c->time += (uint64_t)unzz(h >> 4) * (h & F_KILO ? 1000u : 1u);
 		c->leaf = (tree_idx)((int64_t)c->leaf + unzz(get_varint(buf, &it->pos, it->end)));
 		if (h & F_THREAD)
 			c->thread = (uint32_t)get_varint(buf, &it->pos, it->end);
@@ -322,10 +329,25 @@ void timeline_append(struct timeline *tl, const struct timeline *src, timeline_l
 	free(tmap);
 }
 
+/* Gives the slack of the doubling growth back: adding is over. */
+static void shrink(struct timeline *tl)
+{
+	if (tl->len && tl->len < tl->cap) {
+		tl->buf = xrealloc(tl->buf, tl->len);
+		tl->cap = tl->len;
+	}
+	if (tl->nblocks && tl->nblocks < tl->capblocks) {
+		tl->blocks = xreallocarray(tl->blocks, tl->nblocks, sizeof *tl->blocks);
+		tl->capblocks = tl->nblocks;
+	}
+}
+
 void timeline_renumber(struct timeline *tl, const tree_idx *map)
 {
-	if (!map || tl->n == 0)
+	if (!map || tl->n == 0) {
+		shrink(tl);
 		return;
+	}
 	struct timeline fresh;
 	timeline_init(&fresh);
 	recode(&fresh, tl, timeline_leaf_map, (void *)map, NULL, 0);
@@ -341,6 +363,7 @@ void timeline_renumber(struct timeline *tl, const tree_idx *map)
 	tl->prev_leaf = fresh.prev_leaf;
 	tl->prev_thread = fresh.prev_thread;
 	tl->prev_w = fresh.prev_w;
+	shrink(tl);
 }
 
 /* ---- queries ------------------------------------------------------------------ */
@@ -395,6 +418,112 @@ void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order
 	free(tot);
 	dst->stacks = stacks;
 	tree_finalize(dst, order);
+}
+
+/* ---- --time ------------------------------------------------------------------- */
+
+/* floor(a * b / c), c > 0, for a <= c (so the result fits). */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+#ifdef __SIZEOF_INT128__
+	return (uint64_t)((unsigned __int128)a * b / c);
+#else
+	return (uint64_t)((long double)a * b / c);
+#endif
+}
+
+/* One side of a range: "" (*none), seconds, or a percentage, as an offset
+ * in ns from tl->tmin (a percentage of the span, rounded down). */
+static bool range_side(const struct timeline *tl, const char *s, size_t len, bool *none,
+                       bool *full, uint64_t *off)
+{
+	*none = len == 0;
+	*full = false;
+	*off = 0;
+	if (*none)
+		return true;
+	bool pct = s[len - 1] == '%';
+	struct tree_dec d;
+	if (!tree_dec_parse(s, len - pct, &d) || d.saturated)
+		return false;
+	uint64_t span = tl->tmax - tl->tmin;
+	if (pct) {
+		/* p% of span = units * span / (100 * 10^decimals), exactly */
+		uint64_t den = 100;
+		for (unsigned k = 0; k < d.decimals; k++)
+			den *= 10;
+		if (d.units > den)
+			return false;               /* beyond 100% */
+		*full = d.units == den;
+		*off = mul_div(d.units, span, den);
+		return true;
+	}
+	/* seconds to ns: 9 decimals, rounded beyond */
+	uint64_t v = d.units;
+	if (d.decimals > 9) {
+		uint64_t div = 1;
+		for (unsigned k = 9; k < d.decimals; k++)
+			div *= 10;
+		v = v / div + (v % div >= div - v % div);
+	} else {
+		for (unsigned k = d.decimals; k < 9; k++) {
+			if (v > UINT64_MAX / 10)
+				return false;
+			v *= 10;
+		}
+	}
+	*off = v;
+	return true;
+}
+
+bool timeline_parse_range(const struct timeline *tl, const char *arg, uint64_t *t0, uint64_t *t1,
+                          char *err, size_t errsize)
+{
+	const char *comma = strchr(arg, ',');
+	const char *slash = strchr(arg, '/');
+	bool n0, n1, f0, f1;
+	uint64_t o0, o1;
+	if (!comma && slash) {
+		/* P%/N: the N-th slice of P% */
+		unsigned long long nth;
+		char *end;
+		if (slash == arg || slash[-1] != '%' || !range_side(tl, arg, (size_t)(slash - arg), &n0, &f0, &o0) ||
+		    n0 || (nth = strtoull(slash + 1, &end, 10)) == 0 || *end || slash[1] < '0' || slash[1] > '9') {
+			snprintf(err, errsize, "'%s' is not START,END or P%%/N", arg);
+			return false;
+		}
+		/* slice k (from 0) is [k * o0, (k + 1) * o0) of the span */
+		uint64_t span = tl->tmax - tl->tmin, k = nth - 1;
+		if (span == 0 && nth == 1) {
+			*t0 = tl->tmin;
+			*t1 = UINT64_MAX;
+			return true;
+		}
+		if (o0 == 0 || k >= span / o0 + (span % o0 != 0)) {
+			snprintf(err, errsize, "'%s': no such slice", arg);
+			return false;
+		}
+		*t0 = tl->tmin + k * o0;
+		/* the last slice keeps the last sample */
+		*t1 = o0 >= span - k * o0 ? UINT64_MAX : tl->tmin + k * o0 + o0;     /* k * o0 < span */
+		return true;
+	}
+	if (!comma || strchr(comma + 1, ',') ||
+	    !range_side(tl, arg, (size_t)(comma - arg), &n0, &f0, &o0) ||
+	    !range_side(tl, comma + 1, strlen(comma + 1), &n1, &f1, &o1)) {
+		snprintf(err, errsize, "'%s' is not START,END (seconds from the first sample, or %%)", arg);
+		return false;
+	}
+	if (!n1 && o1 < o0) {
+		snprintf(err, errsize, "'%s': the end comes before the start", arg);
+		return false;
+	}
+	*t0 = n0 ? 0 : tl->tmin + (o0 > UINT64_MAX - tl->tmin ? UINT64_MAX - tl->tmin : o0);
+	if (n1 || f1)
+		*t1 = UINT64_MAX;
+	else
+		*t1 = tl->tmin + (o1 > UINT64_MAX - tl->tmin ? UINT64_MAX - tl->tmin : o1);
+	return true;
 }
 
 size_t timeline_bytes(const struct timeline *tl)

@@ -82,7 +82,8 @@ void timeline_append(struct timeline *tl, const struct timeline *src, timeline_l
 /* ((const tree_idx *)arg)[id]. */
 tree_idx timeline_leaf_map(void *arg, tree_idx id);
 /* Maps every leaf through map (old id -> new id, as tree_finalize_map
- * gives; NULL: ids unchanged). */
+ * gives; NULL: ids unchanged), and gives back the memory kept for growth:
+ * the end of adding (adding more stays correct, it only grows again). */
 void timeline_renumber(struct timeline *tl, const tree_idx *map);
 
 /* Iteration over the entries with t0 <= time < t1 (all: 0, UINT64_MAX), in
@@ -112,6 +113,15 @@ uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, cons
  * nothing are left out. */
 void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order order,
                    struct tree *dst);
+
+/* Parses a time range "START,END" into [*t0, *t1) of tl's times: each
+ * side seconds from the first sample ("1.5") or a percentage of the span
+ * ("25%"), empty for the start or the end of the recording; "P%/N" is the
+ * N-th slice of P% (perf's form: "10%/2" is 10%,20%). An empty or a 100%
+ * end includes the last sample. False with the reason in err otherwise
+ * (START after END, a bad number). */
+bool timeline_parse_range(const struct timeline *tl, const char *arg, uint64_t *t0, uint64_t *t1,
+                          char *err, size_t errsize);
 
 /* Bytes held (buffers, blocks, threads). */
 size_t timeline_bytes(const struct timeline *tl);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rx.h"
 #include "xalloc.h"
 
 /* ---- building helpers --------------------------------------------------- */
@@ -161,14 +162,15 @@ static enum verdict judge_hide(const struct filter *f, const struct tree *src, t
 	return f->hidden[tree_node(src, i)->name] ? MERGE : KEEP;
 }
 
-void transform_hide(const struct tree *src, const regex_t *re, enum tree_order order,
+void transform_hide(const struct tree *src, const struct rx *re, enum tree_order order,
                     struct tree *dst)
 {
 	/* Match once per distinct name, not per node. */
 	size_t nn = strtab_count(&src->names);
 	bool *hidden = xcalloc(nn ? nn : 1, sizeof *hidden);
 	for (size_t id = 1; id < nn; id++)     /* id 0 is the root "all" */
-		hidden[id] = regexec(re, strtab_str(&src->names, (strtab_id)id), 0, NULL, 0) == 0;
+		hidden[id] = rx_matches(re, strtab_str(&src->names, (strtab_id)id),
+		                        strtab_len(&src->names, (strtab_id)id));
 	struct filter f = { .judge = judge_hide, .hidden = hidden };
 	filter_tree(src, &f, order, dst);
 	free(hidden);
@@ -315,10 +317,20 @@ static bool find_name(const struct tree *src, const struct transform *tr, strtab
 	return true;
 }
 
+bool transform_hide_valid(const char *regex, char *err, size_t errsize)
+{
+	struct rx *re = rx_new(regex, strlen(regex), RX_CASE_SENSITIVE, err, errsize);
+	bool valid = re != NULL;
+	rx_free(re);
+	return valid;
+}
+
 bool transform_apply(const struct tree *src, const struct transform *tr, enum tree_order order,
                      struct tree *dst, char *err, size_t errsize)
 {
 	strtab_id id;
+	if (errsize)
+		err[0] = '\0';     /* no note */
 	switch (tr->kind) {
 	case TRANSFORM_REVERSE:
 		transform_reverse(src, order, dst);
@@ -333,16 +345,17 @@ bool transform_apply(const struct tree *src, const struct transform *tr, enum tr
 			transform_callers(src, id, order, dst);
 		return true;
 	case TRANSFORM_HIDE: {
-		regex_t re;
-		int rc = regcomp(&re, tr->arg, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof msg);
-			snprintf(err, errsize, "bad regex: %s", msg);
+		char why[160];
+		struct rx *re = rx_new(tr->arg, tr->arglen, RX_CASE_SENSITIVE, why, sizeof why);
+		if (!re) {
+			snprintf(err, errsize, "bad regex: %s", why);
 			return false;
 		}
-		transform_hide(src, &re, order, dst);
-		regfree(&re);
+		transform_hide(src, re, order, dst);
+		if (rx_costly(re) && errsize)
+			snprintf(err, errsize, "hide: the pattern was too costly on %zu name%s (not hidden)",
+			         rx_costly(re), rx_costly(re) == 1 ? "" : "s");
+		rx_free(re);
 		return true;
 	}
 	case TRANSFORM_MERGE_RECURSION:

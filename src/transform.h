@@ -19,10 +19,11 @@
 #ifndef TFLAME_TRANSFORM_H
 #define TFLAME_TRANSFORM_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "tree.h"
+
+struct rx;
 
 /* Leaf -> root (flamegraph.pl --reverse): each node's self samples become
  * the stack of its names from the node up to depth 1. Root self stays root
@@ -40,11 +41,14 @@ void transform_focus(const struct tree *src, strtab_id name, enum tree_order ord
 void transform_callers(const struct tree *src, strtab_id name, enum tree_order order,
                        struct tree *dst);
 
-/* Hides frames whose name matches re (regexec; names with NUL bytes are
- * matched up to the first NUL): their children re-attach to the nearest
- * kept ancestor and their own samples go to it. Total samples unchanged. */
-void transform_hide(const struct tree *src, const regex_t *re, enum tree_order order,
+/* Hides frames whose name matches re (rx_matches: the whole name, NUL
+ * bytes included; a match too costly is no match, counted in re): their
+ * children re-attach to the nearest kept ancestor and their own samples
+ * go to it. Total samples unchanged. */
+void transform_hide(const struct tree *src, const struct rx *re, enum tree_order order,
                     struct tree *dst);
+/* Whether regex is a valid --hide pattern; if not, why in err. */
+bool transform_hide_valid(const char *regex, char *err, size_t errsize);
 
 /* Merges direct recursion: a frame named like its parent is merged into
  * it (f;f;f;g -> f;g). Indirect recursion (f;g;f) is kept. */
@@ -60,7 +64,7 @@ enum transform_kind {
 	TRANSFORM_REVERSE,
 	TRANSFORM_FOCUS,            /* arg: function name */
 	TRANSFORM_CALLERS,          /* arg: function name */
-	TRANSFORM_HIDE,             /* arg: extended regex */
+	TRANSFORM_HIDE,             /* arg: regex (rx.h), case-sensitive */
 	TRANSFORM_MERGE_RECURSION,
 	TRANSFORM_DROP              /* arg: the node's path, names joined by '\0'
 	                               (root excluded; a name's own \0 and \1
@@ -76,7 +80,9 @@ struct transform {
 };
 
 /* Builds dst = tr applied to src. False (dst untouched, reason in err) when
- * it cannot apply: unknown function name, bad regex, missing path. */
+ * it cannot apply: unknown function name, bad regex, missing path. True
+ * with a note for the user in err, or "" (errsize > 0): a hide pattern
+ * that was too costly on some names. */
 bool transform_apply(const struct tree *src, const struct transform *tr, enum tree_order order,
                      struct tree *dst, char *err, size_t errsize);
 
@@ -115,7 +121,8 @@ const struct tree *transform_stack_tree(const struct transform_stack *s);
 const struct tree *transform_stack_tree2(const struct transform_stack *s);
 /* Applies tr to the current tree(s) and pushes it (taking ownership of its
  * arg). False, with err set and tr freed, when it does not apply to the
- * first tree; a second tree it does not apply to is carried unchanged. */
+ * first tree; a second tree it does not apply to is carried unchanged.
+ * True with transform_apply's note (or "") in err. */
 bool transform_stack_push(struct transform_stack *s, struct transform *tr, char *err,
                           size_t errsize);
 /* Removes the last transform (none: false). O(n transforms x tree size). */

@@ -776,6 +776,11 @@ void tree_merge(struct tree *dst, const struct tree *src)
 	merge(dst, src, false, NULL);
 }
 
+void tree_merge_map(struct tree *dst, const struct tree *src, tree_idx **map)
+{
+	merge(dst, src, false, map);
+}
+
 void tree_merge_free(struct tree *dst, struct tree *src)
 {
 	tree_merge_free_map(dst, src, NULL);

@@ -164,6 +164,9 @@ tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *t
  * kept). src is left unchanged. The stack added last to dst is then src's
  * last (tree_add_stack_tail's `keep` refers to it). */
 void tree_merge(struct tree *dst, const struct tree *src);
+/* tree_merge that also gives the ids src's nodes have in dst: (*map)[src
+ * id] (malloc'ed, tree_size(src) long). */
+void tree_merge_map(struct tree *dst, const struct tree *src, tree_idx **map);
 /* tree_merge, then tree_free(src); src's memory is released while merging,
  * so that the peak stays near dst's final size. */
 void tree_merge_free(struct tree *dst, struct tree *src);

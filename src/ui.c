@@ -93,14 +93,17 @@ enum ui_mode {
 struct prompt {
 	char *text;
 	size_t len, cap, cur;
-	char err[160];          /* regcomp's message for text, sanitized; "" when valid */
+	char err[160];          /* rx_new's message for text, sanitized; "" when valid */
 	char **hist;            /* accepted searches, oldest first */
-	int64_t *hist_exact;    /* per entry: the name id of a `*` search, else -1 */
+	/* Per entry: the name of a `*` search (its bytes, which outlive the
+	 * tree they came from: a transform changes the name ids), else NULL. */
+	char **hist_name;
+	size_t *hist_len;
 	size_t nhist;
 	size_t hpos;            /* entry shown; nhist = the line being typed */
 	char *draft;            /* the line being typed, while browsing history */
-	int64_t exact;          /* name id of a `*` search recalled and not
-	                           edited since (it stays exact), else -1 */
+	bool exact;             /* text is entry hpos's `*` search, recalled and
+	                           not edited since (it stays exact) */
 };
 
 struct ui {
@@ -172,7 +175,13 @@ struct ui {
 	 * search to go back to when the prompt is cancelled. One search may be
 	 * held by several of them; search_release frees it with the last. */
 	struct search *shown, *pending, *before;
-	bool jump_when_done;    /* select a match when the pending pass ends */
+	/* Select a match when the pending pass ends: the next (jump_dir > 0)
+	 * or previous one from the selection, the selection itself too when
+	 * jump_from_sel (an accepted search). before_jump: the same wish of
+	 * a pass that the prompt put aside (before), for Esc to give back. */
+	bool jump_when_done, jump_from_sel, before_jump;
+	int jump_dir;
+	size_t rules_costly;    /* palette_rules_costly when last told */
 	struct prompt pr;
 	attr_t match_attr;
 	int match_pair;
@@ -805,8 +814,17 @@ static void search_work(struct ui *u, uint64_t budget_ns)
 	u->npasses++;
 	if (u->jump_when_done) {
 		u->jump_when_done = false;
-		goto_match(u, +1, true);
+		goto_match(u, u->jump_dir, u->jump_from_sel);
 	}
+}
+
+/* Asks for the jump of an accepted search: to the first match from the
+ * selection on, once the pass ends. */
+static void jump_later(struct ui *u)
+{
+	u->jump_when_done = true;
+	u->jump_dir = +1;
+	u->jump_from_sel = true;
 }
 
 /* s (or NULL: no search) replaces what is pending; a first slice runs now,
@@ -855,26 +873,41 @@ static void index_quiet(struct ui *u)
 	}
 }
 
-/* exact: the name id of a `*` search (recalled unchanged, it stays an
- * exact, case-sensitive search), else -1. */
-static void history_add(struct ui *u, const char *text, int64_t exact)
+/* name: the name[0..len) of a `*` search (recalled unchanged, it stays an
+ * exact, case-sensitive search), else NULL. Both are copied first: they
+ * may be an entry that makes room for the new one. */
+static void history_add(struct ui *u, const char *text, const char *name, size_t len)
 {
 	struct prompt *p = &u->pr;
-	if (!text[0] || (p->nhist && strcmp(p->hist[p->nhist - 1], text) == 0 &&
-	                 p->hist_exact[p->nhist - 1] == exact))
+	if (!text[0])
 		return;
+	if (p->nhist) {
+		const char *last = p->hist_name[p->nhist - 1];
+		if (strcmp(p->hist[p->nhist - 1], text) == 0 && !last == !name &&
+		    (!name || (p->hist_len[p->nhist - 1] == len && memcmp(last, name, len) == 0)))
+			return;
+	}
+	char *copy = xstrdup(text), *ncopy = NULL;
+	if (name) {
+		ncopy = xmalloc(len ? len : 1);
+		memcpy(ncopy, name, len);
+	}
 	if (p->nhist == UI_HISTORY_MAX) {
 		free(p->hist[0]);
+		free(p->hist_name[0]);
 		memmove(p->hist, p->hist + 1, (p->nhist - 1) * sizeof *p->hist);
-		memmove(p->hist_exact, p->hist_exact + 1, (p->nhist - 1) * sizeof *p->hist_exact);
+		memmove(p->hist_name, p->hist_name + 1, (p->nhist - 1) * sizeof *p->hist_name);
+		memmove(p->hist_len, p->hist_len + 1, (p->nhist - 1) * sizeof *p->hist_len);
 		p->nhist--;
 	}
 	if (!p->hist) {
 		p->hist = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist);
-		p->hist_exact = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_exact);
+		p->hist_name = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_name);
+		p->hist_len = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_len);
 	}
-	p->hist_exact[p->nhist] = exact;
-	p->hist[p->nhist++] = xstrdup(text);
+	p->hist_name[p->nhist] = ncopy;
+	p->hist_len[p->nhist] = len;
+	p->hist[p->nhist++] = copy;
 }
 
 static void prompt_set(struct ui *u, const char *text)
@@ -900,8 +933,8 @@ static void prompt_changed(struct ui *u)
 		return;
 	}
 	struct search *s;
-	if (p->exact >= 0)
-		s = search_new_exact(u->t, (strtab_id)p->exact);
+	if (p->exact)
+		s = search_new_exact_bytes(u->t, p->hist_name[p->hpos], p->hist_len[p->hpos]);
 	else {
 		s = search_new(u->t, p->text, p->err, sizeof p->err);
 		/* Typing on at the end of a word: test only what matched. */
@@ -914,17 +947,18 @@ static void prompt_changed(struct ui *u)
 
 static void open_prompt(struct ui *u)
 {
-	/* A pass still running (an accepted search) is finished first: it is
-	 * what Esc will go back to. */
-	if (u->pending)
-		search_work(u, 0);
-	u->before = u->shown;
+	/* A pass still running (an accepted search) is what Esc goes back
+	 * to: put aside, not finished now (it may take long: keys and
+	 * signals must not wait for it). */
+	u->before = u->pending ? u->pending : u->shown;
+	u->before_jump = u->pending && u->jump_when_done;
+	u->jump_when_done = false;
 	u->pr.hpos = u->pr.nhist;
 	free(u->pr.draft);
 	u->pr.draft = NULL;
 	prompt_set(u, "");
 	u->pr.err[0] = '\0';
-	u->pr.exact = -1;
+	u->pr.exact = false;
 	u->mode = UI_MODE_SEARCH;
 }
 
@@ -932,6 +966,7 @@ static void close_prompt(struct ui *u)
 {
 	struct search *b = u->before;
 	u->before = NULL;
+	u->before_jump = false;
 	search_release(u, b);
 	free(u->pr.draft);
 	u->pr.draft = NULL;
@@ -943,26 +978,32 @@ static void close_prompt(struct ui *u)
 static void prompt_accept(struct ui *u)
 {
 	struct prompt *p = &u->pr;
-	history_add(u, p->text, p->exact);
+	history_add(u, p->text, p->exact ? p->hist_name[p->hpos] : NULL, p->exact ? p->hist_len[p->hpos] : 0);
 	if (p->err[0])
 		snprintf(u->notice, sizeof u->notice, "invalid regex (%s): the previous search stays", p->err);
 	else if (u->pending)
-		u->jump_when_done = true;
+		jump_later(u);
 	else if (u->shown)
 		goto_match(u, +1, true);
 	close_prompt(u);
 }
 
-/* Esc: back to the search (or none) that was there before the prompt. */
+/* Esc: back to the search (or none) that was there before the prompt; a
+ * pass put aside by open_prompt goes on (nothing is shown until it ends). */
 static void prompt_cancel(struct ui *u)
 {
-	struct search *p = u->pending, *s = u->shown;
-	u->pending = NULL;
-	u->shown = u->before;
+	struct search *p = u->pending, *s = u->shown, *b = u->before;
+	bool unfinished = b && !search_done(b), jump = u->before_jump;
+	u->pending = unfinished ? b : NULL;
+	u->shown = unfinished ? NULL : b;
 	u->jump_when_done = false;
 	search_release(u, p);
 	search_release(u, s);
 	close_prompt(u);
+	if (jump && unfinished)
+		jump_later(u);
+	else if (jump && b)     /* it ended while the prompt was open */
+		goto_match(u, +1, true);
 }
 
 static void prompt_history(struct ui *u, int dir)
@@ -979,7 +1020,7 @@ static void prompt_history(struct ui *u, int dir)
 		prompt_set(u, p->hpos < p->nhist ? p->hist[p->hpos] : p->draft ? p->draft : "");
 	} else
 		return;
-	p->exact = p->hpos < p->nhist ? p->hist_exact[p->hpos] : -1;
+	p->exact = p->hpos < p->nhist && p->hist_name[p->hpos];
 	prompt_changed(u);
 }
 
@@ -1094,7 +1135,7 @@ static void prompt_key(struct ui *u, int ch)
 		break;
 	}
 	if (changed) {
-		p->exact = -1;  /* edited: a regex again */
+		p->exact = false;   /* edited: a regex again */
 		prompt_changed(u);
 	}
 }
@@ -1108,7 +1149,7 @@ static void search_selected_name(struct ui *u)
 	}
 	strtab_id id = tree_node(u->t, u->sel)->name;
 	struct search *s = search_new_exact(u->t, id);
-	history_add(u, search_pattern(s), id);
+	history_add(u, search_pattern(s), strtab_str(&u->t->names, id), strtab_len(&u->t->names, id));
 	search_start(u, s);
 }
 
@@ -1476,8 +1517,9 @@ static int fit_pattern(struct ui *u, const char *pat, int cols)
 
 /* With a search: "/pattern/  match 3 of 17  ·  12.34% of samples (25.00%
  * of view)"; "17 matches" when the selection is not one; "(... of view)"
- * only when zoomed. A message follows; the selected frame's name and
- * samples go on the right when there is room. */
+ * only when zoomed; "too costly on N names" when the pattern hit rx.h's
+ * limits on some (taken as no match). A message follows; the selected
+ * frame's name and samples go on the right when there is room. */
 static void draw_search_status(struct ui *u)
 {
 	int y = u->lines - 1, avail = u->cols - 1;
@@ -1501,8 +1543,12 @@ static void draw_search_status(struct ui *u)
 		if (u->lp.zoom != TREE_ROOT) {
 			format_percent(tree_count_d(u->t, search_total(s, u->lp.zoom)),
 			               tree_total_d(u->t, u->lp.zoom), view, sizeof view);
-			snprintf(info + len, sizeof info - (size_t)len, " (%s of view)", view);
+			len += snprintf(info + len, sizeof info - (size_t)len, " (%s of view)", view);
 		}
+		size_t costly = search_costly(s);
+		if (costly && len > 0 && (size_t)len < sizeof info)
+			snprintf(info + len, sizeof info - (size_t)len, "%stoo costly on %zu name%s", sep, costly,
+			         costly == 1 ? "" : "s");
 	}
 	int infow = text_width(info, strlen(info));
 	/* The pattern yields to the numbers down to a third of the line. */
@@ -1572,9 +1618,12 @@ static int draw_prompt(struct ui *u)
 		put_text(u, y, x, info);
 		attroff(A_DIM);
 	} else if (u->shown && p->len) {
-		char info[64];
-		size_t n = search_count(u->shown);
-		snprintf(info, sizeof info, n ? "%zu match%s" : "no match", n, n == 1 ? "" : "es");
+		char info[96];
+		size_t n = search_count(u->shown), costly = search_costly(u->shown);
+		int len = snprintf(info, sizeof info, n ? "%zu match%s" : "no match", n, n == 1 ? "" : "es");
+		if (costly && len > 0 && (size_t)len < sizeof info)
+			snprintf(info + len, sizeof info - (size_t)len, ", too costly on %zu name%s", costly,
+			         costly == 1 ? "" : "s");
 		attron(A_DIM);
 		put_text(u, y, x, info);
 		attroff(A_DIM);
@@ -1761,6 +1810,13 @@ static void draw(struct ui *u)
 	} else {
 		draw_breadcrumb(u);
 		draw_graph(u);
+		/* Names are classified by the rules as they are first drawn:
+		 * said once per new batch of names the rules were too costly on. */
+		size_t rc = palette_rules_costly(u->rules);
+		if (rc != u->rules_costly && !u->notice[0])
+			snprintf(u->notice, sizeof u->notice, "--color-rule too costly on %zu name%s: not coloured by it",
+			         rc, rc == 1 ? "" : "s");
+		u->rules_costly = rc;
 		if (u->legend)
 			draw_legend(u);
 		if (u->mode == UI_MODE_SEARCH) {
@@ -1780,8 +1836,9 @@ static void draw(struct ui *u)
 
 /* y / Y: the selected frame's name, or its stack as a folded line without
  * the count (callers first, ';'-joined, without the root "all"), to the
- * clipboard by OSC 52 on the terminal. Raw bytes are fine: they go out as
- * base64. O(depth), once per key. */
+ * clipboard by OSC 52 on the terminal, in display form (clip_copy_text:
+ * control bytes pasted into a shell could run commands). O(depth + name
+ * bytes), once per key. */
 static void copy_selection(struct ui *u, bool stack)
 {
 	const struct tree *t = u->t;
@@ -1808,14 +1865,16 @@ static void copy_selection(struct ui *u, bool stack)
 				s[--at] = ';';
 		}
 	}
-	if (len > CLIP_MAX_BYTES)
+	bool escaped;
+	int crc = clip_copy_text(ui_tty, s, len, &len, &escaped);
+	if (crc == CLIP_TOO_BIG)
 		snprintf(u->notice, sizeof u->notice, "not copied: %zu bytes, more than terminals take (%d)",
 		         len, CLIP_MAX_BYTES);
-	else if (clip_osc52(ui_tty, s, len) != 0)
+	else if (crc != 0)
 		snprintf(u->notice, sizeof u->notice, "not copied: cannot write to the terminal");
 	else
-		snprintf(u->notice, sizeof u->notice, "copied %zu bytes (%s) to the clipboard",
-		         len, stack ? "stack" : "name");
+		snprintf(u->notice, sizeof u->notice, "copied %zu bytes (%s%s) to the clipboard",
+		         len, stack ? "stack" : "name", escaped ? ", escaped as shown" : "");
 	free(s);
 }
 
@@ -1828,13 +1887,18 @@ static void copy_selection(struct ui *u, bool stack)
 static void views_changed(struct ui *u)
 {
 	const struct search *was = u->pending ? u->pending : u->shown;
-	char *pattern = was ? xstrdup(search_pattern(was)) : NULL;
+	/* An exact-name search stays one: its name's bytes, not its text (the
+	 * quoted name) as a regex. The old tree is gone after this. */
+	size_t exact_len = 0;
+	const char *name = was ? search_exact_name(was, &exact_len) : NULL;
+	bool exact = name != NULL;
+	char *pattern = NULL;
+	if (exact) {
+		pattern = xmalloc(exact_len ? exact_len : 1);
+		memcpy(pattern, name, exact_len);
+	} else if (was)
+		pattern = xstrdup(search_pattern(was));
 	search_start(u, NULL);
-	/* `*` searches in the history hold name ids of the old tree: recalled,
-	 * their text (the quoted name) is searched as a regex instead. */
-	for (size_t k = 0; k < u->pr.nhist; k++)
-		u->pr.hist_exact[k] = -1;
-	u->pr.exact = -1;
 	u->t = transform_stack_tree(u->views);
 	u->tree_gen++;
 	index_restart(u);
@@ -1843,7 +1907,8 @@ static void views_changed(struct ui *u)
 	u->nlooks = 0;
 	if (pattern) {
 		char err[160];
-		struct search *s = search_new(u->t, pattern, err, sizeof err);
+		struct search *s = exact ? search_new_exact_bytes(u->t, pattern, exact_len)
+		                         : search_new(u->t, pattern, err, sizeof err);
 		if (s)
 			search_start(u, s);
 		free(pattern);
@@ -1887,6 +1952,8 @@ static void push_transform(struct ui *u, struct transform tr)
 		return;
 	}
 	views_changed(u);
+	if (err[0])     /* a note: the hide pattern was too costly on some names */
+		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
 }
 
 static void undo_transform(struct ui *u)
@@ -2083,6 +2150,9 @@ static void input_done(struct ui *u)
 	if (u->input.purpose == UI_INPUT_FILTER) {
 		if (!tableview_filter(u->tv, u->input.text, err, sizeof err))
 			text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
+		else if (tableview_costly(u->tv))
+			snprintf(u->notice, sizeof u->notice, "filter too costly on %zu name%s: not shown",
+			         tableview_costly(u->tv), tableview_costly(u->tv) == 1 ? "" : "s");
 	} else if (u->input.len > 0) {
 		push_transform(u, transform_make(TRANSFORM_HIDE, u->input.text, u->input.len));
 	}
@@ -2152,12 +2222,16 @@ static void dispatch(struct ui *u, enum keymap_action act)
 	case KEYMAP_SEARCH_NEXT:
 	case KEYMAP_SEARCH_PREV:
 	{
-		/* An explicit request: finish the pass now. If that makes the
-		 * jump an accepted search was waiting for, this key was it. */
-		bool waiting = u->pending && u->jump_when_done;
-		if (u->pending)
-			search_work(u, 0);
-		if (!waiting)
+		/* While a pass runs, the move waits for its end (the pass goes on
+		 * in slices: Esc and signals are heard meanwhile); when an
+		 * accepted search was waiting to jump, this key is that jump. */
+		if (u->pending) {
+			if (!u->jump_when_done) {
+				u->jump_when_done = true;
+				u->jump_dir = act == KEYMAP_SEARCH_NEXT ? +1 : -1;
+				u->jump_from_sel = false;
+			}
+		} else
 			goto_match(u, act == KEYMAP_SEARCH_NEXT ? +1 : -1, false);
 		break;
 	}
@@ -2473,8 +2547,8 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		/* As if typed and accepted: in the history, first match selected. */
 		struct search *s = search_new(t, o->search, u->pr.err, sizeof u->pr.err);
 		if (s) {
-			history_add(u, o->search, -1);
-			u->jump_when_done = true;
+			history_add(u, o->search, NULL, 0);
+			jump_later(u);
 			search_start(u, s);
 		} else
 			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr.err);
@@ -2579,10 +2653,13 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	for (size_t k = 0; k < 3; k++)
 		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
 			search_free(held[k]);
-	for (size_t k = 0; k < u->pr.nhist; k++)
+	for (size_t k = 0; k < u->pr.nhist; k++) {
 		free(u->pr.hist[k]);
+		free(u->pr.hist_name[k]);
+	}
 	free(u->pr.hist);
-	free(u->pr.hist_exact);
+	free(u->pr.hist_name);
+	free(u->pr.hist_len);
 	free(u->pr.text);
 	free(u->pr.draft);
 	free(u->zstack);

@@ -8,6 +8,20 @@
 #include <string.h>
 
 static void (*cleanup_hook)(void);
+static _Thread_local jmp_buf *catch_env;
+static _Thread_local bool (*reclaim_fn)(void *);
+static _Thread_local void *reclaim_arg;
+
+void xalloc_catch(jmp_buf *env)
+{
+	catch_env = env;
+}
+
+void xalloc_set_reclaim(bool (*fn)(void *), void *arg)
+{
+	reclaim_fn = fn;
+	reclaim_arg = arg;
+}
 
 void xalloc_set_cleanup(void (*fn)(void))
 {
@@ -39,28 +53,53 @@ static _Noreturn void oom(void)
 	xdie("out of memory");
 }
 
+/* An allocation failed: returns when it is worth trying again. */
+static void failed(void)
+{
+	if (catch_env) {
+		jmp_buf *env = catch_env;
+		catch_env = NULL;
+		longjmp(*env, 1);
+	}
+	bool (*fn)(void *) = reclaim_fn;
+	if (fn) {
+		reclaim_fn = NULL;      /* no reentry should fn fail somehow */
+		bool again = fn(reclaim_arg);
+		reclaim_fn = fn;
+		if (again)
+			return;
+	}
+	oom();
+}
+
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		oom();
-	return p;
+	for (;;) {
+		void *p = malloc(n ? n : 1);
+		if (p)
+			return p;
+		failed();
+	}
 }
 
 void *xcalloc(size_t count, size_t size)
 {
-	void *p = calloc(count ? count : 1, size ? size : 1);
-	if (!p)
-		oom();
-	return p;
+	for (;;) {
+		void *p = calloc(count ? count : 1, size ? size : 1);
+		if (p)
+			return p;
+		failed();
+	}
 }
 
 void *xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		oom();
-	return q;
+	for (;;) {
+		void *q = realloc(p, n ? n : 1);
+		if (q)
+			return q;
+		failed();
+	}
 }
 
 void *xreallocarray(void *p, size_t count, size_t size)

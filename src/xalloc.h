@@ -4,6 +4,8 @@
 #ifndef TFLAME_XALLOC_H
 #define TFLAME_XALLOC_H
 
+#include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -12,6 +14,23 @@ void *xrealloc(void *p, size_t n);
 /* realloc for count*size elements; dies on overflow as on exhaustion. */
 void *xreallocarray(void *p, size_t count, size_t size);
 char *xstrdup(const char *s);
+
+/* Recovery, for work that can be dropped and done again another way (the
+ * parallel loader). Both settings belong to the calling thread only.
+ *
+ * xalloc_catch(env): until xalloc_catch(NULL), an x* allocation that fails
+ * in this thread longjmps to env (setjmp returns 1) instead of exiting, once:
+ * the setting is cleared before the jump. Code run under it must leave what
+ * it builds freeable at each allocation (results assigned only once they
+ * are obtained), and the caller then frees it; memory held only in the
+ * locals of the frames jumped over is lost.
+ *
+ * xalloc_set_reclaim(fn, arg): when an allocation fails (and no catch is
+ * set), fn(arg) runs and may free memory; when it returns true the
+ * allocation is tried again, else the usual fatal exit follows. fn must
+ * not allocate. NULL clears it. */
+void xalloc_catch(jmp_buf *env);
+void xalloc_set_reclaim(bool (*fn)(void *), void *arg);
 
 /* Called once before any fatal exit (OOM, xdie). One hook; NULL clears it. */
 void xalloc_set_cleanup(void (*fn)(void));

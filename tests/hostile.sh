@@ -9,38 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 command -v timeout >/dev/null 2>&1 || skip_all "timeout(1) is not installed"
-# Generous bounds: the sanitizer build is several times slower.
-T=120
 D=$T_TMP
-
-# run NAME ARGS...: tflame ARGS under timeout; sets $rc, stdout in $D/out,
-# stderr in $D/err. rc 124 means it had to be killed.
-run() {
-	rc=0
-	timeout -k 5 "$T" "$TFLAME" "$@" > "$D/out" 2> "$D/err" || rc=$?
-}
-# The messages must not contain a byte a terminal would act on: C0 controls
-# (but newline) and DEL, and C1 controls in their UTF-8 form (C2 80..9F).
-clean_err() {
-	! tr -d '\n' < "$1" | LC_ALL=C grep -q "$(printf '[\001-\037\177]')" &&
-		! LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$1"
-}
-# expect_rc NAME WANT: one TAP line on the exit status (with stderr on failure).
-expect_rc() {
-	if [ "$rc" -eq "$2" ]; then pass "$1: exit status $2"
-	else fail "$1: exit status $2" "got $rc" "$(head -c 600 "$D/err")"; fi
-}
-# expect_err NAME ERE: stderr matches ERE and is clean.
-expect_err() {
-	if grep -Eq -- "$2" "$D/err" && clean_err "$D/err"; then pass "$1: message"
-	else fail "$1: message" "want /$2/ without control bytes; got:" "$(head -c 600 "$D/err" | od -c | head -8)"; fi
-}
-expect_quiet() {
-	if [ ! -s "$D/err" ]; then pass "$1: nothing on stderr"
-	else fail "$1: nothing on stderr" "$(head -c 600 "$D/err")"; fi
-}
-# expect_out NAME WANT_FILE: stdout byte for byte.
-expect_out() { same "$1" "$D/out" "$2"; }
 
 # ---- empty input ----
 : > "$D/empty"

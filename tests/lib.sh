@@ -30,3 +30,35 @@ same() {
 }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }
+
+# Running tflame on a case, for the scripts that check exit status, stdout
+# and stderr: run ARGS... runs it under timeout (T seconds, generous: the
+# sanitizer build is several times slower; rc 124: it had to be killed),
+# stdout in $D/out and stderr in $D/err (D: $T_TMP unless set).
+: "${T:=120}"
+run() {
+	rc=0
+	timeout -k 5 "$T" "$TFLAME" "$@" > "${D:-$T_TMP}/out" 2> "${D:-$T_TMP}/err" || rc=$?
+}
+# The messages must not contain a byte a terminal would act on: C0 controls
+# (but newline) and DEL, and C1 controls in their UTF-8 form (C2 80..9F).
+clean_err() {
+	! tr -d '\n' < "$1" | LC_ALL=C grep -q "$(printf '[\001-\037\177]')" &&
+		! LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$1"
+}
+# expect_rc NAME WANT: one TAP line on the exit status (with stderr on failure).
+expect_rc() {
+	if [ "$rc" -eq "$2" ]; then pass "$1: exit status $2"
+	else fail "$1: exit status $2" "got $rc" "$(head -c 600 "${D:-$T_TMP}/err")"; fi
+}
+# expect_err NAME ERE: stderr matches ERE and is clean.
+expect_err() {
+	if grep -Eq -- "$2" "${D:-$T_TMP}/err" && clean_err "${D:-$T_TMP}/err"; then pass "$1: message"
+	else fail "$1: message" "want /$2/ without control bytes; got:" "$(head -c 600 "${D:-$T_TMP}/err" | od -c | head -8)"; fi
+}
+expect_quiet() {
+	if [ ! -s "${D:-$T_TMP}/err" ]; then pass "$1: nothing on stderr"
+	else fail "$1: nothing on stderr" "$(head -c 600 "${D:-$T_TMP}/err")"; fi
+}
+# expect_out NAME WANT_FILE: stdout byte for byte.
+expect_out() { same "$1" "${D:-$T_TMP}/out" "$2"; }

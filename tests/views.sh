@@ -76,10 +76,23 @@ same "transforms apply in command-line order" "$T_TMP/got" "$T_TMP/want"
 rc=$?
 check "--focus on a hidden name: exit 1" test "$rc" -eq 1
 check "--focus on a hidden name: message" grep -qx "tflame: no frame named parse" "$T_TMP/err"
-"$TFLAME" --collapse --hide='(' "$F" > /dev/null 2> "$T_TMP/err"
+# A bad --hide regex is an option error, found before loading: exit 2,
+# naming the option; in a config file, naming FILE:LINE as other config
+# errors do (issue 21, defect 11).
+"$TFLAME" --no-config --collapse --hide='[' "$F" > /dev/null 2> "$T_TMP/err"
 rc=$?
-check "--hide with a bad regex: exit 1" test "$rc" -eq 1
-check "--hide with a bad regex: message" grep -q '^tflame: bad regex' "$T_TMP/err"
+check "--hide='[': exit 2" test "$rc" -eq 2
+check "--hide='[': the message names --hide" grep -q "^tflame: --hide: invalid regex '\[': " "$T_TMP/err"
+"$TFLAME" --no-config --collapse --hide='(' "$F" > /dev/null 2> "$T_TMP/err"
+rc=$?
+check "--hide='(': exit 2" test "$rc" -eq 2
+check "--hide='(': the message names --hide" grep -q "^tflame: --hide: invalid regex '(': " "$T_TMP/err"
+printf '# comment\nreverse\nhide = [\n' > "$T_TMP/hide.cfg"
+"$TFLAME" --config="$T_TMP/hide.cfg" --collapse "$F" > /dev/null 2> "$T_TMP/err"
+rc=$?
+check "hide = [ in the config: exit 2" test "$rc" -eq 2
+check "hide = [ in the config: FILE:3: --hide: ..." \
+	grep -q "^tflame: $T_TMP/hide.cfg:3: --hide: invalid regex '\[': " "$T_TMP/err"
 "$TFLAME" --print -w 10 --reverse "$F" | head -1 > "$T_TMP/got"
 echo "all: 100 samples" > "$T_TMP/want"
 same "--print --reverse keeps every sample" "$T_TMP/got" "$T_TMP/want"

@@ -284,11 +284,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (ok != (id > 0))     /* id 0: "all", the root's name */
 				abort();
 			break;
-		case TRANSFORM_HIDE:
-			/* A literal slice of a plain name is a valid pattern. */
+		case TRANSFORM_HIDE: {
+			/* A literal slice of a plain name is a valid pattern, and
+			 * the pattern check says what apply does. */
+			char why[256];
 			if (!ok && literal && fuzz_plain_name(tree_name(p, node), tree_name_len(p, node)))
 				abort();
+			if (transform_hide_valid(tr.arg, why, sizeof why) != ok)
+				abort();
 			break;
+		}
 		case TRANSFORM_DROP:
 			if (ok != (drop != TREE_NONE && drop != TREE_ROOT))
 				abort();

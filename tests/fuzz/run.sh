@@ -27,22 +27,25 @@ fi
 harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout search searchidx palette printer unit"
-# the timeline (perf script and .cpuprofile keep sample times there) and
-# the models over a loaded tree (diff, transforms, tables, sandwich; the
-# views' curses drawing is linked, not called)
-srcs="$srcs timeline diff transform toptable views svg tableview sandwichview"
-# load.c reads perf.data too: libdw, libelf, libzstd, liblzma and libiberty (as
-# READER_LIBS in Makefile.am)
-libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl)"
-libs="$libs $(pkg-config --libs zlib 2>/dev/null || echo -lz) $(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
+srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
+# load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
+# (as READER_LIBS in Makefile.am)
+# and the regexes (rx.c) PCRE2
+libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
 for h in $harnesses; do
-	files=""
-	for f in $srcs; do files="$files $src/$f.c"; done
+	files="" extra="" extralibs=""
+	# fuzz_conf includes main.c: everything main() calls, the browser too
+	[ "$h" = conf ] && extra="clip keymap record transform diff views toptable svg lineinput tableview sandwichview ui" &&
+		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
+	# the models over a loaded tree (diff, transforms, tables, sandwich; the
+	# views' curses drawing is linked, not called)
+	case $h in transform|diff|views) extra="transform diff views toptable svg tableview sandwichview"
+		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
+	for f in $srcs $extra; do files="$files $src/$f.c"; done
 	echo "fuzz: building fuzz_$h"
 	# shellcheck disable=SC2086
 	$CLANG $flags -I"$top_builddir" -I"$src" -I"$fz" -o "$FUZZ_DIR/bin/fuzz_$h" \
-		"$fz/fuzz_$h.c" $files -lunistring $libs -lpthread
+		"$fz/fuzz_$h.c" $files -lunistring $libs $extralibs -lpthread
 done
 
 # seed DIR PREFIX FILE...: copies the first 64 KiB of each file into DIR,
@@ -82,9 +85,12 @@ for h in $harnesses; do
 			# shellcheck disable=SC2046
 			seed "$seeds" "$pre" $(cat "$FUZZ_DIR/list")
 		fi
-	elif [ "$h" = pprof ]; then
-		# pprof seeds: kept in the harness's form (option byte first)
-		cp "$top_srcdir"/tests/data/fuzz/pprof/* "$seeds"/ 2>/dev/null || :
+	elif [ "$h" = conf ] || [ "$h" = palettemap ]; then
+		# config and palette map seeds: the kept ones
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
+	elif [ "$h" = pprof ] || [ "$h" = regex ]; then
+		# pprof and regex seeds: kept in the harness's form (option byte first)
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 	elif [ "$h" = perfdata ]; then
 		# perf.data seeds: the kept ones (already in the harness's form,
 		# option byte first), the generated ones, the recorded fixtures
@@ -97,8 +103,9 @@ for h in $harnesses; do
 		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
 			"$top_srcdir"/examples/demo.folded
 	fi
-	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] &&
+	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] && [ "$h" != regex ] &&
 	   [ "$h" != transform ] && [ "$h" != diff ] && [ "$h" != views ] &&
+	   [ "$h" != conf ] && [ "$h" != palettemap ] &&
 	   [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
 		# shellcheck disable=SC2046
@@ -110,7 +117,7 @@ for h in $harnesses; do
 	maxlen=16384
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
-	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; esac
+	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; regex) dict=$fz/regex.dict;; esac
 	# the model harnesses run many operations over a profile: small ones
 	# are enough and keep executions fast
 	case $h in transform|diff|views) maxlen=4096 dict=$fz/model.dict;; esac

@@ -115,7 +115,7 @@ expect "Backspace: back to a, 7 matches" tm_wait_line 29 "/a  7 matches"
 
 # ---- an invalid regex keeps the last valid highlight ----
 tm_type 'l('
-expect "al(: the regex error in the prompt" tm_wait_line 29 '/al(  Unmatched ( or \('
+expect "al(: the regex error in the prompt" tm_wait_line 29 '/al(  missing closing parenthesis'
 expect "al(: the highlight of al stays (alpha underlined)" tm_wait has_attr_at 26 alpha 4
 expect "al(: beta still dimmed" tm_wait has_attr_at 26 beta 2
 tm_keys BSpace

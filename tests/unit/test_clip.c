@@ -2,6 +2,7 @@
  * and the OSC 52 sequence around it. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clip.h"
@@ -50,6 +51,43 @@ int main(void)
 	fclose(f);
 	ok(size == 0, "over CLIP_MAX_BYTES: nothing written");
 	free(big);
+	free(buf);
+
+	/* clip_copy_text: the display form goes out (issue 21). The base64
+	 * strings are from coreutils' base64 of the expected text:
+	 * printf 'a^[[201~^M^G' | base64 -> YV5bWzIwMX5eTV5H. */
+	size_t sent = 0;
+	bool escaped = false;
+	buf = NULL;
+	f = open_memstream(&buf, &size);
+	ok(clip_copy_text(f, "a\033[201~\r\a", 9, &sent, &escaped) == 0 && sent == 12 && escaped,
+	   "ESC, CR, BEL: 12 bytes as shown, escaped");
+	fclose(f);
+	const char want2[] = "\033]52;c;YV5bWzIwMX5eTV5H\a";
+	ok(size == sizeof want2 - 1 && memcmp(buf, want2, size) == 0,
+	   "a^[[201~^M^G is what reaches the clipboard");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &size);
+	/* "mäin" in UTF-8 is kept: bcOkaW4= */
+	ok(clip_copy_text(f, "m\303\244in", 5, &sent, &escaped) == 0 && sent == 5 && !escaped,
+	   "valid UTF-8 copied as it is, not escaped");
+	fclose(f);
+	const char want3[] = "\033]52;c;bcOkaW4=\a";
+	ok(size == sizeof want3 - 1 && memcmp(buf, want3, size) == 0, "mäin's bytes reach the clipboard");
+	free(buf);
+	/* A name within the cap whose display form is not: CLIP_MAX_BYTES / 2
+	 * + 1 ESC bytes become CLIP_MAX_BYTES + 2 bytes of ^[. */
+	buf = NULL;
+	f = open_memstream(&buf, &size);
+	size_t nesc = CLIP_MAX_BYTES / 2 + 1;
+	char *esc = malloc(nesc);
+	memset(esc, 033, nesc);
+	ok(clip_copy_text(f, esc, nesc, &sent, &escaped) == CLIP_TOO_BIG && sent == 2 * nesc,
+	   "display form over CLIP_MAX_BYTES: refused, its size given");
+	fclose(f);
+	ok(size == 0, "refused: nothing written");
+	free(esc);
 	free(buf);
 	return done_testing();
 }

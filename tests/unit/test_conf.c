@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "conf.h"
 #include "tap.h"
@@ -144,5 +145,59 @@ int main(void)
 	free(text);
 	unlink(tmpl);
 	ok(!conf_read("/", &len) && errno == EISDIR, "conf_read: a directory is EISDIR");
+
+	/* conf_read_file: the cap is exact, the reason is given, and nothing
+	 * but a regular file is read (issue 21: /dev/zero filled memory, a
+	 * FIFO blocked). */
+	char why[128], t2[] = "/tmp/tflame-conf.XXXXXX", t3[] = "/tmp/tflame-conf.XXXXXX";
+	fd = mkstemp(t2);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	for (int i = 0; f && i < 100; i++)
+		fputc('a' + i % 26, f);
+	if (f)
+		fclose(f);
+	text = conf_read_file(t2, 100, &len, why, sizeof why);
+	ok(text && len == 100 && text[99] == 'a' + 99 % 26 && text[100] == '\0', "conf_read_file: 100 bytes, max 100: read");
+	free(text);
+	text = conf_read_file(t2, 99, &len, why, sizeof why);
+	ok(!text && errno == EFBIG && strcmp(why, "larger than 99 bytes") == 0, "conf_read_file: 100 bytes, max 99: EFBIG (%s)", why);
+	text = conf_read_file(t2, 3 * 1024 * 1024, &len, why, sizeof why);
+	ok(text && len == 100, "conf_read_file: a small file under a large max");
+	free(text);
+	unlink(t2);
+	text = conf_read_file("/dev/zero", 100, &len, why, sizeof why);
+	ok(!text && errno == EINVAL && strcmp(why, "not a regular file (a character device)") == 0,
+	   "conf_read_file: /dev/zero refused (%s)", why);
+	text = conf_read_file("/", 100, &len, why, sizeof why);
+	ok(!text && errno == EISDIR && strcmp(why, strerror(EISDIR)) == 0, "conf_read_file: a directory: %s", why);
+	text = conf_read_file("/nonexistent/x", 100, &len, why, sizeof why);
+	ok(!text && errno == ENOENT && strcmp(why, strerror(ENOENT)) == 0, "conf_read_file: missing: %s", why);
+	char fifo[] = "/tmp/tflame-conf-fifo.XXXXXX";
+	int dfd = mkstemp(fifo);
+	if (dfd >= 0) {
+		close(dfd);
+		unlink(fifo);
+	}
+	if (dfd >= 0 && mkfifo(fifo, 0600) == 0) {
+		/* No writer: a blocking open would never return. */
+		text = conf_read_file(fifo, 100, &len, why, sizeof why);
+		ok(!text && errno == EINVAL && strcmp(why, "not a regular file (a FIFO)") == 0,
+		   "conf_read_file: a FIFO is refused without blocking (%s)", why);
+		unlink(fifo);
+	} else {
+		ok(1, "conf_read_file: a FIFO # SKIP mkfifo failed");
+	}
+	/* 5 MB + 1 byte under a 5 MB cap: the reason names the cap. */
+	fd = mkstemp(t3);
+	if (fd >= 0 && ftruncate(fd, 5 * 1024 * 1024 + 1) == 0) {
+		text = conf_read_file(t3, 5 * 1024 * 1024, &len, why, sizeof why);
+		ok(!text && errno == EFBIG && strcmp(why, "larger than 5 MB") == 0, "conf_read_file: %s", why);
+	} else {
+		ok(1, "conf_read_file: 5 MB cap # SKIP ftruncate failed");
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(t3);
+	}
 	return done_testing();
 }

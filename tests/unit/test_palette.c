@@ -351,7 +351,26 @@ static void test_map(void)
 	ok(palette_rules_load_map(r2, missing, err, sizeof err) == -1 && strstr(err, "nope.map: No such file"),
 	   "a missing file: %s", err);
 	free(missing);
+
+	/* Not a regular file: refused before any read (issue 21). */
+	ok(palette_rules_load_map(r2, "/dev/zero", err, sizeof err) == -1 &&
+	   strcmp(err, "/dev/zero: not a regular file (a character device)") == 0, "/dev/zero: %s", err);
+	ok(palette_rules_load_map(r2, tmpdir, err, sizeof err) == -1 && strstr(err, ": Is a directory"),
+	   "a directory: %s", err);
 	palette_rules_free(r2);
+
+	/* From memory: the name heads the messages; no final newline; a NUL
+	 * inside a name is part of it; entries before a bad line stay. */
+	struct palette_rules *r3 = palette_rules_new();
+	const char text[] = "a\0b->rgb(1,2,3)\nlast->#010203";
+	ok(palette_rules_parse_map(r3, "mem", text, sizeof text - 1, err, sizeof err) == 0 &&
+	   palette_rules_map_count(r3) == 2, "parse_map: two entries, the last without a newline");
+	ok(rgb_eq(palette_look(java, r3, S("last")).rgb, 1, 2, 3), "parse_map: the last line counts");
+	ok(palette_look(java, r3, S("a")).hue != PALETTE_HUE_FLAT, "parse_map: 'a\\0b' is not 'a'");
+	ok(palette_rules_parse_map(r3, "mem", S("x->rgb(9,9,9)\n\nbad\n"), err, sizeof err) == -1 &&
+	   strcmp(err, "mem:3: expected NAME->rgb(R,G,B)") == 0 && palette_rules_map_count(r3) == 3,
+	   "parse_map: error at line 3 with the name, the entry before kept: %s", err);
+	palette_rules_free(r3);
 }
 
 static void test_terminal(void)

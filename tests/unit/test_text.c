@@ -5,7 +5,9 @@
 #include "tap.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A string literal and its length (names may contain NUL). */
 #define S(lit) lit, sizeof(lit) - 1
@@ -668,6 +670,93 @@ static void test_short_buffer(void)
 	ok(text_fit_middle(S("abc"), 10, out, 0) == 0 && out[0] == 'Q', "middle: outsize 0 writes nothing");
 }
 
+/* The whole, uncut display form three ways (size, allocated copy, written
+ * to a stream) against the same hand-made expectations, and the
+ * sanitizing stream of --collapse on a terminal (issue 21). */
+static void whole_is(const char *s, size_t len, const char *want, size_t wantlen, const char *name)
+{
+	char label[160];
+	snprintf(label, sizeof label, "%s: text_sanitized_size", name);
+	is_int((long long)text_sanitized_size(s, len), (long long)wantlen, label);
+	size_t n = 0;
+	char *d = text_sanitize_dup(s, len, &n);
+	snprintf(label, sizeof label, "%s: text_sanitize_dup", name);
+	ok(n == wantlen && memcmp(d, want, n) == 0 && d[n] == '\0', "%s", label);
+	free(d);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int rc = text_write_sanitized(f, s, len);
+	fclose(f);
+	snprintf(label, sizeof label, "%s: text_write_sanitized", name);
+	ok(rc == 0 && size == wantlen && memcmp(buf, want, size) == 0, "%s", label);
+	free(buf);
+}
+
+static void test_whole(void)
+{
+	whole_is(S(""), S(""), "empty");
+	whole_is(S("std::vector<int>::push_back"), S("std::vector<int>::push_back"), "plain ASCII kept");
+	/* ESC ] 0 ; T BEL: ^[ ] 0 ; T ^G */
+	whole_is(S("a\033]0;T\007b"), S("a^[]0;T^Gb"), "OSC 0 escaped");
+	/* U+009B (C2 9B) is a C1 control: <U+009B>; 8 bytes for 2. */
+	whole_is(S("\302\233" "2J"), S("<U+009B>2J"), "C1 CSI escaped");
+	/* invalid F4 90 80 80: four maximal subparts, four U+FFFD */
+	whole_is(S("x\xf4\x90\x80\x80"), S("x" FFFD FFFD FFFD FFFD), "invalid UTF-8");
+	whole_is(S("e" ACUTE CIRC TILDE), S("e" ACUTE CIRC "<U+0303>"), "a third mark escaped");
+	/* 5000 bytes: more than text_write_sanitized's 4096-byte buffer, of
+	 * units that are not ASCII (each ESC is 2 bytes out: 10000). */
+	char *esc = malloc(5000), *want = malloc(10000);
+	memset(esc, 033, 5000);
+	for (size_t i = 0; i < 10000; i += 2)
+		want[i] = '^', want[i + 1] = '[';
+	whole_is(esc, 5000, want, 10000, "5000 ESC bytes");
+	free(esc);
+	free(want);
+}
+
+/* Writes in through a text_sanitizing_stream in pieces of step bytes (each
+ * flushed, so the cookie sees them apart) and compares what reaches out. */
+static void stream_is(const char *in, size_t len, size_t step, const char *want, size_t wantlen,
+                      const char *name)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	FILE *f = text_sanitizing_stream(out);
+	int good = f != NULL;
+	for (size_t i = 0; f && i < len; i += step) {
+		size_t k = len - i < step ? len - i : step;
+		good &= fwrite(in + i, 1, k, f) == k && fflush(f) == 0;
+	}
+	good &= f && fclose(f) == 0;
+	fclose(out);
+	good &= size == wantlen && memcmp(buf, want, size) == 0;
+	ok(good, "%s", name);
+	if (!good)
+		printf("#   got: '%.*s'\n", (int)size, buf ? buf : "");
+	free(buf);
+}
+
+static void test_stream(void)
+{
+	/* Per frame: a frame that starts with a mark has no base, whatever
+	 * ends the frame before it (the ';' is no base). */
+	const char in[] = "a\033]0;T\007 1\nx;" ACUTE "y 2\n" KAN ";end";
+	const char want[] = "a^[]0;T^G 1\nx;<U+0301>y 2\n" KAN ";end";
+	stream_is(S(in), 4096, S(want), "stream: written whole");
+	/* One byte at a time: KAN (3 bytes) and ACUTE (2) arrive split. */
+	stream_is(S(in), 1, S(want), "stream: one byte a write, characters split");
+	stream_is(S(in), 2, S(want), "stream: two bytes a write");
+	stream_is(S("plain;folded 12\n"), 5, S("plain;folded 12\n"), "stream: plain text passes as is");
+	/* A mark after ASCII inside a frame has its base: kept; the ASCII
+	 * frames around go out as they are. */
+	const char in2[] = "ab;c" ACUTE "d;e\033 1\nf;g 2\n";
+	const char want2[] = "ab;c" ACUTE "d;e^[ 1\nf;g 2\n";
+	stream_is(S(in2), 4096, S(want2), "stream: ASCII frames, then a mark with its base");
+	stream_is(S(in2), 3, S(want2), "stream: the same in 3-byte writes");
+}
+
 int main(void)
 {
 	text_init(true);
@@ -685,5 +774,7 @@ int main(void)
 	test_non_utf8();
 	test_properties();
 	test_short_buffer();
+	test_whole();
+	test_stream();
 	return done_testing();
 }

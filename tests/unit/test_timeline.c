@@ -277,8 +277,47 @@ static void test_merge(void)
 	free(ref);
 }
 
+static void test_range(void)
+{
+	/* samples from 1 s to 3 s (a span of 2 s) */
+	struct timeline tl;
+	timeline_init(&tl);
+	timeline_thread(&tl, 1, 1, "x", 1);
+	timeline_add(&tl, 1000000000, 0, 0, 1);
+	timeline_add(&tl, 3000000000, 0, 0, 1);
+	static const struct { const char *arg; uint64_t t0, t1; } good[] = {
+		{ "0.5,1.5", 1500000000, 2500000000 },
+		{ ",1", 0, 2000000000 },
+		{ "1,", 2000000000, UINT64_MAX },
+		{ "25%,50%", 1500000000, 2000000000 },
+		{ "50%,100%", 2000000000, UINT64_MAX },   /* 100%: the last sample in */
+		{ "10%/2", 1200000000, 1400000000 },
+		{ "50%/2", 2000000000, UINT64_MAX },
+		{ "30%/4", 2800000000, UINT64_MAX },       /* 0.6 s slices: the 4th is short */
+		{ "0.0000000005,1e0", 1000000001, 2000000000 },  /* 10 decimals round */
+		{ "1.25,1.25", 2250000000, 2250000000 },   /* empty, not an error */
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		uint64_t t0 = 7, t1 = 7;
+		char err[128] = "";
+		bool okp = timeline_parse_range(&tl, good[i].arg, &t0, &t1, err, sizeof err);
+		ok(okp && t0 == good[i].t0 && t1 == good[i].t1, "--time=%s: [%" PRIu64 ", %" PRIu64 ") %s",
+		   good[i].arg, t0, t1, err);
+	}
+	static const char *bad[] = { "", "1", "2,1", "1,2,3", "x,1", "1,y", "-1,2", "101%,",
+	                             "50%/3", "10%/0", "10/2", "%/2", "10%/x" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		uint64_t t0, t1;
+		char err[128] = "";
+		ok(!timeline_parse_range(&tl, bad[i], &t0, &t1, err, sizeof err) && err[0],
+		   "--time=%s refused: %s", bad[i], err);
+	}
+	timeline_free(&tl);
+}
+
 int main(void)
 {
+	test_range();
 	test_hand();
 	test_random();
 	test_merge();

@@ -3,7 +3,6 @@
  * is worked out by hand from the fixture below (see the comments). */
 #include "config.h"
 #include <math.h>
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "diff.h"
 #include "folded.h"
 #include "lineinput.h"
+#include "rx.h"
 #include "tableview.h"
 #include "toptable.h"
 #include "transform.h"
@@ -134,10 +134,9 @@ static void test_transforms(const struct tree *t)
 	tree_free(&d);
 
 	/* Hide ^h$: main;h's own sample goes to main, its f joins main;f. */
-	regex_t re;
-	regcomp(&re, "^h$", REG_EXTENDED | REG_NOSUB);
-	transform_hide(t, &re, TREE_ORDER_NAME, &d);
-	regfree(&re);
+	struct rx *re = rx_new("^h$", 3, RX_CASE_SENSITIVE, NULL, 0);
+	transform_hide(t, re, TREE_ORDER_NAME, &d);
+	rx_free(re);
 	is_folded(&d, "idle 5\nmain 1\nmain;f 5\nmain;f;f;g 2\nmain;f;g 3\n", "hide re-attaches children");
 	is_int((long long)tree_node(&d, TREE_ROOT)->total.u, 16, "hide keeps every sample");
 	tree_free(&d);
@@ -172,10 +171,9 @@ static void test_chart(void)
 	tree_add_stack(&t, c, 1, 1);
 	tree_add_stack(&t, ab, 2, 1);
 	tree_finalize(&t, TREE_ORDER_INPUT);
-	regex_t re;
-	regcomp(&re, "^c$", REG_EXTENDED | REG_NOSUB);
-	transform_hide(&t, &re, TREE_ORDER_INPUT, &d);
-	regfree(&re);
+	struct rx *re = rx_new("^c$", 3, RX_CASE_SENSITIVE, NULL, 0);
+	transform_hide(&t, re, TREE_ORDER_INPUT, &d);
+	rx_free(re);
 	is_int((long long)tree_size(&d), 5, "hide on a flame chart keeps time order (no merge)");
 	ok(d.chart, "the result is a chart");
 	is_int((long long)tree_node(&d, TREE_ROOT)->self.u, 1, "hidden c's sample is on the root");

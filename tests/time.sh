@@ -1,0 +1,175 @@
+#!/bin/sh
+# --time=START,END: exactly the samples whose times fall in the range count.
+# Expected output comes from hand-worked cases and from the raw inputs
+# filtered by a few lines of Python (the records' own TIME fields, the
+# .cpuprofile's startTime + timeDeltas), then collapsed without --time.
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+. "$top_srcdir/tests/lib.sh"
+command -v timeout >/dev/null 2>&1 || skip_all "timeout(1) is not installed"
+
+D=$T_TMP
+
+# ---- perf script, worked by hand ----
+# Samples at 1.0 s (a), 1.5 s (b, another thread) and 2.0 s (a): the
+# recording spans 1 s; offsets are from its first sample.
+cat > "$D/t.perf" <<'EOF'
+prog 100/100 [000] 1.000000: 250000 cpu-clock:
+	ffffffff a (/bin/x)
+	ffffffff main (/bin/x)
+
+prog 100/101 [001] 1.500000: 250000 cpu-clock:
+	ffffffff b (/bin/x)
+	ffffffff main (/bin/x)
+
+prog 100/100 [000] 2.000000: 250000 cpu-clock:
+	ffffffff a (/bin/x)
+	ffffffff main (/bin/x)
+
+EOF
+tcase() {   # NAME RANGE WANT...
+	name=$1 range=$2
+	shift 2
+	printf '%s' "$*" > "$D/want"
+	run --collapse --time="$range" "$D/t.perf"
+	expect_rc "$name" 0
+	expect_out "$name" "$D/want"
+}
+tcase "--time=0.5,1: the 1.5 s sample" 0.5,1 'prog;main;b 250000
+'
+tcase "--time=0,0.5: the start is in, the end is out" 0,0.5 'prog;main;a 250000
+'
+tcase "--time=,: everything" , 'prog;main;a 500000
+prog;main;b 250000
+'
+tcase "--time=0.5,: from 0.5 s to the end, the last sample in" 0.5, 'prog;main;a 250000
+prog;main;b 250000
+'
+tcase "--time=50%,100%: 100% keeps the last sample" 50%,100% 'prog;main;a 250000
+prog;main;b 250000
+'
+tcase "--time=50%/1: the first half, its end out" 50%/1 'prog;main;a 250000
+'
+tcase "--time=0.000000001,0.5: a ns after the first sample" 0.000000001,0.5 ''
+expect_err "--time=0.000000001,0.5" "no samples in that range \\(the recording spans 1\\.000000 s\\)"
+run --print -w 40 --time=0.5,1 "$D/t.perf"
+expect_rc "--print --time" 0
+grep -q "^all: 250000 samples" "$D/out" && pass "--print --time: the range's total" ||
+	fail "--print --time: the range's total" "$(head -1 "$D/out")"
+
+# errors
+printf 'a;b 1\n' > "$D/f.folded"
+run --collapse --time=0,1 "$D/f.folded"
+expect_rc "--time on folded input" 1
+expect_err "--time on folded input" "--time: the input has no sample times"
+run --collapse --time=2,1 "$D/t.perf"
+expect_rc "--time=2,1" 2
+expect_err "--time=2,1" "the end comes before the start"
+run --collapse --time="$(printf 'x\033]0;T\007')" "$D/t.perf"
+expect_rc "--time with control bytes" 2
+if grep -q "$(printf '\033')" "$D/err"; then fail "--time with control bytes: echoed raw"; else pass "--time with control bytes: not echoed raw"; fi
+
+# ---- a real perf script recording, filtered by its TIME fields ----
+filter_perf() {    # FILE FROM_S TO_S: records whose time - first time is in [FROM, TO)
+	python3 - "$@" <<'EOF'
+import re, sys
+from decimal import Decimal
+text = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
+recs = [r for r in text.split("\n\n") if r.strip()]
+def t(r):
+    # the word before the first ':' after the pid is the time
+    return Decimal(re.search(r" (\d+\.\d+):", r.split("\n")[0]).group(1))
+first = min(t(r) for r in recs)
+lo, hi = Decimal(sys.argv[2]), Decimal(sys.argv[3])
+out = [r for r in recs if lo <= t(r) - first < hi]
+sys.stdout.write("".join(r.strip("\n") + "\n\n" for r in out))
+EOF
+}
+if command -v python3 >/dev/null 2>&1; then
+	gzip -dc "$top_srcdir/tests/data/minisearch.perf.gz" > "$D/ms.perf"
+	for range in 0,1 1.25,2.5 0,0.000497 0.000497,0.000498 3,10; do
+		from=${range%,*} to=${range#*,}
+		filter_perf "$D/ms.perf" "$from" "$to" > "$D/ms.part"
+		"$TFLAME" --collapse -f perf "$D/ms.part" > "$D/want" 2> /dev/null
+		n=$(grep -c 'cpu-clock' "$D/ms.part")
+		run --collapse --time="$range" "$D/ms.perf"
+		expect_out "minisearch --time=$range ($n records, by Python over TIME)" "$D/want"
+		# the parallel loader: pieces of 64 KiB, each with its own times
+		TFLAME_PIECE_BYTES=65536 run --collapse --threads=2 --time="$range" "$D/ms.perf"
+		expect_out "minisearch --time=$range on 2 threads, 64 KiB pieces" "$D/want"
+	done
+else
+	skip "perf script --time against Python" "no python3"
+fi
+
+# ---- perf.data: its samples' times, against perf's own text of them ----
+# perf script --ns -F+pid prints what perf.data holds (to the ns) (tests/perfdata.sh checks
+# that tflame reads both alike); its TIME fields, filtered by Python, give
+# the records a range keeps.
+if command -v perf >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 &&
+	perf record -q -F 1999 -g -o "$D/p.data" -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' \
+		> "$D/rec.log" 2>&1 &&
+	perf script --ns -F+pid -i "$D/p.data" > "$D/p.perf" 2> /dev/null && [ -s "$D/p.perf" ]; then
+	for range in 0,0.05 0.1,0.2 25%,75%; do
+		from=${range%,*} to=${range#*,}
+		case $range in
+		*%*) # the span from the script's own first and last times
+			span=$(python3 -c 'import re,sys; t=[float(m) for m in re.findall(r" (\d+\.\d+):", open(sys.argv[1]).read())]; print(max(t)-min(t))' "$D/p.perf")
+			from=$(python3 -c "print(int($span * ${from%\%} / 100 * 1e9) / 1e9)")
+			to=$(python3 -c "print(int($span * ${to%\%} / 100 * 1e9) / 1e9)")
+			range="$from,$to" ;;
+		esac
+		filter_perf "$D/p.perf" "$from" "$to" > "$D/p.part"
+		"$TFLAME" --collapse -f perf "$D/p.part" > "$D/want" 2> /dev/null
+		n=$(grep -c 'cpu-clock\|cycles' "$D/p.part")
+		run --collapse --time="$range" "$D/p.data"
+		expect_out "perf.data --time=$range ($n records, by Python over perf script's TIME)" "$D/want"
+	done
+else
+	skip "perf.data --time against perf script" "perf record or perf script did not work here: $(tail -1 "$D/rec.log" 2>/dev/null)"
+fi
+
+# ---- a real .cpuprofile, filtered by startTime + timeDeltas ----
+if command -v python3 >/dev/null 2>&1; then
+	cp="$top_srcdir/tests/data/cpuprofile/work.cpuprofile"
+	for range in 0,0.1 0.2,0.35 0.5, 10%/3; do
+		python3 - "$cp" "$range" > "$D/want" <<'EOF'
+import collections, json, sys
+from decimal import Decimal
+prof = json.load(open(sys.argv[1], encoding="utf-8"))
+nodes = {n["id"]: n for n in prof["nodes"]}
+parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
+times, t = [], prof["startTime"]
+for d in prof["timeDeltas"]:
+    t += d
+    times.append(t * 1000)                  # ns
+first, last = min(times), max(times)
+a, b = sys.argv[2].split(",") if "," in sys.argv[2] else (None, None)
+if a is None:                               # P%/N
+    p, n = sys.argv[2].split("%/")
+    step = int((last - first) * Decimal(p) / 100)
+    lo = first + step * (int(n) - 1)
+    hi = first + step * int(n) if step * int(n) < last - first else last + 1
+else:
+    lo = first + int(Decimal(a) * 10**9) if a else 0
+    hi = first + int(Decimal(b) * 10**9) if b else last + 1
+w = collections.Counter(s for s, tm in zip(prof["samples"], times) if lo <= tm < hi)
+folded = collections.Counter()
+for i, c in w.items():
+    fr, j = [], i
+    while j is not None:
+        name = nodes[j]["callFrame"]["functionName"] or "(anonymous)"
+        if not (j not in parent and name == "(root)"):
+            fr.append(name)
+        j = parent.get(j)
+    folded[";".join(reversed(fr or ["(root)"]))] += c
+for s in sorted(folded, key=lambda s: s.encode()):
+    print(s, folded[s])
+EOF
+		run --collapse --time="$range" "$cp"
+		expect_out "work.cpuprofile --time=$range (by Python over timeDeltas)" "$D/want"
+	done
+else
+	skip ".cpuprofile --time against Python" "no python3"
+fi
+
+done_testing
