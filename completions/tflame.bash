@@ -8,7 +8,7 @@
 _tflame_options='
 	--collapse --print --svg --width= --inverted --sort= --min-width= --search=
 	--colors= --color-rule= --palette-map=
-	--reverse --focus= --hide= --merge-recursion --view= --top= --time= --table-sort=
+	--reverse --focus= --hide= --merge-recursion --view= --top= --time= --only-pid= --only-tid= --only-comm= --table-sort=
 	--diff --negate --normalize
 	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --profile= --threads=
 	--config= --no-config --help --version
@@ -21,7 +21,7 @@ _tflame_values()
 	case $1 in
 	-f | --format) echo 'auto folded perf perf-data pprof cpuprofile speedscope' ;;
 	--sort) echo 'name weight input' ;;
-	--view) echo 'flame table sandwich' ;;
+	--view) echo 'flame table sandwich heatmap' ;;
 	--table-sort) echo 'self total name' ;;
 	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
 	--palette-map | --config | --symfs) echo '@file' ;;

@@ -28,6 +28,7 @@
 #include "tree.h"
 #include "unit.h"
 #include "diff.h"
+#include "heatmap.h"
 #include "timeline.h"
 #include "toptable.h"
 #include "transform.h"
@@ -36,7 +37,7 @@
 #include "xalloc.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE, MODE_SVG };
-enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH };
+enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH, VIEW_HEATMAP };
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_EVENT_FILTER,
@@ -45,7 +46,8 @@ enum {
 	OPT_REVERSE, OPT_FOCUS, OPT_HIDE, OPT_MERGE_RECURSION, OPT_VIEW, OPT_TOP, OPT_TABLE_SORT,
 	OPT_DIFF, OPT_NEGATE, OPT_NORMALIZE,
 	OPT_COLORS, OPT_COLOR_RULE, OPT_PALETTE_MAP, OPT_SEARCH, OPT_SYMFS, OPT_SVG,
-	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE, OPT_TIME
+	OPT_SAMPLE_TYPE, OPT_LABEL_ROOT, OPT_PROFILE, OPT_TIME, OPT_ONLY_PID, OPT_ONLY_TID,
+	OPT_ONLY_COMM
 };
 
 /* The one option table: getopt reads the command line with it, and a config
@@ -84,6 +86,9 @@ static const struct option long_options[] = {
 	{ "merge-recursion", no_argument, NULL, OPT_MERGE_RECURSION },
 	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "time", required_argument, NULL, OPT_TIME },
+	{ "only-pid", required_argument, NULL, OPT_ONLY_PID },
+	{ "only-tid", required_argument, NULL, OPT_ONLY_TID },
+	{ "only-comm", required_argument, NULL, OPT_ONLY_COMM },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "table-sort", required_argument, NULL, OPT_TABLE_SORT },
 	{ "diff", no_argument, NULL, OPT_DIFF },
@@ -109,8 +114,8 @@ static const char *const cli_only[] = {
 	/* --diff reads its files as BEFORE AFTER: a mode, as --print is;
 	 * --negate and --normalize are refused without it. */
 	"diff", "negate", "normalize",
-	/* a time range belongs to one recording */
-	"time",
+	/* a time range and threads belong to one recording */
+	"time", "only-pid", "only-tid", "only-comm",
 };
 
 /* Options whose value is one of a fixed set: named in error messages and
@@ -159,13 +164,19 @@ static void usage(FILE *out)
 "                          closes matching frames with * and adds a match line\n"
 "      --view=VIEW         flame (default); table: one row per function; or\n"
 "                          sandwich[=NAME]: callers and callees of NAME\n"
-"                          (default: the function with most self samples)\n"
+"                          (default: the function with most self samples);\n"
+"                          heatmap (--print): samples by second and offset in it\n"
 "      --table-sort=KEY    table rows by self (default), total or name\n"
 "      --top=N             table: only the first N rows (--print)\n"
 "      --time=START,END    only the samples from START to END seconds after the\n"
 "                          first (END excluded; either may be empty), or N%,M%\n"
 "                          of the recording, or P%/N (its N-th P% slice):\n"
 "                          perf script, perf.data and .cpuprofile have times\n"
+"      --only-pid=PID      only the samples of process PID (repeatable; perf script\n"
+"                          shows PIDs with -F+pid)\n"
+"      --only-tid=TID      only the samples of thread TID (repeatable)\n"
+"      --only-comm=NAME    only the samples of threads named NAME (repeatable; a\n"
+"                          sample must match one of each kind given)\n"
 "\n"
 "Transforms (applied in the order given; undo with Backspace in the browser):\n"
 "      --reverse           stacks read leaf to root (hottest leaves at the root)\n"
@@ -262,6 +273,10 @@ struct settings {
 	enum toptable_key table_sort;
 	int top;
 	const char *time_range;     /* --time, checked once the times are known */
+	/* --only-pid, --only-tid, --only-comm (each repeatable): a sample's
+	 * thread must match one of each kind given */
+	struct { int kind; const char *arg; } only[64];
+	size_t nonly;
 	/* Transforms in order (config file first), applied after loading. Kept
 	 * as pointers into argv or the config text, so that no exit path has
 	 * anything to free. */
@@ -311,6 +326,18 @@ static bool bad_value(char *err, size_t size, const char *opt, const char *arg)
 	if (v)
 		return fail(err, size, "invalid value for --%s: '%s' (one of: %s)", opt, safe, v);
 	return fail(err, size, "invalid value for --%s: '%s'", opt, safe);
+}
+
+/* A pid or tid: 0 to 2^31 - 1. */
+static bool parse_id(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > INT32_MAX || !(*s >= '0' && *s <= '9'))
+		return false;
+	*out = (int)v;
+	return true;
 }
 
 static bool parse_int(const char *s, int min, int *out)
@@ -409,6 +436,22 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 	case OPT_SYMFS: s->lo.symfs = arg; break;
 	case OPT_PROFILE: s->lo.profile = arg; break;
 	case OPT_TIME: s->time_range = arg; break;
+	case OPT_ONLY_PID:
+	case OPT_ONLY_TID:
+	case OPT_ONLY_COMM: {
+		int v;
+		if (c != OPT_ONLY_COMM && !parse_id(arg, &v)) {
+			char safe[64];
+			text_sanitize(arg, strlen(arg), safe, sizeof safe);
+			return fail(err, errsize, "--%s needs a process or thread id, not '%s'",
+			            c == OPT_ONLY_PID ? "only-pid" : "only-tid", safe);
+		}
+		if (s->nonly == sizeof s->only / sizeof s->only[0])
+			return fail(err, errsize, "more than %zu --only options", sizeof s->only / sizeof s->only[0]);
+		s->only[s->nonly].kind = c;
+		s->only[s->nonly++].arg = arg;
+		break;
+	}
 	case OPT_SAMPLE_TYPE: s->lo.sample_type = arg; break;
 	case OPT_LABEL_ROOT: s->lo.label_root = arg; break;
 	case OPT_THREADS:
@@ -445,10 +488,12 @@ static bool apply_option(struct settings *s, int c, const char *arg, char *err, 
 			s->view = VIEW_SANDWICH, s->sandwich = NULL;
 		else if (strncmp(arg, "sandwich=", 9) == 0)
 			s->view = VIEW_SANDWICH, s->sandwich = arg + 9;
+		else if (strcmp(arg, "heatmap") == 0)
+			s->view = VIEW_HEATMAP;
 		else {
 			char safe[64];
 			text_sanitize(arg, strlen(arg), safe, sizeof safe);
-			return fail(err, errsize, "invalid --view '%s' (flame, table, sandwich[=NAME])", safe);
+			return fail(err, errsize, "invalid --view '%s' (flame, table, sandwich[=NAME], heatmap)", safe);
 		}
 		break;
 	case OPT_TABLE_SORT:
@@ -638,36 +683,90 @@ static int print_view(const struct transform_stack *views, enum print_view view,
 	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
 }
 
-/* --time=RANGE: t becomes the tree of the samples in RANGE. Returns the
- * exit status so far (1: the input has no times). */
-static int time_filter(struct tree *t, const struct timeline *tl, const char *range,
-                       enum tree_order order, struct load_messages *msgs)
+/* Whether thread th passes the --only options: one of each kind given. */
+static bool thread_chosen(const struct settings *set, const struct timeline_thread *th)
 {
+	bool kind_seen[3] = { false, false, false }, kind_hit[3] = { false, false, false };
+	for (size_t i = 0; i < set->nonly; i++) {
+		int k = set->only[i].kind == OPT_ONLY_PID ? 0 : set->only[i].kind == OPT_ONLY_TID ? 1 : 2;
+		const char *a = set->only[i].arg;
+		kind_seen[k] = true;
+		if (k == 2 ? strcmp(th->comm, a) == 0 : strtoll(a, NULL, 10) == (k ? th->tid : th->pid))
+			kind_hit[k] = true;
+	}
+	for (int k = 0; k < 3; k++)
+		if (kind_seen[k] && !kind_hit[k])
+			return false;
+	return true;
+}
+
+/* --time and --only-*: t becomes the tree of the samples in the range
+ * [*t0, *t1) (all without --time) on the chosen threads (*threads, NULL
+ * when all; freed by the caller). Returns the exit status so far (1: the
+ * input has no times, or no thread is chosen). */
+static int sample_filter(struct tree *t, const struct timeline *tl, const struct settings *set,
+                         enum tree_order order, struct load_messages *msgs, uint64_t *t0,
+                         uint64_t *t1, bool **threads)
+{
+	*threads = NULL;
+	const char *what = set->time_range ? "--time" : "--only";
 	if (tl->n == 0) {
-		load_messages_add(msgs, "tflame: --time: the input has no sample times (perf script, "
-		                  "perf.data and .cpuprofile files have them)");
+		load_messages_add(msgs, "tflame: %s: the input has no sample times or threads (perf script, "
+		                  "perf.data and .cpuprofile files have them)", what);
 		return 1;
 	}
-	uint64_t t0, t1;
 	char err[256];
-	if (!timeline_parse_range(tl, range, &t0, &t1, err, sizeof err)) {
+	if (set->time_range && !timeline_parse_range(tl, set->time_range, t0, t1, err, sizeof err)) {
 		char safe[300];
 		text_sanitize(err, strlen(err), safe, sizeof safe);
 		usage_error("--time: %s", safe);
 	}
+	if (set->nonly) {
+		size_t chosen = 0;
+		*threads = xcalloc(tl->nthreads ? tl->nthreads : 1, sizeof **threads);
+		for (size_t i = 0; i < tl->nthreads; i++)
+			chosen += (*threads)[i] = thread_chosen(set, &tl->threads[i]);
+		if (!chosen) {
+			/* say which there are, the busiest first (a few) */
+			char list[400] = "";
+			size_t len = 0;
+			bool *shown = xcalloc(tl->nthreads, sizeof *shown);
+			for (int k = 0; k < 5 && (size_t)k < tl->nthreads; k++) {
+				size_t best = 0;
+				for (size_t i = 1; i < tl->nthreads; i++)
+					if (!shown[i] && (shown[best] || tl->threads[i].samples > tl->threads[best].samples))
+						best = i;
+				shown[best] = true;
+				char comm[64];
+				text_sanitize(tl->threads[best].comm, strlen(tl->threads[best].comm), comm, sizeof comm);
+				int w = snprintf(list + len, sizeof list - len, "%s%s %" PRId64 "/%" PRId64 " (%" PRIu64 ")",
+				                 k ? ", " : "", comm, tl->threads[best].pid, tl->threads[best].tid,
+				                 tl->threads[best].samples);
+				if (w < 0 || (size_t)w >= sizeof list - len)
+					break;
+				len += (size_t)w;
+			}
+			free(shown);
+			load_messages_add(msgs, "tflame: --only: no thread of the input matches; it has %zu "
+			                  "(comm pid/tid, samples): %s%s", tl->nthreads, list,
+			                  tl->nthreads > 5 ? ", ..." : "");
+			return 1;
+		}
+	}
 	uint64_t *self = xcalloc(tree_size(t), sizeof *self);
-	uint64_t kept = timeline_self(tl, t0, t1, NULL, self, tree_size(t));
+	uint64_t kept = timeline_self(tl, *t0, *t1, *threads, self, tree_size(t));
 	struct tree sub;
 	tree_init(&sub);
 	timeline_tree(t, self, order, &sub);
 	free(self);
 	tree_free(t);
 	*t = sub;
-	if (kept == 0) {
+	if (kept == 0 && set->time_range) {
 		char safe[64];
-		text_sanitize(range, strlen(range), safe, sizeof safe);
-		load_messages_add(msgs, "tflame: --time=%s: no samples in that range (the recording spans %.6f s)",
-		                  safe, (double)(tl->tmax - tl->tmin) / 1e9);
+		text_sanitize(set->time_range, strlen(set->time_range), safe, sizeof safe);
+		load_messages_add(msgs, "tflame: --time=%s: no samples in that range%s (the recording spans %.6f s)",
+		                  safe, set->nonly ? " on the chosen threads" : "",
+		                  (double)(tl->tmax - tl->tmin) / 1e9);
 	}
 	return 0;
 }
@@ -799,12 +898,27 @@ int main(int argc, char **argv)
 		nfiles = 1;
 	}
 
+	for (size_t i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") == 0 && isatty(STDIN_FILENO)) {
+			fputs("tflame: -: standard input is a terminal: pipe a profile in "
+			      "(perf script | tflame -) or give a file\n", stderr);
+			return 2;
+		}
+	if (mode == MODE_UI) {
+		/* before a long load: a terminal that cannot draw the browser */
+		const char *term = getenv("TERM");
+		if (term && strcmp(term, "dumb") == 0) {
+			fputs("tflame: the terminal (TERM=dumb) cannot move its cursor, which the browser "
+			      "needs: use --print, --collapse or --svg\n", stderr);
+			return 2;
+		}
+	}
 	if (diff && nfiles > 2)
 		usage_error("--diff takes BEFORE AFTER, or one difffolded file");
 	if ((negate || normalize) && !diff)
 		usage_error("--%s needs --diff", negate ? "negate" : "normalize");
-	if (set.time_range && diff)
-		usage_error("--time does not apply to --diff");
+	if ((set.time_range || set.nonly) && diff)
+		usage_error("--%s does not apply to --diff", set.time_range ? "time" : "only-*");
 
 	/* --diff: t is AFTER (the widths), before is BEFORE. */
 	struct tree t, before;
@@ -851,8 +965,17 @@ int main(int argc, char **argv)
 	timeline_renumber(&tl, renum);
 	free(renum);
 	tree_finalize(&before, order);
-	if (set.time_range && rc == 0)
-		rc = time_filter(&t, &tl, set.time_range, order, &msgs);
+	uint64_t range_t0 = 0, range_t1 = UINT64_MAX;
+	bool *chosen = NULL;
+	if ((set.time_range || set.nonly) && rc == 0)
+		rc = sample_filter(&t, &tl, &set, order, &msgs, &range_t0, &range_t1, &chosen);
+	if (view == VIEW_HEATMAP && mode != MODE_PRINT)
+		usage_error("--view=heatmap is for --print (the browser's heat map is to come)");
+	if (view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
+		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
+		                  "script, perf.data and .cpuprofile files have them)");
+		rc = 1;
+	}
 	double t2 = seconds();
 	/* An empty graph says little by itself (--collapse: empty output). */
 	if (rc == 0 && mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
@@ -915,8 +1038,18 @@ int main(int argc, char **argv)
 					        (seconds() - s0) * 1e3, strtab_count(&shown->names),
 					        tree_size(shown), search_count(s));
 			}
-			rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
-			                width ? width : default_width(), orient, min_width, order, s, &unit, &msgs);
+			if (view == VIEW_HEATMAP) {
+				/* 25 rows: 40 ms each in 1 s columns; a column a cell */
+				struct heatmap hm;
+				int w = width ? width : default_width();
+				heatmap_build(&hm, &tl, chosen, range_t0, range_t1, w > 20 ? (uint32_t)w - 10 : 10, 25);
+				rc = heatmap_print(&hm, stdout) ? 1 : 0;
+				heatmap_free(&hm);
+			} else {
+				rc = print_view(&views, view, sandwich, table_sort, (size_t)top, diff, normalize,
+				                width ? width : default_width(), orient, min_width, order, s, &unit,
+				                &msgs);
+			}
 			search_free(s);
 		}
 		if (rc == 0 && mode == MODE_SVG) {
@@ -966,12 +1099,23 @@ int main(int argc, char **argv)
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	} else {
+		/* "A.folded → B.folded" for a diff of two files; "a + 2 more" */
+		char title[512];
+		const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
+		if (recorded)
+			snprintf(title, sizeof title, "%s", rec.title);
+		else if (diff && nfiles == 2)
+			snprintf(title, sizeof title, "%s%s%s", files[0], arrow, files[1]);
+		else if (nfiles > 1)
+			snprintf(title, sizeof title, "%s + %zu more", files[0], nfiles - 1);
+		else
+			snprintf(title, sizeof title, "%s", files[0]);
 		struct ui_options uo = {
 			.orient = orient, .min_width = min_width,
 			.views = &views, .diff = diff, .negate = negate, .normalize = normalize,
 			.table = view == VIEW_TABLE, .table_sort = table_sort,
 			.sandwich = view == VIEW_SANDWICH, .sandwich_name = sandwich,
-			.title = recorded ? rec.title : nfiles == 1 ? files[0] : "(several files)",
+			.title = title,
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = pal, .rules = rules,
 			.bench_keys = bench_keys,
@@ -989,6 +1133,7 @@ int main(int argc, char **argv)
 	palette_rules_free(rules);
 	tree_free(&t);
 	timeline_free(&tl);
+	free(chosen);
 	free(config_text);
 	return rc;
 }

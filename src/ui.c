@@ -2473,6 +2473,18 @@ static int open_terminal(void)
 		fclose(ui_tty);
 		return -1;
 	}
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		/* dumb terminals, printers: a screen cannot be drawn there */
+		char safe[64];
+		text_sanitize(term, strlen(term), safe, sizeof safe);
+		delscreen(ui_screen);
+		ui_screen = NULL;
+		fclose(ui_tty);
+		fprintf(stderr, "tflame: the terminal (TERM=%s) cannot move its cursor, which the browser "
+		        "needs: use --print, --collapse or --svg\n", safe);
+		return -1;
+	}
 	set_term(ui_screen);
 	ui_active = true;
 	xalloc_set_cleanup(ui_restore);

@@ -56,6 +56,70 @@ expect_rc "--print --time" 0
 grep -q "^all: 250000 samples" "$D/out" && pass "--print --time: the range's total" ||
 	fail "--print --time: the range's total" "$(head -1 "$D/out")"
 
+# --print --view=heatmap, worked by hand: a span of 1 s in at most 20
+# columns (-w 30 less the labels) takes 100 ms columns (50 ms would need
+# 21), so 11 of them; 25 rows of 4 ms; the three samples are at offset 0 of
+# columns 0, 5 and 10, each the largest count (1): the darkest shade.
+{
+	echo "heat map: 3 samples over 1 s from the first; a column is 100 ms, a row 4 ms"
+	echo "         0"
+	echo "      0 |@    @    @|"
+	r=1
+	while [ $r -lt 25 ]; do printf '%7s |%11s|\n' "$((r * 4)) ms" ''; r=$((r + 1)); done
+	echo "samples per cell: '@' 1"
+} > "$D/want"
+run --print --view=heatmap -w 30 "$D/t.perf"
+expect_rc "--view=heatmap" 0
+expect_out "--view=heatmap: 11 columns of 100 ms, the samples at 0, 0.5 and 1 s" "$D/want"
+# (the label of column 10, "500 ms", would not fit in 11 columns)
+run --print --view=heatmap --time=0.5, -w 30 "$D/t.perf"
+{
+	echo "heat map: 2 samples over 500 ms from the first; a column is 50 ms, a row 2 ms"
+	echo "         0"
+	echo "      0 |@         @|"
+	r=1
+	while [ $r -lt 25 ]; do printf '%7s |%11s|\n' "$((r * 2)) ms" ''; r=$((r + 1)); done
+	echo "samples per cell: '@' 1"
+} > "$D/want"
+expect_out "--view=heatmap --time=0.5,: the range's two samples" "$D/want"
+run --view=heatmap "$D/t.perf"
+expect_rc "--view=heatmap in the browser" 2
+printf 'a;b 1\n' > "$D/f.folded"
+run --print --view=heatmap "$D/f.folded"
+expect_rc "--view=heatmap on folded input" 1
+expect_err "--view=heatmap on folded input" "no sample times"
+
+# --only-pid, --only-tid, --only-comm: one of each kind given must match
+tonly() {   # NAME WANT ARGS...
+	name=$1
+	printf '%s' "$2" > "$D/want"
+	shift 2
+	run --collapse "$@" "$D/t.perf"
+	expect_rc "$name" 0
+	expect_out "$name" "$D/want"
+}
+tonly "--only-tid=101: thread 101's sample" 'prog;main;b 250000
+' --only-tid=101
+tonly "--only-pid=100: both threads of process 100" 'prog;main;a 500000
+prog;main;b 250000
+' --only-pid=100
+tonly "--only-tid=100 --only-tid=101: either" 'prog;main;a 500000
+prog;main;b 250000
+' --only-tid=100 --only-tid=101
+tonly "--only-comm=prog --only-tid=100: both kinds must match" 'prog;main;a 500000
+' --only-comm=prog --only-tid=100
+tonly "--only-tid=100 --time=0.5,: the range on the thread" 'prog;main;a 250000
+' --only-tid=100 --time=0.5,
+run --collapse --only-comm=nope "$D/t.perf"
+expect_rc "--only-comm=nope" 1
+expect_err "--only-comm=nope" "no thread of the input matches; it has 2 \\(comm pid/tid, samples\\): prog 100/100 \\(2\\), prog 100/101 \\(1\\)"
+run --collapse --only-pid=x "$D/t.perf"
+expect_rc "--only-pid=x" 2
+run --print --view=heatmap -w 30 --only-tid=101 "$D/t.perf"
+head -1 "$D/out" > "$D/got1"
+echo "heat map: 1 sample over 0 ms from the first; a column is 1 ms, a row 0.04 ms" > "$D/want"
+same "--view=heatmap --only-tid=101: the thread's one sample" "$D/got1" "$D/want"
+
 # errors
 printf 'a;b 1\n' > "$D/f.folded"
 run --collapse --time=0,1 "$D/f.folded"

@@ -309,5 +309,16 @@ else
 fi
 tm_keys q
 expect "--negate: quits" tm_wait_grep '^rc=0$'
+# BEFORE and AFTER as two files: the status line names both, in order
+printf 'main;grow 10\nmain;shrink 50\nmain;same 40\n' > "$T_TMP/old.folded"
+printf 'main;grow 40\nmain;shrink 20\nmain;same 40\n' > "$T_TMP/new.folded"
+tm_run "cd $(q "$T_TMP")"
+tm resize-window -t t -x 140 -y 30 2>/dev/null   # room for the name
+open_tflame --diff old.folded new.folded
+expect "diff of two files: the status line says old.folded → new.folded" \
+	tm_wait_grep 'old\.folded → new\.folded  \? help$'
+tm_keys q
+expect "diff of two files: quits" tm_wait_grep '^rc=0$'
+tm resize-window -t t -x 100 -y 30 2>/dev/null
 
 done_testing

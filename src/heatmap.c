@@ -1,0 +1,189 @@
+/* heatmap: the grid of samples by time and offset (see heatmap.h). */
+#include "config.h"
+#include "heatmap.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+uint64_t heatmap_step(uint64_t span_ns, uint32_t max_cols)
+{
+	static const uint64_t small[] = { 1 * MS, 2 * MS, 5 * MS, 10 * MS, 20 * MS, 50 * MS, 100 * MS,
+	                                  200 * MS, 500 * MS };
+	static const uint64_t big[] = { 1 * SEC, 2 * SEC, 5 * SEC, 10 * SEC, 15 * SEC, 30 * SEC,
+	                                60 * SEC, 120 * SEC, 300 * SEC, 600 * SEC, 1800 * SEC,
+	                                3600 * SEC };
+	if (max_cols == 0)
+		max_cols = 1;
+	/* columns for a step: the span's last instant falls in the last one */
+#define FITS(step) (span_ns / (step) + 1 <= max_cols)
+	if (span_ns < 2 * SEC)
+		for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+			if (FITS(small[i]))
+				return small[i];
+	for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+		if (FITS(big[i]))
+			return big[i];
+	/* hours beyond: whole hours that fit */
+	uint64_t h = span_ns / (3600 * SEC) / max_cols + 1;
+	return h * 3600 * SEC;
+#undef FITS
+}
+
+void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *threads, uint64_t t0,
+                   uint64_t t1, uint32_t max_cols, uint32_t rows)
+{
+	memset(h, 0, sizeof *h);
+	if (rows == 0)
+		rows = 1;
+	/* the first and last counted times, for the columns */
+	struct timeline_iter it;
+	struct timeline_sample s;
+	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+	timeline_iter_init(&it, tl, t0, t1);
+	while (timeline_next(&it, &s)) {
+		if (threads && !threads[s.thread])
+			continue;
+		if (s.time < lo)
+			lo = s.time;
+		if (s.time > hi)
+			hi = s.time;
+		n++;
+	}
+	if (n == 0)
+		return;
+	h->t0 = lo;
+	h->span = hi - lo;
+	h->col_ns = heatmap_step(h->span, max_cols);
+	h->cols = (uint32_t)(h->span / h->col_ns + 1);
+	h->rows = rows;
+	h->cells = xcalloc((size_t)h->cols * rows, sizeof *h->cells);
+	timeline_iter_init(&it, tl, t0, t1);
+	while (timeline_next(&it, &s)) {
+		if (threads && !threads[s.thread])
+			continue;
+		uint64_t d = s.time - lo;
+		uint64_t col = d / h->col_ns, off = d % h->col_ns;
+		/* row = off * rows / col_ns, without overflow: col_ns < 2^62 */
+		uint64_t row = (uint64_t)((long double)off * rows / h->col_ns);
+		if (row >= rows)
+			row = rows - 1;
+		uint32_t *c = &h->cells[col * rows + row];
+		if (*c < UINT32_MAX)
+			(*c)++;
+		if (*c > h->max)
+			h->max = *c;
+		h->samples++;
+	}
+}
+
+void heatmap_free(struct heatmap *h)
+{
+	free(h->cells);
+	memset(h, 0, sizeof *h);
+}
+
+/* Where row r of a column starts, from the column's start. */
+static uint64_t row_start(const struct heatmap *h, uint32_t r)
+{
+	/* the first offset whose row is r: ceil(r * col_ns / rows) */
+	long double x = (long double)r * h->col_ns / h->rows;
+	uint64_t v = (uint64_t)x;
+	return (long double)v < x ? v + 1 : v;
+}
+
+void heatmap_range(const struct heatmap *h, uint32_t c0, uint32_t r0, uint32_t c1, uint32_t r1,
+                   uint64_t *t0, uint64_t *t1)
+{
+	if (c1 < c0 || (c1 == c0 && r1 < r0)) {
+		uint32_t c = c0, r = r0;
+		c0 = c1;
+		r0 = r1;
+		c1 = c;
+		r1 = r;
+	}
+	*t0 = h->t0 + c0 * h->col_ns + row_start(h, r0);
+	*t1 = r1 + 1 < h->rows ? h->t0 + c1 * h->col_ns + row_start(h, r1 + 1)
+	                       : h->t0 + (c1 + 1) * h->col_ns;
+}
+
+unsigned heatmap_level(const struct heatmap *h, uint32_t count, unsigned levels)
+{
+	if (count == 0 || h->max == 0)
+		return 0;
+	return (unsigned)(((uint64_t)count * (levels - 1) + h->max - 1) / h->max);
+}
+
+/* "1.5 s", "200 ms", "2 min": a span for labels and the header. */
+static void fmt_span(uint64_t ns, char *buf, size_t size)
+{
+	if (ns >= 60 * SEC && ns % (60 * SEC) == 0)
+		snprintf(buf, size, "%" PRIu64 " min", (uint64_t)(ns / (60 * SEC)));
+	else if (ns >= SEC)
+		snprintf(buf, size, "%g s", (double)ns / SEC);
+	else
+		snprintf(buf, size, "%g ms", (double)ns / MS);
+}
+
+int heatmap_print(const struct heatmap *h, FILE *out)
+{
+	static const char shades[] = " .:-=+*#%@";
+	const unsigned levels = sizeof shades - 1;
+	char col[32], row[32], span[32];
+	if (h->cols == 0)
+		return fprintf(out, "heat map: no samples\n") < 0 ? -1 : 0;
+	fmt_span(h->col_ns, col, sizeof col);
+	fmt_span(h->col_ns / h->rows, row, sizeof row);
+	fmt_span(h->span, span, sizeof span);
+	fprintf(out, "heat map: %" PRIu64 " sample%s over %s from the first; a column is %s, a row %s\n",
+	        h->samples, h->samples == 1 ? "" : "s", span, col, row);
+	/* column labels: the start of every 10th column where it fits */
+	const int margin = 9;
+	char *line = xmalloc((size_t)h->cols + 1);
+	memset(line, ' ', h->cols);
+	for (uint32_t c = 0; c < h->cols; c += 10) {
+		char lab[32];
+		fmt_span(c * h->col_ns, lab, sizeof lab);
+		if (c == 0)
+			snprintf(lab, sizeof lab, "0");
+		size_t len = strlen(lab);
+		if (c + len <= h->cols)
+			memcpy(line + c, lab, len);
+	}
+	size_t n = h->cols;
+	while (n > 0 && line[n - 1] == ' ')
+		n--;
+	fprintf(out, "%*s%.*s\n", margin, "", (int)n, line);
+	free(line);
+	for (uint32_t r = 0; r < h->rows; r++) {
+		char lab[32];
+		fmt_span(row_start(h, r), lab, sizeof lab);
+		if (r == 0)
+			snprintf(lab, sizeof lab, "0");
+		fprintf(out, "%*s |", margin - 2, lab);
+		for (uint32_t c = 0; c < h->cols; c++)
+			fputc(shades[heatmap_level(h, heatmap_cell(h, c, r), levels)], out);
+		fputs("|\n", out);
+	}
+	fprintf(out, "samples per cell:");
+	for (unsigned l = 1; l < levels; l++) {
+		/* the counts that get level l: ceil(count * (levels-1) / max) == l */
+		uint64_t lo = (uint64_t)(l - 1) * h->max / (levels - 1) + 1;
+		uint64_t hi = (uint64_t)l * h->max / (levels - 1);
+		if (lo > h->max)
+			break;
+		if (hi > h->max)
+			hi = h->max;
+		if (lo > hi)
+			continue;
+		if (lo == hi)
+			fprintf(out, " '%c' %" PRIu64, shades[l], lo);
+		else
+			fprintf(out, " '%c' %" PRIu64 "-%" PRIu64, shades[l], lo, hi);
+	}
+	return fprintf(out, "\n") < 0 || ferror(out) ? -1 : 0;
+}
