@@ -35,7 +35,7 @@ libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -l
 for h in $harnesses; do
 	files="" extra="" extralibs=""
 	# fuzz_conf includes main.c: everything main() calls, the browser too
-	[ "$h" = conf ] && extra="clip keymap record transform diff views toptable svg lineinput tableview sandwichview ui" &&
+	[ "$h" = conf ] && extra="clip keymap record transform diff views toptable svg lineinput tableview sandwichview ui heatmap" &&
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
 	# the models over a loaded tree (diff, transforms, tables, sandwich; the
 	# views' curses drawing is linked, not called)
