@@ -809,10 +809,6 @@ static bool has_self(const struct tree *t, tree_idx i)
 	return t->nodes[i].self.u > 0;
 }
 
-/* flamegraph.pl order: siblings appear in the order of the smallest folded
- * line of their subtree. A node's own line "name" sorts before "name;...",
- * so a name that is a prefix of a sibling's compares by what follows it:
- * end of string if the node has samples of its own, else ';'. */
 #ifdef TREE_TEST_COUNT     /* tests/unit/test_treesort counts comparisons */
 unsigned long tree_test_name_compares, tree_test_item_compares;
 #define TEST_COUNT(c) ((c)++)
@@ -820,6 +816,10 @@ unsigned long tree_test_name_compares, tree_test_item_compares;
 #define TEST_COUNT(c) ((void)0)
 #endif
 
+/* flamegraph.pl order: siblings appear in the order of the smallest folded
+ * line of their subtree. A node's own line "name" sorts before "name;...",
+ * so a name that is a prefix of a sibling's compares by what follows it:
+ * end of string if the node has samples of its own, else ';'. */
 static int cmp_name(const struct tree *t, tree_idx a, tree_idx b)
 {
 	TEST_COUNT(tree_test_name_compares);
