@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
@@ -23,6 +24,7 @@
 #include "printer.h"
 #include "svg.h"
 #include "record.h"
+#include "script.h"
 #include "search.h"
 #include "sniff.h"
 #include "text.h"
@@ -495,12 +497,28 @@ int main(int argc, char **argv)
 			.title = title,
 			.notice = msgs.len ? msgs.text : NULL,
 			.palette = set.pal, .rules = set.rules,
-			.bench_keys = set.bench_keys,
 			.search = set.search_re, .stats = set.stats,
 			.unit = &unit,
 		};
 		search_set_threads(set.lo.threads);
-		rc = ui_run(shown, &uo);
+		if (set.bench_keys || set.script) {
+			/* headless: the size of the terminal there is (the bench's
+			 * pty), else 80x24 for a script, until it says size= */
+			struct winsize ws;
+			int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
+			int cols = 80, lines = 24;
+			if (fd >= 0 && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0 &&
+			    set.bench_keys) {
+				cols = ws.ws_col;
+				lines = ws.ws_row;
+			}
+			if (fd >= 0)
+				close(fd);
+			rc = script_run(shown, &uo, set.bench_keys ? set.bench_keys : set.script, cols, lines, stdout,
+			                set.bench_keys != NULL);
+		} else {
+			rc = ui_run(shown, &uo);
+		}
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	}

@@ -270,6 +270,28 @@ static bool set_only(struct settings *s, const struct opt_row *o, const char *ar
 	return true;
 }
 
+/* The script's text: settings point into it; static, so that it stays
+ * reachable for leak checkers until exit. */
+static char *script_text;
+
+static bool set_script(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
+{
+	(void)o;
+	size_t len;
+	char why[128];
+	char *text = conf_read_file(arg, CONF_MAX_BYTES, &len, why, sizeof why);
+	if (!text) {
+		char safe[256];
+		text_sanitize(arg, strlen(arg), safe, sizeof safe);
+		c->file_error = true;
+		return fail(c, "--script: %s: %s", safe, errno == EFBIG ? "larger than 1 MB" : why);
+	}
+	free(script_text);
+	script_text = text;
+	s->script = text;
+	return true;
+}
+
 static bool set_threads(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
 {
 	if (!parse_int(arg, 1, &s->lo.threads))
@@ -474,6 +496,10 @@ static const struct opt_row rows[] = {
 	{ "threads", 0, VALUE, "N", CONFIG, false, NULL, NULL,
 	  "parse big files and search on N threads (default: all CPUs)", set_threads, ACT_NONE, 0 },
 
+	{ "script", 0, VALUE, "FILE", CLI, false, NULL, "Automation",
+	  "browse without a terminal on the keys in FILE\n"
+	  "(\"j j Enter dump\", see the man page), printing the\n"
+	  "screen at each dump", set_script, ACT_NONE, 0 },
 	{ "config", 0, VALUE, "FILE", CLI, false, NULL, "Configuration",
 	  "read option defaults from FILE (default:\n"
 	  "$XDG_CONFIG_HOME/tflame/config, or $TFLAME_CONFIG)", NULL, ACT_CONFIG, 0 },

@@ -33,6 +33,7 @@ struct settings {
 	const char *svg_path;       /* --svg=FILE; NULL: stdout */
 	bool stats;
 	const char *bench_keys;     /* hidden --bench-keys (bench/run.sh) */
+	const char *script;         /* --script: the keys (the file's text) */
 	const char *search_re;      /* --search, checked when given */
 	const struct palette *pal;  /* NULL: the UI's default */
 	struct palette_rules *rules;        /* --color-rule, --palette-map; NULL when none */

@@ -12,9 +12,11 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 #if defined(HAVE_NCURSESW_CURSES_H)
 #include <ncursesw/curses.h>
 #else
@@ -2141,136 +2143,11 @@ static bool direct_term_name(const char *term, char *buf, size_t size)
 	return w > 0 && (size_t)w < size;
 }
 
-/* ---- key benchmark (--bench-keys, for make bench) ----
- * Plays a script of keys through the same handle_key() and draw() as the
- * event loop and times both: handle_key() (with any search pass it starts,
- * run to its end) is the layout, draw() the render (curses output
- * included). Tokens are separated by blanks: one character
- * stands for itself, a name for a special key (Enter BS Esc Tab Space Left
- * Right Up Down Home End), "resize" shrinks or restores the width by 10
- * columns, "pause" waits half a second (a person's pause, in which work
- * done in the background may finish); TOKEN*N repeats a token N times. */
-
-#define UI_BENCH_MAX 32
-
-struct ui_bench {
-	struct {
-		char name[32];
-		unsigned n;
-		double layout_sum, layout_max, render_sum, render_max;
-	} k[UI_BENCH_MAX];
-	size_t n;
-};
-
 static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Key code of a script token, or ERR. */
-static int bench_key(const char *tok)
-{
-	static const struct { const char *name; int key; } names[] = {
-		{ "Enter", '\n' }, { "BS", KEY_BACKSPACE }, { "Esc", 27 }, { "Tab", '\t' },
-		{ "Space", ' ' }, { "Left", KEY_LEFT }, { "Right", KEY_RIGHT }, { "Up", KEY_UP },
-		{ "Down", KEY_DOWN }, { "Home", KEY_HOME }, { "End", KEY_END },
-		{ "resize", KEY_RESIZE },
-	};
-	if (tok[0] && !tok[1])
-		return (unsigned char)tok[0];
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(tok, names[i].name) == 0)
-			return names[i].key;
-	return ERR;
-}
-
-static void bench_one(struct ui *u, struct ui_bench *b, const char *tok, int key, bool *narrow)
-{
-	size_t i;
-	for (i = 0; i < b->n && strcmp(b->k[i].name, tok) != 0; i++)
-		;
-	if (i == b->n) {
-		if (b->n == UI_BENCH_MAX)
-			return;
-		snprintf(b->k[b->n++].name, sizeof b->k[0].name, "%s", tok);
-	}
-	if (key == KEY_RESIZE) {
-		/* A real resize minus the terminal's own part: curses learns the
-		 * new size, then the event goes the usual way. */
-		*narrow = !*narrow;
-		resizeterm(LINES, *narrow ? COLS - 10 : COLS + 10);
-	}
-	double t0 = now_s();
-	handle_key(u, key);
-	/* A search pass normally goes on in slices between keys; here it is
-	 * finished, so a search key's time is the time to its full result. */
-	if (u->pending) {
-		while (u->pending)
-			search_work(u, UI_SEARCH_SLICE_NS);
-		relayout(u);
-	}
-	double t1 = now_s();
-	if (!u->quit)
-		draw(u);
-	double t2 = now_s(), l = (t1 - t0) * 1e3, r = (t2 - t1) * 1e3;
-	b->k[i].n++;
-	b->k[i].layout_sum += l;
-	b->k[i].render_sum += r;
-	if (l > b->k[i].layout_max)
-		b->k[i].layout_max = l;
-	if (r > b->k[i].render_max)
-		b->k[i].render_max = r;
-}
-
-static struct ui_bench *bench_play(struct ui *u, const char *script)
-{
-	struct ui_bench *b = xcalloc(1, sizeof *b);
-	bool narrow = false;
-	const char *p = script;
-	while (*p && !u->quit && !ui_caught) {
-		size_t len = strcspn(p, " \t\n");
-		if (len == 0) {
-			p++;
-			continue;
-		}
-		char tok[32];
-		snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
-		p += len;
-		long reps = 1;
-		char *star = strchr(tok + 1, '*');
-		if (star) {
-			*star = '\0';
-			reps = strtol(star + 1, NULL, 10);
-		}
-		if (strcmp(tok, "pause") == 0) {
-			/* A person's pause before typing: background work (the
-			 * names' signatures) may finish, as it would for them. */
-			struct timespec ts = { 0, 500000000 };
-			for (long r = 0; r < reps; r++)
-				nanosleep(&ts, NULL);
-			continue;
-		}
-		int key = bench_key(tok);
-		if (key == ERR) {
-			snprintf(u->notice, sizeof u->notice, "bench: unknown key '%s'", tok);
-			continue;
-		}
-		for (long r = 0; r < reps && !u->quit && !ui_caught; r++)
-			bench_one(u, b, tok, key, &narrow);
-	}
-	return b;
-}
-
-/* One line per key: "bench-key NAME n N layout_ms MEAN MAX render_ms MEAN MAX". */
-static void bench_report(struct ui_bench *b, FILE *out)
-{
-	for (size_t i = 0; i < b->n; i++)
-		fprintf(out, "bench-key %s n %u layout_ms %.3f %.3f render_ms %.3f %.3f\n",
-		        b->k[i].name, b->k[i].n, b->k[i].layout_sum / b->k[i].n, b->k[i].layout_max,
-		        b->k[i].render_sum / b->k[i].n, b->k[i].render_max);
-	free(b);
 }
 
 static int open_terminal(void)
@@ -2335,21 +2212,12 @@ static int open_terminal(void)
 	return 0;
 }
 
-int ui_run(const struct tree *t, const struct ui_options *o)
+/* The browser's state for t and o, and the first paint (the terminal,
+ * real or headless, is open). own holds the transform stack when o has
+ * none. */
+static void ui_setup(struct ui *u, struct transform_stack *own, const struct tree *t,
+                     const struct ui_options *o)
 {
-	struct sigaction old[UI_NSIGNALS];
-	struct ui ui, *u = &ui;
-	int status = 0;
-	bool lost = false;
-
-	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
-	ui_caught = 0;
-	install_signals(old);
-	if (open_terminal() != 0) {
-		restore_signals(old);
-		return 1;
-	}
-
 	memset(u, 0, sizeof *u);
 	u->t = t;
 	u->tree_gen = 1;
@@ -2360,11 +2228,10 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->lp.orient = o->orient;
 	u->lp.min_width = o->min_width < 1 ? 1 : o->min_width;
 	u->sel = TREE_ROOT;
-	struct transform_stack own;
 	u->views = o->views;
 	if (!u->views) {
-		transform_stack_init(&own, t, NULL, TREE_ORDER_NAME);
-		u->views = &own;
+		transform_stack_init(own, t, NULL, TREE_ORDER_NAME);
+		u->views = own;
 	}
 	u->diffmode = o->diff && transform_stack_tree2(u->views) != NULL;
 	u->negate = o->negate;
@@ -2398,14 +2265,59 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	relayout(u);
 	draw(u);
 	index_restart(u);        /* after the first paint: it must not delay it */
+}
 
-	struct ui_bench *bench = NULL;
-	if (o->bench_keys)
-		bench = bench_play(u, o->bench_keys);
+static void ui_teardown(struct ui *u, struct transform_stack *own)
+{
+	layout_free(&u->laid.lay);
+	for (size_t k = 0; k < UI_OLD_LAYOUTS; k++)
+		layout_free(&u->old_lay[k].lay);
+	searchidx_free(u->idx); /* before the tree goes */
+	u->idx = NULL;
+	tableview_free(u->tv);
+	sandwichview_free(u->sw);
+	if (u->diffmode)
+		diff_free(&u->diff);
+	if (u->views == own)
+		transform_stack_free(own);
+	struct search *held[] = { u->shown, u->pending, u->before };
+	u->shown = u->pending = u->before = NULL;
+	for (size_t k = 0; k < 3; k++)
+		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
+			search_free(held[k]);
+	lineedit_history_free(&u->search_hist);
+	lineedit_history_free(&u->hide_hist);
+	lineedit_history_free(&u->filter_hist);
+	lineedit_free(&u->pr);
+	lineedit_free(&u->input);
+	free(u->zstack);
+	free(u->buf);
+	free(u->crumbs);
+	free(u->looks);
+	free(u->pairs);
+}
+
+int ui_run(const struct tree *t, const struct ui_options *o)
+{
+	struct sigaction old[UI_NSIGNALS];
+	struct ui ui, *u = &ui;
+	int status = 0;
+	bool lost = false;
+
+	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
+	ui_caught = 0;
+	install_signals(old);
+	if (open_terminal() != 0) {
+		restore_signals(old);
+		return 1;
+	}
+
+	struct transform_stack own;
+	ui_setup(u, &own, t, o);
 
 	int errors = 0;
 	long last_draw = now_ms();
-	while (!bench && !u->quit && !ui_caught) {
+	while (!u->quit && !ui_caught) {
 		/* While a pass is pending, getch only looks for a key and the
 		 * pass goes on in slices between keys. */
 		bool busy = u->pending != NULL;
@@ -2468,38 +2380,117 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	restore_signals(old);
 	if (lost)
 		fputs("tflame: lost the terminal\n", stderr);
-	if (bench)
-		bench_report(bench, stderr);
 	if (u->stats && u->nkeys)
 		fprintf(stderr, "search_keys %lu mean_ms %.2f max_ms %.2f passes %lu pass_max_ms %.0f "
 		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
-	layout_free(&u->laid.lay);
-	for (size_t k = 0; k < UI_OLD_LAYOUTS; k++)
-		layout_free(&u->old_lay[k].lay);
-	searchidx_free(u->idx); /* before the tree goes */
-	u->idx = NULL;
-	tableview_free(u->tv);
-	sandwichview_free(u->sw);
-	if (u->diffmode)
-		diff_free(&u->diff);
-	if (u->views == &own)
-		transform_stack_free(&own);
-	struct search *held[] = { u->shown, u->pending, u->before };
-	u->shown = u->pending = u->before = NULL;
-	for (size_t k = 0; k < 3; k++)
-		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
-			search_free(held[k]);
-	lineedit_history_free(&u->search_hist);
-	lineedit_history_free(&u->hide_hist);
-	lineedit_history_free(&u->filter_hist);
-	lineedit_free(&u->pr);
-	lineedit_free(&u->input);
-	free(u->zstack);
-	free(u->buf);
-	free(u->crumbs);
-	free(u->looks);
-	free(u->pairs);
+	ui_teardown(u, &own);
 	return status;
+}
+
+/* ---- headless ------------------------------------------------------------ */
+
+/* The browser on a screen that curses keeps in memory only: output to
+ * /dev/null, keys handed over by the caller. */
+struct ui_headless {
+	struct ui u;                /* first: a struct ui * is one of these */
+	struct transform_stack own;
+	SCREEN *scr;
+	FILE *out, *in;
+};
+
+struct ui *ui_headless_open(const struct tree *t, const struct ui_options *o, int cols, int lines)
+{
+	static const char *const types[] = { "xterm-256color", "xterm", "vt100" };
+	struct ui_headless *h = xcalloc(1, sizeof *h);
+	h->out = fopen("/dev/null", "w");
+	h->in = fopen("/dev/null", "r");
+	for (size_t i = 0; h->out && h->in && !h->scr && i < sizeof types / sizeof types[0]; i++)
+		h->scr = newterm(types[i], h->out, h->in);
+	if (!h->scr) {
+		fputs("tflame: no terminfo entry for a headless screen (xterm-256color, xterm, vt100)\n", stderr);
+		if (h->out)
+			fclose(h->out);
+		if (h->in)
+			fclose(h->in);
+		free(h);
+		return NULL;
+	}
+	set_term(h->scr);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	resizeterm(lines > 0 ? lines : 1, cols > 0 ? cols : 1);
+	ui_setup(&h->u, &h->own, t, o);
+	return &h->u;
+}
+
+bool ui_headless_key(struct ui *u, int key, double *handle_ms, double *draw_ms)
+{
+	double t0 = now_s();
+	handle_key(u, key);
+	/* A pass goes on in slices between keys in a terminal; here it ends
+	 * before the next key, so that what a script sees does not depend on
+	 * the machine's speed (and a search key's time is its full result's). */
+	if (u->pending) {
+		while (u->pending)
+			search_work(u, UI_SEARCH_SLICE_NS);
+		relayout(u);
+	}
+	double t1 = now_s();
+	if (!u->quit)
+		draw(u);
+	double t2 = now_s();
+	if (handle_ms)
+		*handle_ms = (t1 - t0) * 1e3;
+	if (draw_ms)
+		*draw_ms = (t2 - t1) * 1e3;
+	return !u->quit;
+}
+
+bool ui_headless_resize(struct ui *u, int cols, int lines, double *handle_ms, double *draw_ms)
+{
+	resizeterm(lines > 0 ? lines : 1, cols > 0 ? cols : 1);
+	return ui_headless_key(u, KEY_RESIZE, handle_ms, draw_ms);
+}
+
+void ui_headless_dump(struct ui *u, FILE *out)
+{
+	(void)u;
+	wchar_t *w = xreallocarray(NULL, (size_t)COLS + 1, sizeof *w);
+	for (int y = 0; y < LINES; y++) {
+		int n = mvwinnwstr(stdscr, y, 0, w, COLS);
+		if (n < 0)
+			n = 0;
+		w[n] = L'\0';
+		while (n > 0 && w[n - 1] == L' ')
+			w[--n] = L'\0';
+		mbstate_t st;
+		memset(&st, 0, sizeof st);
+		for (int i = 0; i < n; i++) {
+			char mb[MB_LEN_MAX];
+			size_t k = wcrtomb(mb, w[i], &st);
+			if (k == (size_t)-1) {
+				memset(&st, 0, sizeof st);
+				fputc('?', out);
+			} else {
+				fwrite(mb, 1, k, out);
+			}
+		}
+		fputc('\n', out);
+	}
+	free(w);
+}
+
+void ui_headless_close(struct ui *u)
+{
+	struct ui_headless *h = (struct ui_headless *)u;
+	ui_teardown(u, &h->own);
+	endwin();
+	delscreen(h->scr);
+	fclose(h->out);
+	fclose(h->in);
+	free(h);
 }
