@@ -2418,6 +2418,7 @@ struct ui *ui_headless_open(const struct tree *t, const struct ui_options *o, in
 		return NULL;
 	}
 	set_term(h->scr);
+	ui_tty = h->out;        /* what goes to the terminal (y's OSC 52) goes nowhere */
 	cbreak();
 	noecho();
 	nonl();
@@ -2490,6 +2491,7 @@ void ui_headless_close(struct ui *u)
 	ui_teardown(u, &h->own);
 	endwin();
 	delscreen(h->scr);
+	ui_tty = NULL;
 	fclose(h->out);
 	fclose(h->in);
 	free(h);

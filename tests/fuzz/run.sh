@@ -41,6 +41,8 @@ for h in $harnesses; do
 	# the models over a loaded tree (diff, transforms, tables, sandwich; the
 	# views' curses drawing is linked, not called)
 	case $h in transform|diff|views) extra="transform diff views toptable svg tableview sandwichview"
+		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";;
+	browser) extra="transform diff views toptable svg tableview sandwichview ui script lineedit keymap clip heatmap"
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
 	for f in $srcs $extra; do files="$files $src/$f.c"; done
 	echo "fuzz: building fuzz_$h"
@@ -121,7 +123,7 @@ for h in $harnesses; do
 	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; regex) dict=$fz/regex.dict;; esac
 	# the model harnesses run many operations over a profile: small ones
 	# are enough and keep executions fast
-	case $h in transform|diff|views) maxlen=4096 dict=$fz/model.dict;; esac
+	case $h in transform|diff|views|browser) maxlen=4096 dict=$fz/model.dict;; esac
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then
