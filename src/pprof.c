@@ -70,8 +70,10 @@ struct pb_field {
 	size_t len;
 };
 
+static enum pb_err pb_varint_long(const unsigned char **pp, const unsigned char *end, uint64_t *out);
+
 /* Reads a varint at *pp (< end). At most 10 bytes, the 10th at most 1. */
-static enum pb_err pb_varint(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+static inline enum pb_err pb_varint(const unsigned char **pp, const unsigned char *end, uint64_t *out)
 {
 	const unsigned char *p = *pp;
 	if (p < end && *p < 0x80) {     /* most are one byte */
@@ -79,6 +81,12 @@ static enum pb_err pb_varint(const unsigned char **pp, const unsigned char *end,
 		*pp = p + 1;
 		return PB_OK;
 	}
+	return pb_varint_long(pp, end, out);
+}
+
+static enum pb_err pb_varint_long(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+{
+	const unsigned char *p = *pp;
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 70; shift += 7) {
 		if (p >= end)
@@ -458,7 +466,7 @@ struct pp_labc {
 
 /* A stack seen before (see seen_find). */
 struct pp_seen_e {
-	const unsigned char *p;     /* its packed location ids, in the input */
+	const unsigned char *p;     /* its packed location ids (a copy) */
 	uint64_t count;             /* its samples' count not added yet */
 	int64_t lv;                 /* its label root (lab, lv: see label_count) */
 	uint32_t len, bad_refs;     /* dangling ids among them */
@@ -471,6 +479,7 @@ struct pp_seen {
 	size_t n, cap;
 	uint64_t *slots;            /* (hash's upper half << 32) | (entry + 1) */
 	size_t mask;
+	struct arena keys;          /* the entries' bytes */
 	size_t added;               /* entries below were added to the tree */
 	uint64_t lookups, hits;
 	bool off;                   /* few repeats: no more lookups */
@@ -496,6 +505,8 @@ struct pp {
 	size_t nloc, caploc;
 	struct idmap fnid, mapid, locid;
 	uint64_t nsamples;
+	const unsigned char *samples_at, *samples_end;  /* from the first Sample
+	                               field to the end of the last */
 	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
 	int64_t default_type, period;
 	struct pp_vt period_type;
@@ -690,8 +701,11 @@ static bool pp_index(struct pp *d)
 			}
 			break;
 		case 2:
-			if (f.wt == WT_LEN)
-				d->nsamples++;
+			if (f.wt == WT_LEN) {
+				if (!d->nsamples++)
+					d->samples_at = at;
+				d->samples_end = c.p;
+			}
 			break;
 		case 3:
 		case 4:
@@ -1309,7 +1323,9 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 			seen_place(s, seen_hash(s->e[i].p, s->e[i].len, s->e[i].w, s->e[i].lab, s->e[i].lv), i);
 	}
 	struct pp_seen_e *e = VEC_PUSH(s->e, s->n, s->cap);
-	e->p = p;
+	/* a copy: the keys together are read faster than across the input */
+	e->p = arena_alloc(&s->keys, len ? len : 1, 1);
+	memcpy((unsigned char *)e->p, p, len);
 	e->len = (uint32_t)len;
 	e->count = count;
 	e->lv = lv;
@@ -1525,10 +1541,13 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 /* Pass 2: every Sample field, in order. */
 static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
-	struct pb c = { d->data, d->data + d->size };
+	/* the samples' part only (writers put them together) */
+	struct pb c = { d->samples_at, d->samples_end };
 	struct pb_field f;
 	size_t next = PP_PROGRESS_STEP;
 	d->t = t;
+	if (!d->nsamples)
+		c.p = c.end = d->data;
 	while (pb_next(&c, &f) > 0) {  /* pass 1 checked the framing */
 		if (f.num != 2 || f.wt != WT_LEN)
 			continue;
@@ -1601,6 +1620,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	d.msgarg = msgarg;
 	d.o = o;
 	arena_init(&d.names, 0);
+	arena_init(&d.seen.keys, 0);
 	if (source_mapping(s, &map, &d.size)) {
 		d.data = (const unsigned char *)map;
 	} else {
@@ -1687,6 +1707,7 @@ out:
 	}
 	free(d.labelbuf);
 	free(d.seen.e);
+	arena_free(&d.seen.keys);
 	free(d.seen.slots);
 	return rc;
 }
