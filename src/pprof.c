@@ -464,22 +464,28 @@ struct pp_labc {
 	uint8_t lab;
 };
 
-/* A stack seen before (see seen_find). */
+/* A stack seen before (see seen_find), its key's bytes after it. */
 struct pp_seen_e {
-	const unsigned char *p;     /* its packed location ids (a copy) */
 	uint64_t count;             /* its samples' count not added yet */
 	int64_t lv;                 /* its label root (lab, lv: see label_count) */
-	uint32_t len, bad_refs;     /* dangling ids among them */
+	uint32_t len, bad_refs;     /* key bytes; dangling ids among them */
 	uint8_t w, lab;             /* its tree: 0 t, 1 before */
 	bool cut;                   /* cut at PP_MAX_FRAMES */
+	unsigned char key[];        /* its packed location ids */
+};
+
+struct pp_seen_slot {
+	uint64_t h;
+	struct pp_seen_e *e;        /* NULL: empty */
 };
 
 struct pp_seen {
-	struct pp_seen_e *e;
+	struct pp_seen_e **e;       /* in order of first appearance */
 	size_t n, cap;
-	uint64_t *slots;            /* (hash's upper half << 32) | (entry + 1) */
+	struct pp_seen_slot *slots;
 	size_t mask;
-	struct arena keys;          /* the entries' bytes */
+	struct arena mem;           /* the entries, together: one memory
+	                               access finds an entry and its key */
 	size_t added;               /* entries below were added to the tree */
 	uint64_t lookups, hits;
 	bool off;                   /* few repeats: no more lookups */
@@ -1277,12 +1283,13 @@ static uint64_t seen_hash(const unsigned char *p, size_t len, int w, unsigned la
 	return bytes_hash(p, len, mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
 }
 
-static void seen_place(struct pp_seen *s, uint64_t h, size_t e)
+static void seen_place(struct pp_seen *s, uint64_t h, struct pp_seen_e *e)
 {
 	size_t j = (size_t)h & s->mask;
-	while (s->slots[j])
+	while (s->slots[j].e)
 		j = (j + 1) & s->mask;
-	s->slots[j] = (h & 0xffffffff00000000ULL) | (e + 1);
+	s->slots[j].h = h;
+	s->slots[j].e = e;
 }
 
 /* The entry of this stack, or NULL. */
@@ -1292,12 +1299,10 @@ static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned
 	s->lookups++;
 	if (!s->slots)
 		return NULL;
-	uint64_t tag = h & 0xffffffff00000000ULL;
-	for (size_t j = (size_t)h & s->mask; s->slots[j]; j = (j + 1) & s->mask) {
-		if ((s->slots[j] & 0xffffffff00000000ULL) != tag)
-			continue;
-		struct pp_seen_e *e = &s->e[(uint32_t)s->slots[j] - 1];
-		if (e->len == len && e->w == w && e->lab == lab && e->lv == lv && memcmp(e->p, p, len) == 0) {
+	for (size_t j = (size_t)h & s->mask; s->slots[j].e; j = (j + 1) & s->mask) {
+		struct pp_seen_e *e = s->slots[j].e;
+		if (s->slots[j].h == h && e->len == len && e->w == w && e->lab == lab && e->lv == lv &&
+		    memcmp(e->key, p, len) == 0) {
 			s->hits++;
 			return e;
 		}
@@ -1319,13 +1324,13 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 		free(s->slots);
 		s->slots = xcalloc(ns, sizeof *s->slots);
 		s->mask = ns - 1;
-		for (size_t i = 0; i < s->n; i++)
-			seen_place(s, seen_hash(s->e[i].p, s->e[i].len, s->e[i].w, s->e[i].lab, s->e[i].lv), i);
+		for (size_t i = 0; i < s->n; i++) {
+			struct pp_seen_e *o = s->e[i];
+			seen_place(s, seen_hash(o->key, o->len, o->w, o->lab, o->lv), o);
+		}
 	}
-	struct pp_seen_e *e = VEC_PUSH(s->e, s->n, s->cap);
-	/* a copy: the keys together are read faster than across the input */
-	e->p = arena_alloc(&s->keys, len ? len : 1, 1);
-	memcpy((unsigned char *)e->p, p, len);
+	struct pp_seen_e *e = arena_alloc(&s->mem, sizeof *e + len, 8);
+	memcpy(e->key, p, len);
 	e->len = (uint32_t)len;
 	e->count = count;
 	e->lv = lv;
@@ -1333,14 +1338,15 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	e->w = (uint8_t)w;
 	e->lab = (uint8_t)lab;
 	e->cut = cut;
-	seen_place(s, h, s->n - 1);
+	*VEC_PUSH(s->e, s->n, s->cap) = e;
+	seen_place(s, h, e);
 	return true;
 }
 
 /* Adds the held counts to the trees: the stacks not added yet (from
  * s->added on, in order), and with all, those added before that were seen
- * again since; with one, only the entry e (added before). What the samples
- * count was counted already, including the trees' stack counts. */
+ * again since; with one, only the entry one (added before). What the
+ * samples count was counted already, including the trees' stack counts. */
 static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 {
 	struct pp_seen *s = &d->seen;
@@ -1353,17 +1359,18 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 	size_t tcap = d->capslocs;
 	d->slocs = d->dslocs;
 	d->capslocs = d->capdslocs;
-	size_t from = one ? (size_t)(one - s->e) : all ? 0 : s->added, to = one ? from + 1 : s->n;
-	for (size_t i = from; i < to; i++) {
-		struct pp_seen_e *e = &s->e[i];
-		if (!e->count)
-			continue;
-		size_t n = 0;
-		uint64_t bad_refs = d->bad_refs;
-		decode_locs(d, e->p, e->len, &n);     /* its ids were counted */
-		d->bad_refs = bad_refs;
-		add_stack(d, e->w ? before : t, e->w, n, e->lab, e->lv, e->count);
-		e->count = 0;
+	for (size_t i = all ? 0 : s->added; i < s->n || one; i++) {
+		struct pp_seen_e *e = one ? one : s->e[i];
+		if (e->count) {
+			size_t n = 0;
+			uint64_t bad_refs = d->bad_refs;
+			decode_locs(d, e->key, e->len, &n);   /* its ids were counted */
+			d->bad_refs = bad_refs;
+			add_stack(d, e->w ? before : t, e->w, n, e->lab, e->lv, e->count);
+			e->count = 0;
+		}
+		if (one)
+			break;
 	}
 	if (!one)
 		s->added = s->n;
@@ -1620,7 +1627,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	d.msgarg = msgarg;
 	d.o = o;
 	arena_init(&d.names, 0);
-	arena_init(&d.seen.keys, 0);
+	arena_init(&d.seen.mem, 0);
 	if (source_mapping(s, &map, &d.size)) {
 		d.data = (const unsigned char *)map;
 	} else {
@@ -1707,7 +1714,7 @@ out:
 	}
 	free(d.labelbuf);
 	free(d.seen.e);
-	arena_free(&d.seen.keys);
+	arena_free(&d.seen.mem);
 	free(d.seen.slots);
 	return rc;
 }
