@@ -547,8 +547,11 @@ struct pp {
 	 * yet): a name is hashed once, not per sample. */
 	strtab_id *frid[2];         /* [nfrm] */
 	uint32_t *lrec[2];          /* [nloc]: the id of a location's one
-	                               frame, LREC_MULTI, or PP_NONE before its
+	                               frame, LREC_MULTI + where its frames'
+	                               ids are in mids, or PP_NONE before its
 	                               first use: one memory access a frame */
+	uint32_t *mids[2];          /* a number of frames, then their ids */
+	size_t nmids[2], capmids[2];
 	struct pp_labc labc[2][PP_LABC];
 	char *labelbuf;
 	size_t labelcap;
@@ -826,8 +829,8 @@ static long choose_type(struct pp *d)
 
 static const char unknown_frame[] = "[unknown]";
 
-/* pp.lrec: a location of several frames (their ids are looked up one by
- * one); smaller values are the id of a location's one frame. */
+/* pp.lrec: values from here are of locations of several frames; smaller
+ * ones are the id of a location's one frame. */
 #define LREC_MULTI 0x80000000u
 
 /* String i of the table without counting; *bad counts a reference past
@@ -1172,8 +1175,19 @@ static size_t loc_ids_slow(struct pp *d, struct tree *t, int w, uint32_t pos, si
 		d->ids = grow(d->ids, &d->capids, nf + take + left, sizeof *d->ids);
 	for (size_t k = 0; k < take; k++)
 		d->ids[nf + k] = frame_id(d, t, w, refs[k]);
-	if (pos != PP_NONE && take == m && d->lrec[w][pos] == PP_NONE)
-		d->lrec[w][pos] = m > 1 ? LREC_MULTI : d->ids[nf] < LREC_MULTI ? d->ids[nf] : PP_NONE;
+	if (pos != PP_NONE && take == m && d->lrec[w][pos] == PP_NONE) {
+		if (m == 1) {
+			if (d->ids[nf] < LREC_MULTI)
+				d->lrec[w][pos] = d->ids[nf];
+		} else if (d->nmids[w] + 1 + m < LREC_MULTI - 1) {
+			/* several frames: their ids together, after their number */
+			d->mids[w] = grow(d->mids[w], &d->capmids[w], d->nmids[w] + 1 + m, sizeof *d->mids[w]);
+			d->lrec[w][pos] = LREC_MULTI + (uint32_t)d->nmids[w];
+			d->mids[w][d->nmids[w]++] = (uint32_t)m;
+			memcpy(d->mids[w] + d->nmids[w], d->ids + nf, m * sizeof *d->ids);
+			d->nmids[w] += m;
+		}
+	}
 	return nf + take;
 }
 
@@ -1215,6 +1229,14 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
 			uint32_t r = rec[pos];
 			if (r < LREC_MULTI && nf < PP_MAX_FRAMES) {
 				d->ids[nf++] = r;
+				continue;
+			}
+			if (r >= LREC_MULTI && r != PP_NONE && nf + d->mids[w][r - LREC_MULTI] <= PP_MAX_FRAMES) {
+				const uint32_t *m = d->mids[w] + (r - LREC_MULTI);
+				if (nf + m[0] + j > d->capids)
+					d->ids = grow(d->ids, &d->capids, nf + m[0] + j, sizeof *d->ids);
+				memcpy(d->ids + nf, m + 1, m[0] * sizeof *d->ids);
+				nf += m[0];
 				continue;
 			}
 		}
@@ -1709,6 +1731,7 @@ out:
 	for (int i = 0; i < 2; i++) {
 		free(d.frid[i]);
 		free(d.lrec[i]);
+		free(d.mids[i]);
 		free(d.prev[i].ids);
 		free(d.prev[i].locs);
 	}
