@@ -344,6 +344,7 @@ struct pp_issue {
 	uint32_t bad_refs, bad_strs;
 	bool cut_lines;
 	enum pb_err err;            /* malformed: its frame is [unknown] */
+	const unsigned char *at;    /* its message */
 };
 
 struct pp_vt {
@@ -487,7 +488,7 @@ struct pp_seen {
 	struct arena mem;           /* the entries, together: one memory
 	                               access finds an entry and its key */
 	size_t added;               /* entries below were added to the tree */
-	uint64_t lookups, hits;
+	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
 };
 
@@ -980,6 +981,7 @@ static void resolve_loc(struct pp *d, uint32_t i)
 		}
 	}
 	lf->issue = 0;
+	is.at = l->at;
 	if (is.err || is.bad_refs || is.bad_strs || is.cut_lines) {
 		*VEC_PUSH(d->issues, d->nissues, d->capissues) = is;
 		lf->issue = (uint32_t)d->nissues;
@@ -1007,6 +1009,19 @@ static void resolve_all(struct pp *d)
 		if (d->loc[i].id != i + 1)
 			d->loc_identity = false;
 	}
+	/* what only this needed: its memory goes to the tree */
+	free(d->fn);
+	free(d->loc);
+	d->fn = NULL;
+	d->loc = NULL;
+	idmap_free(&d->fnid);
+	idmap_free(&d->mapid);
+	memset(&d->fnid, 0, sizeof d->fnid);
+	memset(&d->mapid, 0, sizeof d->mapid);
+	if (d->loc_identity) {
+		idmap_free(&d->locid);
+		memset(&d->locid, 0, sizeof d->locid);
+	}
 }
 
 /* Counts what resolving location i found wrong: on its first use. */
@@ -1014,7 +1029,7 @@ static void loc_issue(struct pp *d, uint32_t i)
 {
 	struct pp_issue *is = &d->issues[d->lf[i].issue - 1];
 	if (is->err)
-		bad_entry(d, d->loc[i].at, pb_why(is->err));
+		bad_entry(d, is->at, pb_why(is->err));
 	d->bad_refs += is->bad_refs;
 	d->bad_strs += is->bad_strs;
 	d->cut_lines += is->cut_lines;
@@ -1278,11 +1293,11 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
  * counted: every stack goes to the tree once, with its summed count, when
  * the samples are done (seen_add: in order of first appearance, so that
  * the tree gets its nodes and names in the same order as sample by sample).
- * When few samples repeat (aggregated profiles, or --label-root on one),
- * the lookups stop after SEEN_PROBE (the stacks held are added then and
- * the rest as they come), and at most SEEN_MAX stacks are held. */
+ * When few of SEEN_PROBE samples repeat (aggregated profiles, or
+ * --label-root on one), the lookups stop (the stacks held are added then
+ * and the rest as they come); at most SEEN_MAX stacks are held. */
 #define SEEN_PROBE 4096
-#define SEEN_MAX ((size_t)1 << 22)
+#define SEEN_MAX ((size_t)1 << 20)
 
 static uint64_t bytes_hash(const unsigned char *p, size_t n, uint64_t seed)
 {
@@ -1337,11 +1352,14 @@ static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned
 static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, size_t len, int w,
                         unsigned lab, int64_t lv, uint64_t bad_refs, bool cut, uint64_t count)
 {
-	if (s->lookups >= SEEN_PROBE && s->hits * 16 < s->lookups)
-		s->off = true;      /* few repeats: not worth the lookups */
+	if (s->lookups >= SEEN_PROBE) {
+		if (s->hits * 16 < s->lookups)
+			s->off = true;  /* few repeats: not worth the lookups */
+		s->lookups = s->hits = 0;
+	}
 	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX)
 		return false;
-	if ((s->n + 1) * 2 > s->mask + 1 || !s->slots) {
+	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
 		size_t ns = s->slots ? (s->mask + 1) * 2 : 1024;
 		free(s->slots);
 		s->slots = xcalloc(ns, sizeof *s->slots);
@@ -1376,6 +1394,10 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 		return;
 	struct tree *t = d->t, *before = d->o ? d->o->before : NULL;
 	uint64_t stacks = t->stacks, bstacks = before ? before->stacks : 0;
+	if (all) {          /* the end: no more lookups, the memory is the tree's */
+		free(s->slots);
+		s->slots = NULL;
+	}
 	/* the sample being read keeps its locations */
 	uint32_t *tmp = d->slocs;
 	size_t tcap = d->capslocs;
