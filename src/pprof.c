@@ -547,10 +547,8 @@ struct pp {
 	/* Each tree's (t, before) ids, interned on first use (PP_NONE: not
 	 * yet): a name is hashed once, not per sample. */
 	strtab_id *frid[2];         /* [nfrm] */
-	uint32_t *lrec[2];          /* [nloc]: the id of a location's one
-	                               frame, LREC_MULTI + where its frames'
-	                               ids are in mids, or PP_NONE before its
-	                               first use: one memory access a frame */
+	uint32_t *lrec[2];          /* [nloc]: see LREC_REF; one memory
+	                               access a frame, mostly */
 	uint32_t *mids[2];          /* a number of frames, then their ids */
 	size_t nmids[2], capmids[2];
 	struct pp_labc labc[2][PP_LABC];
@@ -830,8 +828,11 @@ static long choose_type(struct pp *d)
 
 static const char unknown_frame[] = "[unknown]";
 
-/* pp.lrec: values from here are of locations of several frames; smaller
- * ones are the id of a location's one frame. */
+/* pp.lrec: below LREC_REF the id of a location's one frame; from there
+ * LREC_REF + that frame (its id not known yet); from LREC_MULTI on,
+ * LREC_MULTI + where the ids of a location's frames are in pp.mids;
+ * PP_NONE: a location to read the slow way (loc_ids_slow). */
+#define LREC_REF 0x40000000u
 #define LREC_MULTI 0x80000000u
 
 /* String i of the table without counting; *bad counts a reference past
@@ -1161,7 +1162,11 @@ static void tree_ready(struct pp *d, int w)
 	d->frid[w] = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *d->frid[w]);
 	memset(d->frid[w], 0xff, d->nfrm * sizeof *d->frid[w]);
 	d->lrec[w] = xmalloc((d->nloc ? d->nloc : 1) * sizeof *d->lrec[w]);
-	memset(d->lrec[w], 0xff, d->nloc * sizeof *d->lrec[w]);
+	for (size_t i = 0; i < d->nloc; i++) {
+		const struct pp_lf *lf = &d->lf[i];
+		d->lrec[w][i] = lf->n == 1 && !lf->issue && lf->ref < LREC_MULTI - LREC_REF
+		                ? LREC_REF + lf->ref : PP_NONE;
+	}
 }
 
 /* Appends the ids of location pos's frames (PP_NONE: [unknown]) to
@@ -1192,7 +1197,7 @@ static size_t loc_ids_slow(struct pp *d, struct tree *t, int w, uint32_t pos, si
 		d->ids[nf + k] = frame_id(d, t, w, refs[k]);
 	if (pos != PP_NONE && take == m && d->lrec[w][pos] == PP_NONE) {
 		if (m == 1) {
-			if (d->ids[nf] < LREC_MULTI)
+			if (d->ids[nf] < LREC_REF)
 				d->lrec[w][pos] = d->ids[nf];
 		} else if (d->nmids[w] + 1 + m < LREC_MULTI - 1) {
 			/* several frames: their ids together, after their number */
@@ -1237,13 +1242,20 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
 		d->ids = grow(d->ids, &d->capids, n + 1, sizeof *d->ids);
 	if (lab)
 		d->ids[nf++] = label_id(d, t, w, lab, lv);
-	const uint32_t *rec = d->lrec[w];
+	uint32_t *rec = d->lrec[w];
 	for (size_t j = n; j-- > 0;) {     /* root first */
 		uint32_t pos = d->slocs[j];
 		if (pos != PP_NONE) {
 			uint32_t r = rec[pos];
-			if (r < LREC_MULTI && nf < PP_MAX_FRAMES) {
+			if (r < LREC_REF && nf < PP_MAX_FRAMES) {
 				d->ids[nf++] = r;
+				continue;
+			}
+			if (r < LREC_MULTI && nf < PP_MAX_FRAMES) {     /* first use */
+				strtab_id id = frame_id(d, t, w, r - LREC_REF);
+				if (id < LREC_REF)
+					rec[pos] = id;
+				d->ids[nf++] = id;
 				continue;
 			}
 			if (r >= LREC_MULTI && r != PP_NONE && nf + d->mids[w][r - LREC_MULTI] <= PP_MAX_FRAMES) {
@@ -1360,14 +1372,14 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX)
 		return false;
 	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
-		size_t ns = s->slots ? (s->mask + 1) * 2 : 1024;
-		free(s->slots);
-		s->slots = xcalloc(ns, sizeof *s->slots);
-		s->mask = ns - 1;
-		for (size_t i = 0; i < s->n; i++) {
-			struct pp_seen_e *o = s->e[i];
-			seen_place(s, seen_hash(o->key, o->len, o->w, o->lab, o->lv), o);
-		}
+		struct pp_seen_slot *old = s->slots;
+		size_t nold = old ? s->mask + 1 : 0;
+		s->slots = xcalloc(nold ? nold * 2 : 1024, sizeof *s->slots);
+		s->mask = (nold ? nold * 2 : 1024) - 1;
+		for (size_t i = 0; i < nold; i++)
+			if (old[i].e)
+				seen_place(s, old[i].h, old[i].e);
+		free(old);
 	}
 	struct pp_seen_e *e = arena_alloc(&s->mem, sizeof *e + len, 8);
 	memcpy(e->key, p, len);
