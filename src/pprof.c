@@ -475,19 +475,16 @@ struct pp_seen_e {
 	unsigned char key[];        /* its packed location ids */
 };
 
-struct pp_seen_slot {
-	uint64_t h;
-	struct pp_seen_e *e;        /* NULL: empty */
-};
-
 struct pp_seen {
-	struct pp_seen_e **e;       /* in order of first appearance */
-	size_t n, cap;
-	struct pp_seen_slot *slots;
-	size_t mask;
-	struct arena mem;           /* the entries, together: one memory
-	                               access finds an entry and its key */
-	size_t added;               /* entries below were added to the tree */
+	unsigned char *mem;         /* the entries one after another (in order
+	                               of first appearance, 8-byte aligned) */
+	size_t nmem, capmem;
+	uint64_t *slots;            /* (hash's upper half << 32) | (entry's
+	                               offset / 8 + 1): 8 bytes, not to touch
+	                               the entries of other hashes */
+	size_t mask, n;             /* n: entries */
+	size_t added;               /* entries before this offset were added
+	                               to the tree */
 	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
 };
@@ -1332,26 +1329,33 @@ static uint64_t seen_hash(const unsigned char *p, size_t len, int w, unsigned la
 	return bytes_hash(p, len, mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
 }
 
-static void seen_place(struct pp_seen *s, uint64_t h, struct pp_seen_e *e)
+static void seen_place(struct pp_seen *s, uint64_t slot)
 {
-	size_t j = (size_t)h & s->mask;
-	while (s->slots[j].e)
+	size_t j = (size_t)(slot >> 32) & s->mask;
+	while (s->slots[j])
 		j = (j + 1) & s->mask;
-	s->slots[j].h = h;
-	s->slots[j].e = e;
+	s->slots[j] = slot;
 }
 
-/* The entry of this stack, or NULL. */
+/* The bytes of an entry with a key of len bytes. */
+static size_t seen_size(size_t len)
+{
+	return (offsetof(struct pp_seen_e, key) + len + 7) & ~(size_t)7;
+}
+
+/* The entry of this stack, or NULL. Valid until seen_insert. */
 static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned char *p, size_t len,
                                    int w, unsigned lab, int64_t lv)
 {
 	s->lookups++;
 	if (!s->slots)
 		return NULL;
-	for (size_t j = (size_t)h & s->mask; s->slots[j].e; j = (j + 1) & s->mask) {
-		struct pp_seen_e *e = s->slots[j].e;
-		if (s->slots[j].h == h && e->len == len && e->w == w && e->lab == lab && e->lv == lv &&
-		    memcmp(e->key, p, len) == 0) {
+	uint64_t tag = h & 0xffffffff00000000ULL;
+	for (size_t j = (size_t)(h >> 32) & s->mask; s->slots[j]; j = (j + 1) & s->mask) {
+		if ((s->slots[j] & 0xffffffff00000000ULL) != tag)
+			continue;
+		struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + ((s->slots[j] & 0xffffffff) - 1) * 8);
+		if (e->len == len && e->w == w && e->lab == lab && e->lv == lv && memcmp(e->key, p, len) == 0) {
 			s->hits++;
 			return e;
 		}
@@ -1369,19 +1373,22 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 			s->off = true;  /* few repeats: not worth the lookups */
 		s->lookups = s->hits = 0;
 	}
-	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX)
+	size_t size = seen_size(len);
+	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX ||
+	    (s->nmem + size) / 8 >= UINT32_MAX)
 		return false;
 	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
-		struct pp_seen_slot *old = s->slots;
+		uint64_t *old = s->slots;
 		size_t nold = old ? s->mask + 1 : 0;
 		s->slots = xcalloc(nold ? nold * 2 : 1024, sizeof *s->slots);
 		s->mask = (nold ? nold * 2 : 1024) - 1;
 		for (size_t i = 0; i < nold; i++)
-			if (old[i].e)
-				seen_place(s, old[i].h, old[i].e);
+			if (old[i])
+				seen_place(s, old[i]);
 		free(old);
 	}
-	struct pp_seen_e *e = arena_alloc(&s->mem, sizeof *e + len, 8);
+	s->mem = grow(s->mem, &s->capmem, s->nmem + size, 1);
+	struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + s->nmem);
 	memcpy(e->key, p, len);
 	e->len = (uint32_t)len;
 	e->count = count;
@@ -1390,8 +1397,9 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	e->w = (uint8_t)w;
 	e->lab = (uint8_t)lab;
 	e->cut = cut;
-	*VEC_PUSH(s->e, s->n, s->cap) = e;
-	seen_place(s, h, e);
+	seen_place(s, (h & 0xffffffff00000000ULL) | (s->nmem / 8 + 1));
+	s->nmem += size;
+	s->n++;
 	return true;
 }
 
@@ -1402,7 +1410,7 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 {
 	struct pp_seen *s = &d->seen;
-	if (s->added == s->n && !all && !one)
+	if (s->added == s->nmem && !all && !one)
 		return;
 	struct tree *t = d->t, *before = d->o ? d->o->before : NULL;
 	uint64_t stacks = t->stacks, bstacks = before ? before->stacks : 0;
@@ -1415,8 +1423,8 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 	size_t tcap = d->capslocs;
 	d->slocs = d->dslocs;
 	d->capslocs = d->capdslocs;
-	for (size_t i = all ? 0 : s->added; i < s->n || one; i++) {
-		struct pp_seen_e *e = one ? one : s->e[i];
+	for (size_t i = all ? 0 : s->added; i < s->nmem || one;) {
+		struct pp_seen_e *e = one ? one : (struct pp_seen_e *)(s->mem + i);
 		if (e->count) {
 			size_t n = 0;
 			uint64_t bad_refs = d->bad_refs;
@@ -1427,9 +1435,10 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 		}
 		if (one)
 			break;
+		i += seen_size(e->len);
 	}
 	if (!one)
-		s->added = s->n;
+		s->added = s->nmem;
 	d->dslocs = d->slocs;
 	d->capdslocs = d->capslocs;
 	d->slocs = tmp;
@@ -1683,7 +1692,6 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	d.msgarg = msgarg;
 	d.o = o;
 	arena_init(&d.names, 0);
-	arena_init(&d.seen.mem, 0);
 	if (source_mapping(s, &map, &d.size)) {
 		d.data = (const unsigned char *)map;
 	} else {
@@ -1770,8 +1778,7 @@ out:
 		free(d.prev[i].locs);
 	}
 	free(d.labelbuf);
-	free(d.seen.e);
-	arena_free(&d.seen.mem);
+	free(d.seen.mem);
 	free(d.seen.slots);
 	return rc;
 }
