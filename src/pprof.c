@@ -1304,9 +1304,12 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
  * the tree gets its nodes and names in the same order as sample by sample).
  * When few of SEEN_PROBE samples repeat (aggregated profiles, or
  * --label-root on one), the lookups stop (the stacks held are added then
- * and the rest as they come); at most SEEN_MAX stacks are held. */
+ * and the rest as they come); at most SEEN_MAX stacks are held, and
+ * a lookup that reads more than SEEN_PROBES slots (keys that collide, as
+ * an input can be made to) stops them too. */
 #define SEEN_PROBE 4096
 #define SEEN_MAX ((size_t)1 << 20)
+#define SEEN_PROBES 512     /* slots a lookup reads at most */
 
 static uint64_t bytes_hash(const unsigned char *p, size_t n, uint64_t seed)
 {
@@ -1351,7 +1354,12 @@ static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned
 	if (!s->slots)
 		return NULL;
 	uint64_t tag = h & 0xffffffff00000000ULL;
+	unsigned probes = 0;
 	for (size_t j = (size_t)(h >> 32) & s->mask; s->slots[j]; j = (j + 1) & s->mask) {
+		if (++probes > SEEN_PROBES) {
+			s->off = true;  /* keys made to collide: no more lookups */
+			return NULL;
+		}
 		if ((s->slots[j] & 0xffffffff00000000ULL) != tag)
 			continue;
 		struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + ((s->slots[j] & 0xffffffff) - 1) * 8);
