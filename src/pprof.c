@@ -10,10 +10,16 @@
  *      mappings (small structs), locations (id and where their bytes are),
  *      each kind with an id map (a direct array for ids up to the count,
  *      the common case of ids that are indices, a hash for the rest);
- *   2. samples: each sample's location ids (leaf first) are looked up,
- *      each location resolved to its frames once (then cached), and the
- *      stack handed to the tree root first. Consecutive samples that share
- *      their outer locations reuse that part of the previous stack.
+ *      where the samples are. Then every location is resolved to its
+ *      frames, in file order (sequential reads; see resolve_all).
+ *   2. samples: each sample's location ids (leaf first) are looked up and
+ *      its stack handed to the tree root first, as names interned once per
+ *      frame and tree; the frames it shares with the previous stack are
+ *      not looked up again. A stack already seen (same bytes, label root
+ *      and tree) is only counted, and every stack goes to the tree once at
+ *      the end, in order of first appearance (see seen_find).
+ * What the messages count (dangling references, malformed locations, ...)
+ * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
  * pass 1 reads make the profile unreadable before anything is added; a
  * sample or location whose own contents are malformed is skipped and
@@ -1297,9 +1303,8 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
 
 /* A writer that does not aggregate (one sample per tick) repeats the same
  * stacks over and over; Go's samples repeat a stack under different labels.
- * Such a sample is found by the bytes of its packed location ids (in the
- * input, which stays in memory), its label root and its tree, and only
- * counted: every stack goes to the tree once, with its summed count, when
+ * Such a sample is found by the bytes of its packed location ids (a copy
+ * is kept), its label root and its tree, and only counted: every stack goes to the tree once, with its summed count, when
  * the samples are done (seen_add: in order of first appearance, so that
  * the tree gets its nodes and names in the same order as sample by sample).
  * When few of SEEN_PROBE samples repeat (aggregated profiles, or
