@@ -1304,14 +1304,15 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
 /* A writer that does not aggregate (one sample per tick) repeats the same
  * stacks over and over; Go's samples repeat a stack under different labels.
  * Such a sample is found by the bytes of its packed location ids (a copy
- * is kept), its label root and its tree, and only counted: every stack goes to the tree once, with its summed count, when
- * the samples are done (seen_add: in order of first appearance, so that
- * the tree gets its nodes and names in the same order as sample by sample).
- * When few of SEEN_PROBE samples repeat (aggregated profiles, or
- * --label-root on one), the lookups stop (the stacks held are added then
- * and the rest as they come); at most SEEN_MAX stacks are held, and
- * a lookup that reads more than SEEN_PROBES slots (keys that collide, as
- * an input can be made to) stops them too. */
+ * is kept), its label root and its tree, and only counted: every stack
+ * goes to the tree once, with its summed count, when the samples are done
+ * (seen_add: in order of first appearance, so that the tree gets its nodes
+ * and names in the same order as sample by sample). When few of SEEN_PROBE
+ * samples repeat (aggregated profiles, or --label-root on one), the
+ * lookups stop (the stacks held are added then and the rest as they
+ * come); at most SEEN_MAX stacks are held, and a lookup that reads more
+ * than SEEN_PROBES slots (keys that collide, as an input can be made to)
+ * stops them too. */
 #define SEEN_PROBE 4096
 #define SEEN_MAX ((size_t)1 << 20)
 #define SEEN_PROBES 512     /* slots a lookup reads at most */
