@@ -1279,7 +1279,8 @@ static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned la
 	if (t->chart) {
 		keep = chart_keep(d, pv, n, lab != 0);
 		pv->locs = grow(pv->locs, &pv->capl, n, sizeof *pv->locs);
-		memcpy(pv->locs, d->slocs, n * sizeof *pv->locs);
+		if (n)
+			memcpy(pv->locs, d->slocs, n * sizeof *pv->locs);
 		pv->nlocs = n;
 		pv->valid = !cut;
 	} else {
