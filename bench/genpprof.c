@@ -1,13 +1,16 @@
 /* genpprof: write a synthetic pprof Profile message (uncompressed protobuf,
  * the field numbers of profile.proto) to stdout, reproducibly.
  *
- * Usage: genpprof [--size N[K|M|G]] [--seed N] [--funcs N]
+ * Usage: genpprof [--size N[K|M|G]] [--seed N] [--funcs N] [--unique]
  *
  *   --size   target size (default 256M; a bare number is MiB); the output
  *            ends within a sample of it
  *   --seed   PRNG seed (default 1)
  *   --funcs  functions (default 50000); locations are 4 per function, one
  *            in 8 with a second, inlined line
+ *   --unique each stack (with its label) once, its counts summed, as Go
+ *            writes them (a repeat sampled again adds to the first): the
+ *            same walk, run until the unique samples reach the size
  *
  * Shape: as Go writes them: two sample types (samples/count,
  * cpu/nanoseconds), samples first (location ids packed, leaf first, values
@@ -15,7 +18,9 @@
  * locations, the functions and the string table. Stacks are random walks
  * over a fixed call graph (each function has 4 callees chosen by a hash),
  * up to 64 frames deep; most extend a prefix of a recent stack, so that
- * callers recur as they do in real profiles.
+ * callers recur as they do in real profiles. Without --unique, 7 samples in
+ * 8 repeat a stack seen before (one sample per tick, as a writer that does
+ * not aggregate would emit them).
  * Compress it (gzip) to try the stream path. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -96,27 +101,160 @@ static void flush(struct buf *b)
 	b->n = 0;
 }
 
+/* One Sample message (locations leaf first, values n and n * 10 ms, the
+ * "thread" label when label >= 0) into out. */
+static void sample(struct buf *out, const uint32_t *stack, uint64_t depth, uint64_t n, int label)
+{
+	static struct buf m, p, l;
+	for (uint64_t d = depth; d-- > 0;)                 /* leaf first */
+		varint(&p, (uint64_t)stack[d] + 1);
+	fmsg(&m, 1, &p);
+	varint(&p, n);
+	varint(&p, n * 10000000);
+	fmsg(&m, 2, &p);
+	if (label >= 0) {
+		fint(&l, 1, 5);                 /* "thread" */
+		fint(&l, 2, 7 + (uint64_t)label);
+		fmsg(&m, 3, &l);
+	}
+	fmsg(out, 2, &m);
+}
+
+static size_t vlen(uint64_t v)
+{
+	size_t n = 1;
+	while (v >>= 7)
+		n++;
+	return n;
+}
+
+/* The bytes sample() writes, given the bytes of its packed locations. */
+static size_t sample_size(size_t locbytes, uint64_t n, int label)
+{
+	size_t vals = vlen(n) + vlen(n * 10000000);
+	size_t msg = 1 + vlen(locbytes) + locbytes + 1 + vlen(vals) + vals + (label >= 0 ? 6 : 0);
+	return 1 + vlen(msg) + msg;
+}
+
+/* --unique: the distinct (stack, label) pairs in order of first appearance,
+ * found by an open-addressing hash. */
+struct uniq {
+	uint32_t *frames;           /* every entry's stack, root first */
+	size_t nframes, capframes;
+	struct uentry {
+		size_t at;              /* its stack in frames */
+		uint32_t depth, locbytes;
+		int label;
+		uint64_t n;
+	} *e;
+	size_t ne, cape;
+	uint32_t *slots;            /* entry + 1, 0 when empty */
+	size_t nslots;
+	uint64_t bytes;             /* what the samples take, written */
+};
+
+static void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	*cap = need * 2 + 1024;
+	p = realloc(p, *cap * elem);
+	if (!p) {
+		perror("genpprof");
+		exit(1);
+	}
+	return p;
+}
+
+static uint64_t stack_hash(const uint32_t *stack, uint64_t depth, int label)
+{
+	uint64_t h = hash((uint64_t)label + 2);
+	for (uint64_t d = 0; d < depth; d++)
+		h = hash(h ^ stack[d]);
+	return h;
+}
+
+static void uniq_place(struct uniq *u, size_t i)
+{
+	struct uentry *e = &u->e[i];
+	size_t j = stack_hash(u->frames + e->at, e->depth, e->label) & (u->nslots - 1);
+	while (u->slots[j])
+		j = (j + 1) & (u->nslots - 1);
+	u->slots[j] = (uint32_t)i + 1;
+}
+
+static void uniq_add(struct uniq *u, const uint64_t *stack64, uint64_t depth, uint64_t n, int label)
+{
+	uint32_t stack[64];
+	for (uint64_t d = 0; d < depth; d++)
+		stack[d] = (uint32_t)stack64[d];
+	if (u->ne * 2 >= u->nslots) {
+		free(u->slots);
+		u->nslots = u->nslots ? u->nslots * 2 : 1024;
+		u->slots = calloc(u->nslots, sizeof *u->slots);
+		if (!u->slots) {
+			perror("genpprof");
+			exit(1);
+		}
+		for (size_t i = 0; i < u->ne; i++)
+			uniq_place(u, i);
+	}
+	size_t j = stack_hash(stack, depth, label) & (u->nslots - 1);
+	for (; u->slots[j]; j = (j + 1) & (u->nslots - 1)) {
+		struct uentry *e = &u->e[u->slots[j] - 1];
+		if (e->depth == depth && e->label == label &&
+		    !memcmp(u->frames + e->at, stack, depth * sizeof *stack)) {
+			u->bytes -= sample_size(e->locbytes, e->n, label);
+			e->n += n;
+			u->bytes += sample_size(e->locbytes, e->n, label);
+			return;
+		}
+	}
+	u->frames = xgrow(u->frames, &u->capframes, u->nframes + depth, sizeof *u->frames);
+	u->e = xgrow(u->e, &u->cape, u->ne + 1, sizeof *u->e);
+	struct uentry *e = &u->e[u->ne];
+	e->at = u->nframes;
+	e->depth = (uint32_t)depth;
+	e->label = label;
+	e->n = n;
+	e->locbytes = 0;
+	for (uint64_t d = 0; d < depth; d++)
+		e->locbytes += (uint32_t)vlen((uint64_t)stack[d] + 1);
+	memcpy(u->frames + u->nframes, stack, depth * sizeof *stack);
+	u->nframes += depth;
+	u->slots[j] = (uint32_t)++u->ne;
+	u->bytes += sample_size(e->locbytes, n, label);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t size = (uint64_t)256 << 20, funcs = 50000;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		char *end;
-		uint64_t v = strtoull(argv[i + 1], &end, 10);
-		if (!strcmp(argv[i], "--size")) {
+	int unique = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		uint64_t v = val ? strtoull(val, &end, 10) : 0;
+		if (!strcmp(a, "--unique")) {
+			unique = 1;
+			continue;
+		}
+		if (val && !strcmp(a, "--size")) {
 			size = v << (*end == 'K' ? 10 : *end == 'G' ? 30 : 20);
-		} else if (!strcmp(argv[i], "--seed")) {
+		} else if (val && !strcmp(a, "--seed")) {
 			rng ^= hash(v + 1);
-		} else if (!strcmp(argv[i], "--funcs")) {
+		} else if (val && !strcmp(a, "--funcs")) {
 			funcs = v ? v : 1;
 		} else {
-			fprintf(stderr, "usage: genpprof [--size N[K|M|G]] [--seed N] [--funcs N]\n");
+			fprintf(stderr, "usage: genpprof [--size N[K|M|G]] [--seed N] [--funcs N] [--unique]\n");
 			return 2;
 		}
+		i++;
 	}
-	struct buf out = { 0 }, m = { 0 }, p = { 0 }, l = { 0 };
+	struct buf out = { 0 }, m = { 0 }, l = { 0 };
 	/* strings: 0 "", 1 samples, 2 count, 3 cpu, 4 nanoseconds, 5 thread,
 	 * 6 /usr/bin/app, 7.. thread names t0..t15, 23.. function names */
-	const uint64_t s_thread = 5, s_file = 6, s_t0 = 7, s_fn = 23;
+	const uint64_t s_file = 6, s_fn = 23;
+	struct uniq u = { 0 };
 	fint(&m, 1, 1);
 	fint(&m, 2, 2);
 	fmsg(&out, 1, &m);
@@ -133,7 +271,7 @@ int main(int argc, char **argv)
 		perror("genpprof");
 		return 1;
 	}
-	while (written + out.n < size) {
+	while (unique ? u.bytes + out.n < size : written + out.n < size) {
 		/* 7 times in 8 a stack seen before (sampled again); else one
 		 * that shares a caller prefix with one seen before (cut at a
 		 * random depth, then 1-8 frames more down the call graph), or,
@@ -163,24 +301,27 @@ int main(int argc, char **argv)
 				pool[slot * DEPTH + d] = (uint32_t)stack[d];
 			plen[slot] = (unsigned char)depth;
 		}
-		for (uint64_t d = depth; d-- > 0;)                 /* leaf first */
-			varint(&p, stack[d] + 1);
-		fmsg(&m, 1, &p);
 		uint64_t n = 1 + next() % 5;
-		varint(&p, n);
-		varint(&p, n * 10000000);
-		fmsg(&m, 2, &p);
-		if (next() % 4 == 0) {
-			fint(&l, 1, s_thread);
-			fint(&l, 2, s_t0 + next() % 16);
-			fmsg(&m, 3, &l);
+		int label = next() % 4 == 0 ? (int)(next() % 16) : -1;
+		if (unique) {
+			uniq_add(&u, stack, depth, n, label);
+			continue;
 		}
-		fmsg(&out, 2, &m);
+		uint32_t s32[DEPTH];
+		for (uint64_t d = 0; d < depth; d++)
+			s32[d] = (uint32_t)stack[d];
+		sample(&out, s32, depth, n, label);
 		nsamples++;
 		if (out.n > (1u << 20)) {
 			written += out.n;
 			flush(&out);
 		}
+	}
+	for (size_t i = 0; i < u.ne; i++) {
+		sample(&out, u.frames + u.e[i].at, u.e[i].depth, u.e[i].n, u.e[i].label);
+		nsamples++;
+		if (out.n > (1u << 20))
+			flush(&out);
 	}
 	fint(&m, 1, 1);
 	fint(&m, 2, 0x400000);
@@ -236,9 +377,11 @@ int main(int argc, char **argv)
 	        nsamples, funcs, funcs * 4);
 	free(out.p);
 	free(m.p);
-	free(p.p);
 	free(l.p);
 	free(pool);
 	free(plen);
+	free(u.frames);
+	free(u.e);
+	free(u.slots);
 	return 0;
 }

@@ -11,7 +11,7 @@ _tflame_options='
 	--reverse --focus= --hide= --merge-recursion --view= --top= --time= --only-pid= --only-tid= --only-comm= --table-sort=
 	--diff --negate --normalize
 	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --profile= --threads=
-	--config= --no-config --help --version
+	--script= --config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
 
 # _tflame_values OPTION: the candidates for OPTION's value: a fixed set of
@@ -24,7 +24,7 @@ _tflame_values()
 	--view) echo 'flame table sandwich heatmap' ;;
 	--table-sort) echo 'self total name' ;;
 	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
-	--palette-map | --config | --symfs) echo '@file' ;;
+	--palette-map | --config | --symfs | --script) echo '@file' ;;
 	esac
 }
 

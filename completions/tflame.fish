@@ -42,6 +42,7 @@ complete -c tflame -l profile -x -d 'speedscope: only this profile (name, or num
 complete -c tflame -l threads -x -d 'parse big files and search on N threads'
 complete -c tflame -l config -r -F -d 'Read option defaults from this file'
 complete -c tflame -l no-config -d 'Read no config file'
+complete -c tflame -l script -r -F -d 'Browse without a terminal on the keys in FILE'
 complete -c tflame -s h -l help -d 'Show the help and exit'
 complete -c tflame -s V -l version -d 'Show the version and exit'
 complete -c tflame -n '__fish_use_subcommand' -a record -d 'Profile a command with perf record, then browse it'

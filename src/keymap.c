@@ -51,7 +51,7 @@ const size_t keymap_count = sizeof keymap_table / sizeof keymap_table[0];
 
 const struct keymap_entry keymap_prompt_table[] = {
 	{ { '\n', '\r', KEY_ENTER }, KEYMAP_PROMPT_ACCEPT, "accept the search, keep the highlight" },
-	{ { 27 }, KEYMAP_PROMPT_CANCEL, "cancel, back to the previous search" },
+	{ { 27, CTRL_KEY('g') }, KEYMAP_PROMPT_CANCEL, "cancel, back to the previous search" },
 	{ { KEY_UP, KEY_DOWN }, KEYMAP_PROMPT_HISTORY, "recall earlier, later searches" },
 	{ { KEY_LEFT, KEY_RIGHT }, KEYMAP_PROMPT_MOVE, "move the cursor" },
 	{ { KEY_HOME, KEY_END }, KEYMAP_PROMPT_ENDS, "cursor to the start, to the end" },

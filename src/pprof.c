@@ -10,10 +10,16 @@
  *      mappings (small structs), locations (id and where their bytes are),
  *      each kind with an id map (a direct array for ids up to the count,
  *      the common case of ids that are indices, a hash for the rest);
- *   2. samples: each sample's location ids (leaf first) are looked up,
- *      each location resolved to its frames once (then cached), and the
- *      stack handed to the tree root first. Consecutive samples that share
- *      their outer locations reuse that part of the previous stack.
+ *      where the samples are. Then every location is resolved to its
+ *      frames, in file order (sequential reads; see resolve_all).
+ *   2. samples: each sample's location ids (leaf first) are looked up and
+ *      its stack handed to the tree root first, as names interned once per
+ *      frame and tree; the frames it shares with the previous stack are
+ *      not looked up again. A stack already seen (same bytes, label root
+ *      and tree) is only counted, and every stack goes to the tree once at
+ *      the end, in order of first appearance (see seen_find).
+ * What the messages count (dangling references, malformed locations, ...)
+ * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
  * pass 1 reads make the profile unreadable before anything is added; a
  * sample or location whose own contents are malformed is skipped and
@@ -70,8 +76,10 @@ struct pb_field {
 	size_t len;
 };
 
+static enum pb_err pb_varint_long(const unsigned char **pp, const unsigned char *end, uint64_t *out);
+
 /* Reads a varint at *pp (< end). At most 10 bytes, the 10th at most 1. */
-static enum pb_err pb_varint(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+static inline enum pb_err pb_varint(const unsigned char **pp, const unsigned char *end, uint64_t *out)
 {
 	const unsigned char *p = *pp;
 	if (p < end && *p < 0x80) {     /* most are one byte */
@@ -79,6 +87,12 @@ static enum pb_err pb_varint(const unsigned char **pp, const unsigned char *end,
 		*pp = p + 1;
 		return PB_OK;
 	}
+	return pb_varint_long(pp, end, out);
+}
+
+static enum pb_err pb_varint_long(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+{
+	const unsigned char *p = *pp;
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 70; shift += 7) {
 		if (p >= end)
@@ -318,14 +332,25 @@ struct pp_loc {
 	size_t len;
 };
 
-/* A location's frames, apart from pp_loc: what every sample reads stays
- * small. Most locations have one frame, kept here (one memory access a
- * reference); more are in pp.pool. */
+/* A location's frames (resolved before the samples are read, in file
+ * order: the location messages are read sequentially, not at random as
+ * samples name them). Frames are indices into pp.frm; most locations have
+ * one, kept here, more are in pp.pool. */
 struct pp_lf {
-	const char *s;              /* n == 1: the frame's name */
-	uint32_t len;               /* n == 1: its length; else the first
-	                               frame's index in pp.pool */
-	uint32_t n;                 /* PP_NONE until resolved */
+	uint32_t ref;               /* n == 1: the frame; else the first of
+	                               its frames in pp.pool (root first) */
+	uint32_t n;
+	uint32_t issue;             /* 0, or 1 + its entry in pp.issues */
+};
+
+/* What resolving a location found wrong, counted when a sample first uses
+ * it (the messages speak of what the samples reach, as when locations were
+ * resolved on first use). */
+struct pp_issue {
+	uint32_t bad_refs, bad_strs;
+	bool cut_lines;
+	enum pb_err err;            /* malformed: its frame is [unknown] */
+	const unsigned char *at;    /* its message */
 };
 
 struct pp_vt {
@@ -425,14 +450,49 @@ static void idmap_free(struct idmap *m)
 	((n) == (cap) ? ((cap) = (cap) ? (cap) * 2 : 64, \
 	                 (arr) = xreallocarray((arr), (cap), sizeof *(arr))) : (arr), &(arr)[(n)++])
 
-/* Where the previous stack added to a tree came from, for prefix reuse. */
+/* The previous stack added to a tree (its names' ids, root first), for
+ * prefix reuse. */
 struct pp_prev {
-	uint32_t *locs;     /* location positions, leaf first (PP_NONE:
-	                       unknown id); swapped with pp.slocs */
-	size_t nlocs, cap;
-	char *label;        /* the label root frame, NULL for none */
-	size_t labellen, labelcap;
-	bool valid;         /* false: add the next stack whole */
+	strtab_id *ids;     /* swapped with pp.ids */
+	size_t n, cap;
+	/* a flame chart merges a frame with the previous stack's only where
+	 * their locations are the same: its locations (leaf first), and
+	 * whether it was whole (not cut) */
+	uint32_t *locs;
+	size_t nlocs, capl;
+	bool valid;
+};
+
+/* A label root frame's id in a tree (lab: see label_count; 0 empty). */
+#define PP_LABC 64
+struct pp_labc {
+	int64_t v;
+	strtab_id id;
+	uint8_t lab;
+};
+
+/* A stack seen before (see seen_find), its key's bytes after it. */
+struct pp_seen_e {
+	uint64_t count;             /* its samples' count not added yet */
+	int64_t lv;                 /* its label root (lab, lv: see label_count) */
+	uint32_t len, bad_refs;     /* key bytes; dangling ids among them */
+	uint8_t w, lab;             /* its tree: 0 t, 1 before */
+	bool cut;                   /* cut at PP_MAX_FRAMES */
+	unsigned char key[];        /* its packed location ids */
+};
+
+struct pp_seen {
+	unsigned char *mem;         /* the entries one after another (in order
+	                               of first appearance, 8-byte aligned) */
+	size_t nmem, capmem;
+	uint64_t *slots;            /* (hash's upper half << 32) | (entry's
+	                               offset / 8 + 1): 8 bytes, not to touch
+	                               the entries of other hashes */
+	size_t mask, n;             /* n: entries */
+	size_t added;               /* entries before this offset were added
+	                               to the tree */
+	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
+	bool off;                   /* few repeats: no more lookups */
 };
 
 struct pp {
@@ -453,9 +513,10 @@ struct pp {
 	size_t nmap, capmap;
 	struct pp_loc *loc;
 	size_t nloc, caploc;
-	struct pp_lf *lf;           /* [nloc] */
 	struct idmap fnid, mapid, locid;
 	uint64_t nsamples;
+	const unsigned char *samples_at, *samples_end;  /* from the first Sample
+	                               field to the end of the last */
 	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
 	int64_t default_type, period;
 	struct pp_vt period_type;
@@ -463,25 +524,41 @@ struct pp {
 	int64_t duration;
 
 	/* pass 2 */
-	struct tree_frame *pool;    /* frames of the resolved locations */
+	struct tree *t;             /* the tree loaded (before: o->before) */
+	struct tree_frame *frm;     /* frames: [nfn] the functions' names (len
+	                               0: none), then [unknown] (unk) and the
+	                               address frames of locations */
+	size_t nfrm, capfrm;
+	uint32_t unk;
+	uint8_t *fbad;              /* [nfn]: references past the string table
+	                               that reading the name counts */
+	struct pp_lf *lf;           /* [nloc] */
+	uint32_t *pool;             /* frames of locations with several */
 	size_t npool, cappool;
+	struct pp_issue *issues;
+	size_t nissues, capissues;
+	bool loc_identity;          /* location i has id i + 1 (Go's): no map */
 	struct arena names;         /* names made here (addresses, copies) */
 	uint64_t *lines;            /* scratch: function ids of a location */
 	size_t caplines;
 	uint32_t *slocs;            /* scratch: a sample's locations, leaf first */
 	size_t capslocs;
-	strtab_id *ids;             /* scratch: the names being added */
+	uint32_t *dslocs;           /* the same for seen_add */
+	size_t capdslocs;
+	strtab_id *ids;             /* scratch: a stack's names, root first */
 	size_t capids;
-	/* Each tree's (t, before) ids of the location frames, interned on first
-	 * use (PP_NONE: not yet): a frame's name is hashed once, not per sample. */
-	strtab_id *lfid[2];         /* [nloc]: one-frame locations */
-	size_t caplfid[2];
-	strtab_id *poolid[2];       /* [npool]: frames of the others */
-	size_t cappoolid[2];
-	strtab_id unkid[2];         /* unknown_frame */
+	/* Each tree's (t, before) ids, interned on first use (PP_NONE: not
+	 * yet): a name is hashed once, not per sample. */
+	strtab_id *frid[2];         /* [nfrm] */
+	uint32_t *lrec[2];          /* [nloc]: see LREC_REF; one memory
+	                               access a frame, mostly */
+	uint32_t *mids[2];          /* a number of frames, then their ids */
+	size_t nmids[2], capmids[2];
+	struct pp_labc labc[2][PP_LABC];
 	char *labelbuf;
 	size_t labelcap;
 	struct pp_prev prev[2];     /* t, before */
+	struct pp_seen seen;
 
 	/* counts for the closing messages */
 	uint64_t bad_refs, bad_strs, bad_samples, bad_entries, negative, cut_stacks, cut_lines;
@@ -635,8 +712,11 @@ static bool pp_index(struct pp *d)
 			}
 			break;
 		case 2:
-			if (f.wt == WT_LEN)
-				d->nsamples++;
+			if (f.wt == WT_LEN) {
+				if (!d->nsamples++)
+					d->samples_at = at;
+				d->samples_end = c.p;
+			}
 			break;
 		case 3:
 		case 4:
@@ -682,9 +762,6 @@ static bool pp_index(struct pp *d)
 	idmap_build(&d->fnid, d->fn, d->nfn, sizeof *d->fn);
 	idmap_build(&d->mapid, d->map, d->nmap, sizeof *d->map);
 	idmap_build(&d->locid, d->loc, d->nloc, sizeof *d->loc);
-	d->lf = xmalloc((d->nloc ? d->nloc : 1) * sizeof *d->lf);
-	for (size_t i = 0; i < d->nloc; i++)
-		d->lf[i].n = PP_NONE;
 	return true;
 }
 
@@ -754,6 +831,24 @@ static long choose_type(struct pp *d)
 
 static const char unknown_frame[] = "[unknown]";
 
+/* pp.lrec: below LREC_REF the id of a location's one frame; from there
+ * LREC_REF + that frame (its id not known yet); from LREC_MULTI on,
+ * LREC_MULTI + where the ids of a location's frames are in pp.mids;
+ * PP_NONE: a location to read the slow way (loc_ids_slow). */
+#define LREC_REF 0x40000000u
+#define LREC_MULTI 0x80000000u
+
+/* String i of the table without counting; *bad counts a reference past
+ * its end (what pp_string counts). */
+static struct pp_str pp_string_nc(const struct pp *d, int64_t i, uint32_t *bad)
+{
+	if (i > 0 && (uint64_t)i < d->nstr)
+		return d->str[i];
+	if (i != 0)
+		(*bad)++;
+	return (struct pp_str){ "", 0 };
+}
+
 /* A name from the string table as a frame: line breaks would split the
  * folded output, so a name holding one is copied with spaces instead. */
 static struct tree_frame name_frame(struct pp *d, struct pp_str s)
@@ -769,15 +864,31 @@ static struct tree_frame name_frame(struct pp *d, struct pp_str s)
 	return f;
 }
 
-/* "0x4f6a87", or "[binary+0x1a2b]" when the mapping names a file. */
-static struct tree_frame address_frame(struct pp *d, uint64_t mapping, uint64_t addr)
+/* Appends f to pp.frm; its index. */
+static uint32_t frm_push(struct pp *d, struct tree_frame f)
 {
-	char buf[320];
-	int n;
+	if (d->nfrm >= PP_MAX_ENTRIES)
+		xdie("%s: too many frames", d->name);
+	*VEC_PUSH(d->frm, d->nfrm, d->capfrm) = f;
+	return (uint32_t)(d->nfrm - 1);
+}
+
+/* The frame of a location without a function name: "0x4f6a87", or
+ * "[binary+0x1a2b]" when the mapping names a file; made once per location
+ * (*ref), its references counted into *is each time, as each line without
+ * a name reads them. */
+static uint32_t address_frame(struct pp *d, uint64_t mapping, uint64_t addr, uint32_t *ref,
+                              struct pp_issue *is)
+{
 	uint32_t m = mapping ? idmap_get(&d->mapid, mapping) : PP_NONE;
 	if (mapping && m == PP_NONE)
-		d->bad_refs++;
-	struct pp_str file = m != PP_NONE ? pp_string(d, d->map[m].file) : (struct pp_str){ "", 0 };
+		is->bad_refs++;
+	struct pp_str file = m != PP_NONE ? pp_string_nc(d, d->map[m].file, &is->bad_strs)
+	                                  : (struct pp_str){ "", 0 };
+	if (*ref != PP_NONE)
+		return *ref;
+	char buf[320];
+	int n;
 	if (file.len) {
 		const char *base = file.s;
 		size_t len = file.len;
@@ -796,16 +907,11 @@ static struct tree_frame address_frame(struct pp *d, uint64_t mapping, uint64_t 
 	} else {
 		n = snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
 	}
-	struct tree_frame f = { arena_memdup(&d->names, buf, (size_t)n), (size_t)n };
-	return f;
+	*ref = frm_push(d, (struct tree_frame){ arena_memdup(&d->names, buf, (size_t)n), (size_t)n });
+	return *ref;
 }
 
-static void pool_push(struct pp *d, struct tree_frame f)
-{
-	*VEC_PUSH(d->pool, d->npool, d->cappool) = f;
-}
-
-/* Resolves location i into frames (root first) at the end of the pool. */
+/* Resolves location i into frames (root first). */
 static void resolve_loc(struct pp *d, uint32_t i)
 {
 	struct pp_loc *l = &d->loc[i];
@@ -841,95 +947,114 @@ static void resolve_loc(struct pp *d, uint32_t i)
 	if (d->npool >= PP_MAX_ENTRIES - PP_MAX_LINES)
 		xdie("%s: too many frames", d->name);
 	struct pp_lf *lf = &d->lf[i];
-	size_t first = d->npool;
+	struct pp_issue is = { 0 };
 	if (r < 0) {
-		bad_entry(d, l->at, pb_why((enum pb_err)-r));
-		pool_push(d, (struct tree_frame){ unknown_frame, sizeof unknown_frame - 1 });
-		lf->s = unknown_frame;
-		lf->len = sizeof unknown_frame - 1;
+		is.err = (enum pb_err)-r;
+		lf->ref = d->unk;
 		lf->n = 1;
-		return;
-	}
-	size_t lo = 0;
-	if (nlines > PP_MAX_LINES) {
-		lo = nlines - PP_MAX_LINES;
-		d->cut_lines++;
-	}
-	/* line[0] is the innermost inlined callee, the last the caller */
-	for (size_t k = nlines; k-- > lo;) {
-		uint64_t fid = d->lines[k];
-		uint32_t fi = idmap_get(&d->fnid, fid);
-		struct pp_str s = { "", 0 };
-		if (fi != PP_NONE) {
-			s = pp_string(d, d->fn[fi].name);
-			if (!s.len)
-				s = pp_string(d, d->fn[fi].sys);
-		} else if (fid) {
-			d->bad_refs++;
-		}
-		pool_push(d, s.len ? name_frame(d, s) : address_frame(d, mapping, addr));
-	}
-	if (nlines == 0)
-		pool_push(d, address_frame(d, mapping, addr));
-	lf->n = (uint32_t)(d->npool - first);
-	if (lf->n == 1) {
-		if (d->pool[first].len > UINT32_MAX)
-			xdie("%s: a name of 4 GiB", d->name);
-		lf->s = d->pool[first].s;
-		lf->len = (uint32_t)d->pool[first].len;
-		d->npool = first;       /* kept in lf instead */
 	} else {
-		lf->s = NULL;
-		lf->len = (uint32_t)first;
+		size_t lo = 0;
+		if (nlines > PP_MAX_LINES) {
+			lo = nlines - PP_MAX_LINES;
+			is.cut_lines = true;
+		}
+		size_t first = d->npool;
+		uint32_t aref = PP_NONE;
+		/* line[0] is the innermost inlined callee, the last the caller */
+		for (size_t k = nlines; k-- > lo;) {
+			uint64_t fid = d->lines[k];
+			uint32_t fi = idmap_get(&d->fnid, fid), ref = PP_NONE;
+			if (fi != PP_NONE) {
+				is.bad_strs += d->fbad[fi];
+				if (d->frm[fi].len)
+					ref = fi;
+			} else if (fid) {
+				is.bad_refs++;
+			}
+			if (ref == PP_NONE)
+				ref = address_frame(d, mapping, addr, &aref, &is);
+			*VEC_PUSH(d->pool, d->npool, d->cappool) = ref;
+		}
+		if (nlines == 0)
+			*VEC_PUSH(d->pool, d->npool, d->cappool) = address_frame(d, mapping, addr, &aref, &is);
+		lf->n = (uint32_t)(d->npool - first);
+		lf->ref = (uint32_t)first;
+		if (lf->n == 1) {
+			lf->ref = d->pool[first];
+			d->npool = first;       /* kept in lf instead */
+		}
+	}
+	lf->issue = 0;
+	is.at = l->at;
+	if (is.err || is.bad_refs || is.bad_strs || is.cut_lines) {
+		*VEC_PUSH(d->issues, d->nissues, d->capissues) = is;
+		lf->issue = (uint32_t)d->nissues;
 	}
 }
 
-static uint32_t loc_nframes(struct pp *d, uint32_t i)
+/* Before the samples: every function's name and every location's frames,
+ * in file order. */
+static void resolve_all(struct pp *d)
 {
-	if (i == PP_NONE)
-		return 1;
-	if (d->lf[i].n == PP_NONE)
-		resolve_loc(d, i);
-	return d->lf[i].n;
-}
-
-/* The id cache *a grown to hold index i (new entries PP_NONE). */
-static strtab_id *id_slot(strtab_id **a, size_t *cap, size_t i)
-{
-	if (i >= *cap) {
-		size_t c = *cap ? *cap : 256;
-		while (c <= i)
-			c *= 2;
-		*a = xreallocarray(*a, c, sizeof **a);
-		for (size_t k = *cap; k < c; k++)
-			(*a)[k] = PP_NONE;
-		*cap = c;
+	d->fbad = xmalloc(d->nfn ? d->nfn : 1);
+	for (size_t i = 0; i < d->nfn; i++) {
+		uint32_t bad = 0;
+		struct pp_str s = pp_string_nc(d, d->fn[i].name, &bad);
+		if (!s.len)
+			s = pp_string_nc(d, d->fn[i].sys, &bad);
+		d->fbad[i] = (uint8_t)bad;
+		frm_push(d, s.len ? name_frame(d, s) : (struct tree_frame){ "", 0 });
 	}
-	return *a + i;
+	d->unk = frm_push(d, (struct tree_frame){ unknown_frame, sizeof unknown_frame - 1 });
+	d->lf = xmalloc((d->nloc ? d->nloc : 1) * sizeof *d->lf);
+	d->loc_identity = true;
+	for (size_t i = 0; i < d->nloc; i++) {
+		resolve_loc(d, (uint32_t)i);
+		if (d->loc[i].id != i + 1)
+			d->loc_identity = false;
+	}
+	/* what only this needed: its memory goes to the tree */
+	free(d->fn);
+	free(d->loc);
+	d->fn = NULL;
+	d->loc = NULL;
+	idmap_free(&d->fnid);
+	idmap_free(&d->mapid);
+	memset(&d->fnid, 0, sizeof d->fnid);
+	memset(&d->mapid, 0, sizeof d->mapid);
+	if (d->loc_identity) {
+		idmap_free(&d->locid);
+		memset(&d->locid, 0, sizeof d->locid);
+	}
 }
 
-static inline strtab_id cached_id(struct tree *t, strtab_id *slot, const char *s, size_t len)
+/* Counts what resolving location i found wrong: on its first use. */
+static void loc_issue(struct pp *d, uint32_t i)
 {
+	struct pp_issue *is = &d->issues[d->lf[i].issue - 1];
+	if (is->err)
+		bad_entry(d, is->at, pb_why(is->err));
+	d->bad_refs += is->bad_refs;
+	d->bad_strs += is->bad_strs;
+	d->cut_lines += is->cut_lines;
+	d->lf[i].issue = 0;
+}
+
+/* Tree w's id of frame ref, interned on first use. */
+static inline strtab_id frame_id(struct pp *d, struct tree *t, int w, uint32_t ref)
+{
+	strtab_id *slot = &d->frid[w][ref];
 	if (*slot == PP_NONE)
-		*slot = tree_intern(t, s, len);
+		*slot = tree_intern(t, d->frm[ref].s, d->frm[ref].len);
 	return *slot;
 }
 
-/* t's ids (tree w) of the frames of location i (resolved) to out[0..m). */
-static void loc_ids(struct pp *d, struct tree *t, int w, uint32_t i, strtab_id *out, size_t m)
+/* The position of location id, or PP_NONE. */
+static inline uint32_t loc_pos(const struct pp *d, uint64_t id)
 {
-	if (i == PP_NONE) {
-		out[0] = cached_id(t, &d->unkid[w], unknown_frame, sizeof unknown_frame - 1);
-	} else if (d->lf[i].n == 1) {
-		out[0] = cached_id(t, id_slot(&d->lfid[w], &d->caplfid[w], i), d->lf[i].s, d->lf[i].len);
-	} else {
-		size_t base = d->lf[i].len;
-		id_slot(&d->poolid[w], &d->cappoolid[w], base + m - 1);
-		for (size_t k = 0; k < m; k++) {
-			const struct tree_frame *f = &d->pool[base + k];
-			out[k] = cached_id(t, &d->poolid[w][base + k], f->s, f->len);
-		}
-	}
+	if (d->loc_identity)
+		return id - 1 < d->nloc ? (uint32_t)(id - 1) : PP_NONE;
+	return idmap_get(&d->locid, id);
 }
 
 /* ---- samples (pass 2) ------------------------------------------------------- */
@@ -945,20 +1070,70 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 	return xreallocarray(p, c, elem);
 }
 
-/* The label root frame of a sample into d->labelbuf; its length. */
-static size_t label_frame(struct pp *d, bool found, bool isnum, int64_t v)
+/* Appends the positions of the packed location ids p[0..len) to
+ * d->slocs[*n..], counting the dangling ones. 0, or -(enum pb_err) on a
+ * malformed varint (the ids before it are appended and counted). Ids are
+ * mostly of 1-3 bytes: those are read here, the rest by pb_varint. */
+static int decode_locs(struct pp *d, const unsigned char *p, size_t len, size_t *n)
+{
+	if (*n + len > d->capslocs)
+		d->slocs = grow(d->slocs, &d->capslocs, *n + len, sizeof *d->slocs);
+	uint32_t *out = d->slocs + *n;
+	const unsigned char *end = p + len;
+	const bool ident = d->loc_identity;
+	const uint64_t nloc = d->nloc;
+	uint64_t bad = 0;
+	int r = 0;
+	while (p < end) {
+		uint64_t v = p[0];
+		if (v < 0x80) {
+			p++;
+		} else if (end - p > 1 && p[1] < 0x80) {
+			v = (v & 0x7f) | (uint64_t)p[1] << 7;
+			p += 2;
+		} else if (end - p > 2 && p[2] < 0x80) {
+			v = (v & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+			p += 3;
+		} else {
+			enum pb_err e = pb_varint(&p, end, &v);
+			if (e) {
+				r = -(int)e;
+				break;
+			}
+		}
+		uint32_t pos = ident ? (v - 1 < nloc ? (uint32_t)(v - 1) : PP_NONE) : idmap_get(&d->locid, v);
+		bad += pos == PP_NONE;
+		*out++ = pos;
+	}
+	d->bad_refs += bad;
+	*n = (size_t)(out - d->slocs);
+	return r;
+}
+
+/* What a sample's label root frame reads, counted once per sample: lab 0
+ * none (no --label-root), 1 "[none]" (no such label), 2 string v, 3
+ * number v. */
+static void label_count(struct pp *d, unsigned lab, int64_t v)
+{
+	if (lab == 1)
+		d->no_label++;
+	else if (lab == 2)
+		(void)pp_string(d, v);
+}
+
+/* The label root frame into d->labelbuf (nothing counted); its length. */
+static size_t label_text(struct pp *d, unsigned lab, int64_t v)
 {
 	const char *key = d->o->label_root;
 	size_t kl = strlen(key);
 	char num[32];
+	uint32_t bad = 0;
 	struct pp_str val = { "[none]", 6 };
-	if (!found) {
-		d->no_label++;
-	} else if (isnum) {
+	if (lab == 3) {
 		val.len = (size_t)snprintf(num, sizeof num, "%" PRId64, v);
 		val.s = num;
-	} else {
-		val = pp_string(d, v);
+	} else if (lab == 2) {
+		val = pp_string_nc(d, v, &bad);
 	}
 	d->labelbuf = grow(d->labelbuf, &d->labelcap, kl + 1 + val.len, 1);
 	memcpy(d->labelbuf, key, kl);
@@ -968,64 +1143,349 @@ static size_t label_frame(struct pp *d, bool found, bool isnum, int64_t v)
 	return kl + 1 + val.len;
 }
 
-/* Adds the stack of locations d->slocs[0..n) (leaf first), under the
- * label frame when label is not NULL, to tree w (0: t, 1: before). */
-static void add_stack(struct pp *d, struct tree *t, int w, size_t n, const char *label,
-                      size_t labellen, uint64_t count)
+/* Tree w's id of a label root frame; recent ones are remembered (labels
+ * take few values: threads, goroutines). */
+static strtab_id label_id(struct pp *d, struct tree *t, int w, unsigned lab, int64_t v)
 {
-	struct pp_prev *pv = &d->prev[w];
-	size_t keep = 0, k = 0;     /* frames and locations shared with the
-	                               previous stack */
-	bool lab = label != NULL;
-	const uint32_t *cur = d->slocs, *old = pv->locs;     /* leaf first */
-	if (pv->valid && (!lab || (pv->label && pv->labellen == labellen &&
-	                           memcmp(pv->label, label, labellen) == 0))) {
-		keep = lab;
-		while (k < n && k < pv->nlocs && old[pv->nlocs - 1 - k] == cur[n - 1 - k]) {
-			keep += loc_nframes(d, cur[n - 1 - k]);
-			k++;
+	struct pp_labc *c = &d->labc[w][mix64((uint64_t)v * 4 + lab) % PP_LABC];
+	if (c->lab == lab && c->v == v)
+		return c->id;
+	size_t len = label_text(d, lab, v);
+	c->lab = (uint8_t)lab;
+	c->v = v;
+	c->id = tree_intern(t, d->labelbuf, len);
+	return c->id;
+}
+
+/* Tree w's caches, made on its first stack. */
+static void tree_ready(struct pp *d, int w)
+{
+	if (d->lrec[w])
+		return;
+	d->frid[w] = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *d->frid[w]);
+	memset(d->frid[w], 0xff, d->nfrm * sizeof *d->frid[w]);
+	d->lrec[w] = xmalloc((d->nloc ? d->nloc : 1) * sizeof *d->lrec[w]);
+	for (size_t i = 0; i < d->nloc; i++) {
+		const struct pp_lf *lf = &d->lf[i];
+		d->lrec[w][i] = lf->n == 1 && !lf->issue && lf->ref < LREC_MULTI - LREC_REF
+		                ? LREC_REF + lf->ref : PP_NONE;
+	}
+}
+
+/* Appends the ids of location pos's frames (PP_NONE: [unknown]) to
+ * d->ids[nf..], room made for `left` more locations after it; *cut when
+ * the stack reaches PP_MAX_FRAMES. The way for a location's first use in
+ * tree w and for locations of several frames. Returns the new nf. */
+static size_t loc_ids_slow(struct pp *d, struct tree *t, int w, uint32_t pos, size_t nf, size_t left,
+                           bool *cut)
+{
+	const uint32_t *refs = &d->unk;
+	size_t m = 1;
+	if (pos != PP_NONE) {
+		struct pp_lf *lf = &d->lf[pos];
+		if (lf->issue)
+			loc_issue(d, pos);
+		m = lf->n;
+		refs = m == 1 ? &lf->ref : d->pool + lf->ref;
+	}
+	size_t take = m;
+	if (nf + m > PP_MAX_FRAMES) {
+		take = PP_MAX_FRAMES - nf;
+		*cut = true;
+		left = 0;
+	}
+	if (nf + take + left > d->capids)
+		d->ids = grow(d->ids, &d->capids, nf + take + left, sizeof *d->ids);
+	for (size_t k = 0; k < take; k++)
+		d->ids[nf + k] = frame_id(d, t, w, refs[k]);
+	if (pos != PP_NONE && take == m && d->lrec[w][pos] == PP_NONE) {
+		if (m == 1) {
+			if (d->ids[nf] < LREC_REF)
+				d->lrec[w][pos] = d->ids[nf];
+		} else if (d->nmids[w] + 1 + m < LREC_MULTI - 1) {
+			/* several frames: their ids together, after their number */
+			d->mids[w] = grow(d->mids[w], &d->capmids[w], d->nmids[w] + 1 + m, sizeof *d->mids[w]);
+			d->lrec[w][pos] = LREC_MULTI + (uint32_t)d->nmids[w];
+			d->mids[w][d->nmids[w]++] = (uint32_t)m;
+			memcpy(d->mids[w] + d->nmids[w], d->ids + nf, m * sizeof *d->ids);
+			d->nmids[w] += m;
 		}
 	}
-	/* the tail: the label (when not kept), then locations k.. root first */
+	return nf + take;
+}
+
+/* The frames of the stack d->slocs[0..n) (its names in d->ids) that a
+ * flame chart shares with the previous one, pv: the label root when the
+ * same, then those of the outer locations that are the same. */
+static size_t chart_keep(struct pp *d, const struct pp_prev *pv, size_t n, bool lab)
+{
+	if (!pv->valid || (lab && pv->ids[0] != d->ids[0]))
+		return 0;
+	size_t keep = lab, k = 0;
+	while (k < n && k < pv->nlocs && pv->locs[pv->nlocs - 1 - k] == d->slocs[n - 1 - k]) {
+		uint32_t pos = d->slocs[n - 1 - k];
+		keep += pos == PP_NONE ? 1 : d->lf[pos].n;
+		k++;
+	}
+	return keep;
+}
+
+/* Adds the stack of locations d->slocs[0..n) (leaf first), under the
+ * label root frame lab/lv (see label_count; 0: none), to tree t (w 0: t,
+ * 1: before). Its frames that equal the previous stack's (added to the
+ * same tree) are not looked up again in the tree. True when it was cut at
+ * PP_MAX_FRAMES. */
+static bool add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
+                      uint64_t count)
+{
+	tree_ready(d, w);
 	size_t nf = 0;
 	bool cut = false;
-	if (lab && keep == 0) {
-		d->ids = grow(d->ids, &d->capids, 1, sizeof *d->ids);
-		d->ids[nf++] = tree_intern(t, label, labellen);
-	}
-	for (size_t j = k; j < n; j++) {
-		uint32_t li = cur[n - 1 - j];
-		size_t m = loc_nframes(d, li);
-		if (keep + nf + m > PP_MAX_FRAMES) {
-			m = PP_MAX_FRAMES - keep - nf;
-			cut = true;
+	if (n + 1 > d->capids)
+		d->ids = grow(d->ids, &d->capids, n + 1, sizeof *d->ids);
+	if (lab)
+		d->ids[nf++] = label_id(d, t, w, lab, lv);
+	uint32_t *rec = d->lrec[w];
+	for (size_t j = n; j-- > 0;) {     /* root first */
+		uint32_t pos = d->slocs[j];
+		if (pos != PP_NONE) {
+			uint32_t r = rec[pos];
+			if (r < LREC_REF && nf < PP_MAX_FRAMES) {
+				d->ids[nf++] = r;
+				continue;
+			}
+			if (r < LREC_MULTI && nf < PP_MAX_FRAMES) {     /* first use */
+				strtab_id id = frame_id(d, t, w, r - LREC_REF);
+				if (id < LREC_REF)
+					rec[pos] = id;
+				d->ids[nf++] = id;
+				continue;
+			}
+			if (r >= LREC_MULTI && r != PP_NONE && nf + d->mids[w][r - LREC_MULTI] <= PP_MAX_FRAMES) {
+				const uint32_t *m = d->mids[w] + (r - LREC_MULTI);
+				if (nf + m[0] + j > d->capids)
+					d->ids = grow(d->ids, &d->capids, nf + m[0] + j, sizeof *d->ids);
+				memcpy(d->ids + nf, m + 1, m[0] * sizeof *d->ids);
+				nf += m[0];
+				continue;
+			}
 		}
-		if (nf + m > d->capids)
-			d->ids = grow(d->ids, &d->capids, nf + m, sizeof *d->ids);
-		if (m)
-			loc_ids(d, t, w, li, d->ids + nf, m);
-		nf += m;
+		nf = loc_ids_slow(d, t, w, pos, nf, j, &cut);
 		if (cut)
 			break;
 	}
-	tree_add_stack_tail_ids(t, keep, d->ids, nf, count);
-	if (cut)
-		d->cut_stacks++;
-	/* remember it (by swapping buffers); a cut stack does not end where
-	 * its locations do */
-	pv->valid = !cut;
-	uint32_t *tmp = pv->locs;
+	struct pp_prev *pv = &d->prev[w];
+	size_t keep = 0;
+	if (t->chart) {
+		keep = chart_keep(d, pv, n, lab != 0);
+		pv->locs = grow(pv->locs, &pv->capl, n, sizeof *pv->locs);
+		if (n)
+			memcpy(pv->locs, d->slocs, n * sizeof *pv->locs);
+		pv->nlocs = n;
+		pv->valid = !cut;
+	} else {
+		size_t lim = nf < pv->n ? nf : pv->n;
+		while (keep < lim && pv->ids[keep] == d->ids[keep])
+			keep++;
+	}
+	tree_add_stack_tail_ids(t, keep, d->ids + keep, nf - keep, count);
+	/* remember it (by swapping buffers) */
+	strtab_id *tmp = pv->ids;
 	size_t tcap = pv->cap;
-	pv->locs = d->slocs;
-	pv->cap = d->capslocs;
+	pv->ids = d->ids;
+	pv->cap = d->capids;
+	pv->n = nf;
+	d->ids = tmp;
+	d->capids = tcap;
+	return cut;
+}
+
+/* ---- repeated stacks ----------------------------------------------------------- */
+
+/* A writer that does not aggregate (one sample per tick) repeats the same
+ * stacks over and over; Go's samples repeat a stack under different labels.
+ * Such a sample is found by the bytes of its packed location ids (a copy
+ * is kept), its label root and its tree, and only counted: every stack
+ * goes to the tree once, with its summed count, when the samples are done
+ * (seen_add: in order of first appearance, so that the tree gets its nodes
+ * and names in the same order as sample by sample). When few of SEEN_PROBE
+ * samples repeat (aggregated profiles, or --label-root on one), the
+ * lookups stop (the stacks held are added then and the rest as they
+ * come); at most SEEN_MAX stacks are held, and a lookup that reads more
+ * than SEEN_PROBES slots (keys that collide, as an input can be made to)
+ * stops them too. */
+#define SEEN_PROBE 4096
+#define SEEN_MAX ((size_t)1 << 20)
+#define SEEN_PROBES 512     /* slots a lookup reads at most */
+
+static uint64_t bytes_hash(const unsigned char *p, size_t n, uint64_t seed)
+{
+	uint64_t h = seed ^ ((uint64_t)n * 0x9e3779b97f4a7c15ULL), v;
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (n) {
+		v = 0;
+		memcpy(&v, p, n);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+	}
+	return mix64(h);
+}
+
+static uint64_t seen_hash(const unsigned char *p, size_t len, int w, unsigned lab, int64_t lv)
+{
+	return bytes_hash(p, len, mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
+}
+
+static void seen_place(struct pp_seen *s, uint64_t slot)
+{
+	size_t j = (size_t)(slot >> 32) & s->mask;
+	while (s->slots[j])
+		j = (j + 1) & s->mask;
+	s->slots[j] = slot;
+}
+
+/* The bytes of an entry with a key of len bytes. */
+static size_t seen_size(size_t len)
+{
+	return (offsetof(struct pp_seen_e, key) + len + 7) & ~(size_t)7;
+}
+
+/* The entry of this stack, or NULL. Valid until seen_insert. */
+static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned char *p, size_t len,
+                                   int w, unsigned lab, int64_t lv)
+{
+	s->lookups++;
+	if (!s->slots)
+		return NULL;
+	uint64_t tag = h & 0xffffffff00000000ULL;
+	unsigned probes = 0;
+	for (size_t j = (size_t)(h >> 32) & s->mask; s->slots[j]; j = (j + 1) & s->mask) {
+		if (++probes > SEEN_PROBES) {
+			s->off = true;  /* keys made to collide: no more lookups */
+			return NULL;
+		}
+		if ((s->slots[j] & 0xffffffff00000000ULL) != tag)
+			continue;
+		struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + ((s->slots[j] & 0xffffffff) - 1) * 8);
+		if (e->len == len && e->w == w && e->lab == lab && e->lv == lv && memcmp(e->key, p, len) == 0) {
+			s->hits++;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Holds a new stack with its first count; false when it is not held (then
+ * it is added now, after the held ones: see seen_add). */
+static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, size_t len, int w,
+                        unsigned lab, int64_t lv, uint64_t bad_refs, bool cut, uint64_t count)
+{
+	if (s->lookups >= SEEN_PROBE) {
+		if (s->hits * 16 < s->lookups)
+			s->off = true;  /* few repeats: not worth the lookups */
+		s->lookups = s->hits = 0;
+	}
+	size_t size = seen_size(len);
+	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX ||
+	    (s->nmem + size) / 8 >= UINT32_MAX)
+		return false;
+	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
+		uint64_t *old = s->slots;
+		size_t nold = old ? s->mask + 1 : 0;
+		s->slots = xcalloc(nold ? nold * 2 : 1024, sizeof *s->slots);
+		s->mask = (nold ? nold * 2 : 1024) - 1;
+		for (size_t i = 0; i < nold; i++)
+			if (old[i])
+				seen_place(s, old[i]);
+		free(old);
+	}
+	s->mem = grow(s->mem, &s->capmem, s->nmem + size, 1);
+	struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + s->nmem);
+	memcpy(e->key, p, len);
+	e->len = (uint32_t)len;
+	e->count = count;
+	e->lv = lv;
+	e->bad_refs = (uint32_t)bad_refs;
+	e->w = (uint8_t)w;
+	e->lab = (uint8_t)lab;
+	e->cut = cut;
+	seen_place(s, (h & 0xffffffff00000000ULL) | (s->nmem / 8 + 1));
+	s->nmem += size;
+	s->n++;
+	return true;
+}
+
+/* Adds the held counts to the trees: the stacks not added yet (from
+ * s->added on, in order), and with all, those added before that were seen
+ * again since; with one, only the entry one (added before). What the
+ * samples count was counted already, including the trees' stack counts. */
+static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
+{
+	struct pp_seen *s = &d->seen;
+	if (s->added == s->nmem && !all && !one)
+		return;
+	struct tree *t = d->t, *before = d->o ? d->o->before : NULL;
+	uint64_t stacks = t->stacks, bstacks = before ? before->stacks : 0;
+	if (all) {          /* the end: no more lookups, the memory is the tree's */
+		free(s->slots);
+		s->slots = NULL;
+	}
+	/* the sample being read keeps its locations */
+	uint32_t *tmp = d->slocs;
+	size_t tcap = d->capslocs;
+	d->slocs = d->dslocs;
+	d->capslocs = d->capdslocs;
+	for (size_t i = all ? 0 : s->added; i < s->nmem || one;) {
+		struct pp_seen_e *e = one ? one : (struct pp_seen_e *)(s->mem + i);
+		if (e->count) {
+			size_t n = 0;
+			uint64_t bad_refs = d->bad_refs;
+			decode_locs(d, e->key, e->len, &n);   /* its ids were counted */
+			d->bad_refs = bad_refs;
+			add_stack(d, e->w ? before : t, e->w, n, e->lab, e->lv, e->count);
+			e->count = 0;
+		}
+		if (one)
+			break;
+		i += seen_size(e->len);
+	}
+	if (!one)
+		s->added = s->nmem;
+	d->dslocs = d->slocs;
+	d->capdslocs = d->capslocs;
 	d->slocs = tmp;
 	d->capslocs = tcap;
-	pv->nlocs = n;
-	if (lab) {
-		pv->label = grow(pv->label, &pv->labelcap, labellen ? labellen : 1, 1);
-		memcpy(pv->label, label, labellen);
-		pv->labellen = labellen;
-	}
+	t->stacks = stacks;
+	if (before)
+		before->stacks = bstacks;
+}
+
+/* Whether the stack of locations d->slocs[0..n) (and a label root frame
+ * when lab) is longer than PP_MAX_FRAMES frames: add_stack cuts it. */
+static bool stack_cut(const struct pp *d, size_t n, unsigned lab)
+{
+	if ((n + 1) * PP_MAX_LINES <= PP_MAX_FRAMES)
+		return false;
+	size_t total = lab != 0;
+	for (size_t j = 0; j < n; j++)
+		total += d->slocs[j] == PP_NONE ? 1 : d->lf[d->slocs[j]].n;
+	return total > PP_MAX_FRAMES;
+}
+
+/* ---- the samples --------------------------------------------------------------- */
+
+/* Decodes the location field put off (*lp, len; none when *lp is NULL)
+ * onto d->slocs[*n..]: 0 or -(enum pb_err). */
+static int settle(struct pp *d, const unsigned char **lp, size_t len, size_t *n)
+{
+	if (!*lp)
+		return 0;
+	int r = decode_locs(d, *lp, len, n);
+	*lp = NULL;
+	return r;
 }
 
 /* Reads one Sample message and adds it. */
@@ -1035,19 +1495,34 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	struct pb c = { f->data, f->data + f->len };
 	struct pb_field g;
 	struct pb_rep rep;
-	size_t n = 0, nv = 0;
+	size_t n = 0, nv = 0, nlocf = 0;
 	int64_t value = 0;
 	bool lfound = false, lnum = false;
 	int64_t lval = 0;
 	int r;
 	uint64_t v;
 	const char *key = d->o ? d->o->label_root : NULL;
+	/* The first location field, when packed (as writers do), is decoded
+	 * only once the sample is known to need it: a repeated stack is found
+	 * by its bytes (see seen_find). Fields are still read in order: what
+	 * a malformed sample reports and counts is the same. */
+	const unsigned char *lp = NULL, *lp0 = NULL;
+	size_t ll = 0;
 	while ((r = pb_next(&c, &g)) > 0) {
-		if (g.num == 1 && pb_rep_init(&rep, &g)) {
-			while ((r = pb_rep_next(&rep, &v)) > 0) {
-				if (n == d->capslocs)
-					d->slocs = grow(d->slocs, &d->capslocs, n + 1, sizeof *d->slocs);
-				uint32_t li = idmap_get(&d->locid, v);
+		if (g.num == 1 && (g.wt == WT_VARINT || g.wt == WT_LEN)) {
+			if (nlocf++ == 0 && g.wt == WT_LEN) {
+				lp = lp0 = g.data;
+				ll = g.len;
+				continue;
+			}
+			lp0 = NULL;     /* not one packed field: not looked up */
+			if ((r = settle(d, &lp, ll, &n)) < 0)
+				break;
+			if (g.wt == WT_LEN) {
+				r = decode_locs(d, g.data, g.len, &n);
+			} else {
+				d->slocs = grow(d->slocs, &d->capslocs, n + 1, sizeof *d->slocs);
+				uint32_t li = loc_pos(d, g.v);
 				if (li == PP_NONE)
 					d->bad_refs++;
 				d->slocs[n++] = li;
@@ -1083,30 +1558,68 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 			break;
 	}
 	if (r < 0) {
-		bad_sample(d, f->data, pb_why((enum pb_err)-r));
+		int e = settle(d, &lp, ll, &n);    /* it came first */
+		bad_sample(d, f->data, pb_why((enum pb_err)-(e < 0 ? e : r)));
 		return;
 	}
 	if (nv <= vi) {
+		if ((r = settle(d, &lp, ll, &n)) < 0) {
+			bad_sample(d, f->data, pb_why((enum pb_err)-r));
+			return;
+		}
 		snprintf(d->why_sample_buf, sizeof d->why_sample_buf,
 		         "%zu value%s for %zu sample types", nv, nv == 1 ? "" : "s", d->nvt);
 		bad_sample(d, f->data, d->why_sample_buf);
 		return;
 	}
-	if (value == 0)
-		return;
 	int w = 0;
 	uint64_t count = (uint64_t)value;
-	if (value < 0) {
-		if (!d->o || !d->o->before) {
-			d->negative++;
-			return;
-		}
+	if (value < 0 && d->o && d->o->before) {
 		t = d->o->before;
 		w = 1;
 		count = 0 - (uint64_t)value;
 	}
-	size_t ll = key ? label_frame(d, lfound, lnum, lval) : 0;
-	add_stack(d, t, w, n, key ? d->labelbuf : NULL, ll, count);
+	unsigned lab = !key ? 0 : !lfound ? 1 : lnum ? 3 : 2;
+	if (!lfound)
+		lval = 0;
+	struct pp_seen_e *e = NULL;
+	uint64_t h = 0;
+	bool look = lp0 && value != 0 && (value > 0 || w) && !t->chart && !d->seen.off;
+	if (look && (e = seen_find(&d->seen, h = seen_hash(lp0, ll, w, lab, lval), lp0, ll, w, lab, lval))) {
+		/* a repeat: counted as it was the first time, added at the end */
+		if (e->count + count < count) {
+			/* the sum is beyond 64 bits: the tree says it saturated */
+			seen_add(d, false, NULL);
+			seen_add(d, false, e);
+		}
+		e->count += count;
+		d->bad_refs += e->bad_refs;
+		d->cut_stacks += e->cut;
+		t->stacks++;
+	} else {
+		uint64_t bad_refs = d->bad_refs;
+		if ((r = settle(d, &lp, ll, &n)) < 0) {
+			bad_sample(d, f->data, pb_why((enum pb_err)-r));
+			return;
+		}
+		bad_refs = d->bad_refs - bad_refs;     /* dangling ids in it */
+		if (value == 0)
+			return;
+		if (value < 0 && !w) {
+			d->negative++;
+			return;
+		}
+		bool cut = look && stack_cut(d, n, lab);
+		if (look && seen_insert(&d->seen, h, lp0, ll, w, lab, lval, bad_refs, cut, count)) {
+			d->cut_stacks += cut;
+			t->stacks++;
+		} else {
+			seen_add(d, false, NULL);        /* the held stacks came first */
+			if (add_stack(d, t, w, n, lab, lval, count))
+				d->cut_stacks++;
+		}
+	}
+	label_count(d, lab, lval);
 	info->samples++;
 	uint64_t *sum = w ? &info->before_total : &info->total;
 	*sum = *sum + count < count ? UINT64_MAX : *sum + count;
@@ -1115,9 +1628,13 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 /* Pass 2: every Sample field, in order. */
 static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
-	struct pb c = { d->data, d->data + d->size };
+	/* the samples' part only (writers put them together) */
+	struct pb c = { d->samples_at, d->samples_end };
 	struct pb_field f;
 	size_t next = PP_PROGRESS_STEP;
+	d->t = t;
+	if (!d->nsamples)
+		c.p = c.end = d->data;
 	while (pb_next(&c, &f) > 0) {  /* pass 1 checked the framing */
 		if (f.num != 2 || f.wt != WT_LEN)
 			continue;
@@ -1127,6 +1644,7 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 			d->o->progress(d->o->progress_arg, pp_off(d, c.p), d->size, t->stacks);
 		}
 	}
+	seen_add(d, true, NULL);
 }
 
 /* ---- reading the input ----------------------------------------------------- */
@@ -1176,7 +1694,6 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
                struct pprof_info *info, reader_msg_fn *msg, void *msgarg)
 {
 	struct pp d = { 0 };
-	d.unkid[0] = d.unkid[1] = PP_NONE;
 	struct pprof_info own;
 	unsigned char *owned = NULL;
 	const char *map;
@@ -1217,6 +1734,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	}
 	info->period = d.period;
 	info->duration_nanos = d.duration;
+	resolve_all(&d);
 	pp_samples(&d, t, (size_t)vi, info);
 	rc = 0;
 
@@ -1258,19 +1776,24 @@ out:
 	idmap_free(&d.fnid);
 	idmap_free(&d.mapid);
 	idmap_free(&d.locid);
+	free(d.frm);
+	free(d.fbad);
 	free(d.pool);
+	free(d.issues);
 	arena_free(&d.names);
 	free(d.lines);
 	free(d.slocs);
+	free(d.dslocs);
 	free(d.ids);
 	for (int i = 0; i < 2; i++) {
-		free(d.lfid[i]);
-		free(d.poolid[i]);
+		free(d.frid[i]);
+		free(d.lrec[i]);
+		free(d.mids[i]);
+		free(d.prev[i].ids);
+		free(d.prev[i].locs);
 	}
 	free(d.labelbuf);
-	for (int i = 0; i < 2; i++) {
-		free(d.prev[i].locs);
-		free(d.prev[i].label);
-	}
+	free(d.seen.mem);
+	free(d.seen.slots);
 	return rc;
 }

@@ -224,18 +224,54 @@ struct transform transform_make(enum transform_kind kind, const char *arg, size_
 	return tr;
 }
 
+/* A name in a drop path: its \0 and \1 bytes escaped (\1\2, \1\1), so
+ * that a \0 in a name is not taken for the separator, which would lead the
+ * path to another frame. Returns the length; writes it when out is set. */
+static size_t path_escape(const char *s, size_t n, char *out)
+{
+	size_t len = 0;
+	for (size_t k = 0; k < n; k++) {
+		bool esc = s[k] == '\0' || s[k] == '\1';
+		if (out && esc) {
+			out[len] = '\1';
+			out[len + 1] = s[k] == '\0' ? '\2' : '\1';
+		} else if (out) {
+			out[len] = s[k];
+		}
+		len += 1 + esc;
+	}
+	return len;
+}
+
+/* Whether the escaped path element e[0..elen) is name s[0..n). */
+static bool path_equal(const char *e, size_t elen, const char *s, size_t n)
+{
+	size_t k = 0, j = 0;
+	while (k < elen && j < n) {
+		char c = e[k++];
+		if (c == '\1') {
+			if (k == elen || (e[k] != '\1' && e[k] != '\2'))
+				return false;
+			c = e[k++] == '\2' ? '\0' : '\1';
+		}
+		if (c != s[j++])
+			return false;
+	}
+	return k == elen && j == n;
+}
+
 struct transform transform_make_drop(const struct tree *t, tree_idx i)
 {
 	size_t len = 0;
 	for (tree_idx j = i; j != TREE_ROOT && j != TREE_NONE; j = tree_parent(t, j))
-		len += tree_name_len(t, j) + 1;
+		len += path_escape(tree_name(t, j), tree_name_len(t, j), NULL) + 1;
 	struct transform tr = { TRANSFORM_DROP, xmalloc(len + 1), len ? len - 1 : 0 };
 	/* Written from the end: the walk goes leaf to root. */
 	size_t pos = len;
 	for (tree_idx j = i; j != TREE_ROOT && j != TREE_NONE; j = tree_parent(t, j)) {
-		size_t nl = tree_name_len(t, j);
+		size_t nl = path_escape(tree_name(t, j), tree_name_len(t, j), NULL);
 		pos -= nl + 1;
-		memcpy(tr.arg + pos, tree_name(t, j), nl);
+		path_escape(tree_name(t, j), tree_name_len(t, j), tr.arg + pos);
 		tr.arg[pos + nl] = '\0';
 	}
 	tr.arg[len] = '\0';
@@ -258,7 +294,7 @@ tree_idx transform_find_path(const struct tree *t, const char *path, size_t len)
 		size_t e = z ? (size_t)(z - path) : len;
 		tree_idx c = tree_first_child(t, cur);
 		for (; c != TREE_NONE; c = tree_next_sibling(t, c))
-			if (tree_name_len(t, c) == e - p && memcmp(tree_name(t, c), path + p, e - p) == 0)
+			if (path_equal(path + p, e - p, tree_name(t, c), tree_name_len(t, c)))
 				break;
 		if (c == TREE_NONE)
 			return TREE_NONE;

@@ -67,8 +67,10 @@ enum transform_kind {
 	TRANSFORM_HIDE,             /* arg: regex (rx.h), case-sensitive */
 	TRANSFORM_MERGE_RECURSION,
 	TRANSFORM_DROP              /* arg: the node's path, names joined by '\0'
-	                               (root excluded), so it also applies to
-	                               another tree with the same path (diff) */
+	                               (root excluded; a name's own \0 and \1
+	                               bytes written \1\2 and \1\1), so it also
+	                               applies to another tree with the same
+	                               path (diff) */
 };
 
 struct transform {

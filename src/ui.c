@@ -12,9 +12,11 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 #if defined(HAVE_NCURSESW_CURSES_H)
 #include <ncursesw/curses.h>
 #else
@@ -25,7 +27,7 @@
 #include "diff.h"
 #include "keymap.h"
 #include "palette.h"
-#include "lineinput.h"
+#include "lineedit.h"
 #include "sandwichview.h"
 #include "tableview.h"
 #include "searchidx.h"
@@ -55,7 +57,6 @@
 #define UI_SEARCH_FIRST_NS (4u * 1000u * 1000u)
 #define UI_PROGRESS_MS 100
 /* Searches remembered for Up/Down in the prompt. */
-#define UI_HISTORY_MAX 100
 /* Layouts of earlier views kept for going back (a few spans' worth each). */
 #define UI_OLD_LAYOUTS 4
 
@@ -85,25 +86,7 @@ enum ui_mode {
 	UI_MODE_SEARCH,         /* typing a search in the bottom line */
 	UI_MODE_TABLE,          /* the top table (tableview.c) */
 	UI_MODE_SANDWICH,       /* callers and callees (sandwichview.c) */
-	UI_MODE_INPUT           /* H or the table filter (lineinput.c) */
-};
-
-/* The search prompt's line: bytes as typed (UTF-8 or not), NUL-terminated;
- * cur is a byte offset at a character boundary. */
-struct prompt {
-	char *text;
-	size_t len, cap, cur;
-	char err[160];          /* rx_new's message for text, sanitized; "" when valid */
-	char **hist;            /* accepted searches, oldest first */
-	/* Per entry: the name of a `*` search (its bytes, which outlive the
-	 * tree they came from: a transform changes the name ids), else NULL. */
-	char **hist_name;
-	size_t *hist_len;
-	size_t nhist;
-	size_t hpos;            /* entry shown; nhist = the line being typed */
-	char *draft;            /* the line being typed, while browsing history */
-	bool exact;             /* text is entry hpos's `*` search, recalled and
-	                           not edited since (it stays exact) */
+	UI_MODE_INPUT           /* H or the table filter (lineedit.c) */
 };
 
 struct ui {
@@ -147,7 +130,8 @@ struct ui {
 	struct diff diff;       /* valid when diffmode */
 	struct tableview *tv;
 	struct sandwichview *sw;
-	struct lineinput input;     /* H and the table filter (not the search) */
+	struct lineedit input;      /* H and the table filter (not the search) */
+	struct lineedit_history hide_hist, filter_hist;
 	enum ui_mode input_back;    /* the mode the input line returns to */
 
 	enum palette_depth depth;
@@ -182,7 +166,9 @@ struct ui {
 	bool jump_when_done, jump_from_sel, before_jump;
 	int jump_dir;
 	size_t rules_costly;    /* palette_rules_costly when last told */
-	struct prompt pr;
+	struct lineedit pr;         /* the search prompt */
+	struct lineedit_history search_hist;    /* payload: a `*` search's name */
+	char pr_err[160];           /* rx_new's message for pr.text, sanitized; "" when valid */
 	attr_t match_attr;
 	int match_pair;
 	bool stats;
@@ -873,70 +859,22 @@ static void index_quiet(struct ui *u)
 	}
 }
 
-/* name: the name[0..len) of a `*` search (recalled unchanged, it stays an
- * exact, case-sensitive search), else NULL. Both are copied first: they
- * may be an entry that makes room for the new one. */
-static void history_add(struct ui *u, const char *text, const char *name, size_t len)
-{
-	struct prompt *p = &u->pr;
-	if (!text[0])
-		return;
-	if (p->nhist) {
-		const char *last = p->hist_name[p->nhist - 1];
-		if (strcmp(p->hist[p->nhist - 1], text) == 0 && !last == !name &&
-		    (!name || (p->hist_len[p->nhist - 1] == len && memcmp(last, name, len) == 0)))
-			return;
-	}
-	char *copy = xstrdup(text), *ncopy = NULL;
-	if (name) {
-		ncopy = xmalloc(len ? len : 1);
-		memcpy(ncopy, name, len);
-	}
-	if (p->nhist == UI_HISTORY_MAX) {
-		free(p->hist[0]);
-		free(p->hist_name[0]);
-		memmove(p->hist, p->hist + 1, (p->nhist - 1) * sizeof *p->hist);
-		memmove(p->hist_name, p->hist_name + 1, (p->nhist - 1) * sizeof *p->hist_name);
-		memmove(p->hist_len, p->hist_len + 1, (p->nhist - 1) * sizeof *p->hist_len);
-		p->nhist--;
-	}
-	if (!p->hist) {
-		p->hist = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist);
-		p->hist_name = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_name);
-		p->hist_len = xreallocarray(NULL, UI_HISTORY_MAX, sizeof *p->hist_len);
-	}
-	p->hist_name[p->nhist] = ncopy;
-	p->hist_len[p->nhist] = len;
-	p->hist[p->nhist++] = copy;
-}
-
-static void prompt_set(struct ui *u, const char *text)
-{
-	struct prompt *p = &u->pr;
-	size_t len = strlen(text);
-	if (len + 1 > p->cap) {
-		p->cap = len + 64;
-		p->text = xrealloc(p->text, p->cap);
-	}
-	memcpy(p->text, text, len + 1);
-	p->len = p->cur = len;
-}
-
 /* The prompt's text changed: search again, incrementally. An invalid
  * pattern keeps the last valid highlight (and its pass, if unfinished). */
 static void prompt_changed(struct ui *u)
 {
-	struct prompt *p = &u->pr;
-	p->err[0] = '\0';
+	const struct lineedit *p = &u->pr;
+	const struct lineedit_entry *r = lineedit_recalled(p);
+	u->pr_err[0] = '\0';
 	if (p->len == 0) {
 		search_start(u, NULL);
 		return;
 	}
 	struct search *s;
-	if (p->exact)
-		s = search_new_exact_bytes(u->t, p->hist_name[p->hpos], p->hist_len[p->hpos]);
-	else {
-		s = search_new(u->t, p->text, p->err, sizeof p->err);
+	if (r && r->payload) {  /* a `*` search recalled unchanged: still exact */
+		s = search_new_exact_bytes(u->t, r->payload, r->payload_len);
+	} else {
+		s = search_new(u->t, p->text, u->pr_err, sizeof u->pr_err);
 		/* Typing on at the end of a word: test only what matched. */
 		if (s && u->shown && search_done(u->shown))
 			search_narrow(s, u->shown);
@@ -953,12 +891,8 @@ static void open_prompt(struct ui *u)
 	u->before = u->pending ? u->pending : u->shown;
 	u->before_jump = u->pending && u->jump_when_done;
 	u->jump_when_done = false;
-	u->pr.hpos = u->pr.nhist;
-	free(u->pr.draft);
-	u->pr.draft = NULL;
-	prompt_set(u, "");
-	u->pr.err[0] = '\0';
-	u->pr.exact = false;
+	lineedit_start(&u->pr, "/", &u->search_hist, 0);
+	u->pr_err[0] = '\0';
 	u->mode = UI_MODE_SEARCH;
 }
 
@@ -977,10 +911,10 @@ static void close_prompt(struct ui *u)
  * selected (once its pass is done). */
 static void prompt_accept(struct ui *u)
 {
-	struct prompt *p = &u->pr;
-	history_add(u, p->text, p->exact ? p->hist_name[p->hpos] : NULL, p->exact ? p->hist_len[p->hpos] : 0);
-	if (p->err[0])
-		snprintf(u->notice, sizeof u->notice, "invalid regex (%s): the previous search stays", p->err);
+	const struct lineedit_entry *r = lineedit_recalled(&u->pr);
+	lineedit_history_add(&u->search_hist, u->pr.text, r ? r->payload : NULL, r ? r->payload_len : 0);
+	if (u->pr_err[0])
+		snprintf(u->notice, sizeof u->notice, "invalid regex (%s): the previous search stays", u->pr_err);
 	else if (u->pending)
 		jump_later(u);
 	else if (u->shown)
@@ -1006,137 +940,18 @@ static void prompt_cancel(struct ui *u)
 		goto_match(u, +1, true);
 }
 
-static void prompt_history(struct ui *u, int dir)
-{
-	struct prompt *p = &u->pr;
-	if (dir < 0 && p->hpos > 0) {
-		if (p->hpos == p->nhist) {
-			free(p->draft);
-			p->draft = xstrdup(p->text);
-		}
-		prompt_set(u, p->hist[--p->hpos]);
-	} else if (dir > 0 && p->hpos < p->nhist) {
-		p->hpos++;
-		prompt_set(u, p->hpos < p->nhist ? p->hist[p->hpos] : p->draft ? p->draft : "");
-	} else
-		return;
-	p->exact = p->hpos < p->nhist && p->hist_name[p->hpos];
-	prompt_changed(u);
-}
-
-/* Bytes of the UTF-8 sequence that lead byte c starts (1 for others). */
-static size_t utf8_need(unsigned char c)
-{
-	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
-/* Start of the character that ends at byte i (i > 0): its lead byte when
- * the continuation bytes before i belong to it, else the byte i - 1 alone
- * (invalid UTF-8 moves byte by byte). */
-static size_t char_before(const char *s, size_t i)
-{
-	size_t k = i - 1, lim = i >= 4 ? i - 4 : 0;
-	while (k > lim && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	unsigned char c = (unsigned char)s[k];
-	if ((c & 0xc0) == 0x80 || i - k > utf8_need(c))
-		return i - 1;
-	return k;
-}
-
-/* End of the character that starts at byte i (i < len). */
-static size_t char_after(const char *s, size_t len, size_t i)
-{
-	size_t need = utf8_need((unsigned char)s[i]), k = i + 1;
-	while (k < len && k - i < need && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k++;
-	return k;
-}
-
-/* Whether the bytes before i end in an unfinished UTF-8 character: the
- * rest of it is on its way (curses gives a character byte by byte). */
-static bool utf8_unfinished(const char *s, size_t i)
-{
-	size_t k = i, lim = i >= 3 ? i - 3 : 0;
-	while (k > lim && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
-		k--;
-	if (k == 0)
-		return false;
-	unsigned char c = (unsigned char)s[k - 1];
-	return c >= 0xc0 && i - (k - 1) < utf8_need(c);
-}
-
-static void prompt_delete(struct ui *u, size_t from, size_t to)
-{
-	struct prompt *p = &u->pr;
-	memmove(p->text + from, p->text + to, p->len - to + 1);
-	p->len -= to - from;
-	p->cur = from;
-}
-
 static void prompt_key(struct ui *u, int ch)
 {
-	struct prompt *p = &u->pr;
-	bool changed = true;
-	switch (keymap_prompt_lookup(ch)) {
-	case KEYMAP_PROMPT_ACCEPT: prompt_accept(u); return;
-	case KEYMAP_PROMPT_CANCEL: prompt_cancel(u); return;
-	case KEYMAP_PROMPT_HISTORY: prompt_history(u, ch == KEY_UP ? -1 : +1); return;
-	case KEYMAP_PROMPT_MOVE:
-		if (ch == KEY_LEFT && p->cur > 0)
-			p->cur = char_before(p->text, p->cur);
-		else if (ch == KEY_RIGHT && p->cur < p->len)
-			p->cur = char_after(p->text, p->len, p->cur);
+	if (ch == KEY_MOUSE) {
+		MEVENT ev;
+		getmouse(&ev);  /* drain it */
 		return;
-	case KEYMAP_PROMPT_ENDS: p->cur = ch == KEY_HOME ? 0 : p->len; return;
-	case KEYMAP_PROMPT_DELETE:
-		if (ch == KEY_DC && p->cur < p->len)
-			prompt_delete(u, p->cur, char_after(p->text, p->len, p->cur));
-		else if (ch != KEY_DC && p->cur > 0)
-			prompt_delete(u, char_before(p->text, p->cur), p->cur);
-		else if (ch != KEY_DC && p->len == 0) {
-			prompt_cancel(u);   /* Backspace on an empty line leaves, as in vim */
-			return;
-		} else
-			changed = false;
-		break;
-	case KEYMAP_PROMPT_KILL_LINE:
-		changed = p->cur > 0;
-		prompt_delete(u, 0, p->cur);
-		break;
-	case KEYMAP_PROMPT_KILL_WORD: {
-		size_t k = p->cur;
-		while (k > 0 && p->text[k - 1] == ' ')
-			k--;
-		while (k > 0 && p->text[k - 1] != ' ')
-			k--;
-		changed = k < p->cur;
-		prompt_delete(u, k, p->cur);
-		break;
 	}
-	default:
-		if (ch == KEY_MOUSE) {
-			MEVENT ev;
-			getmouse(&ev);  /* drain it */
-			return;
-		}
-		/* Text: printable ASCII and the bytes of UTF-8 characters (curses
-		 * hands them over one by one); controls and other keys are not. */
-		if (ch < 0x20 || ch == 0x7f || ch > 0xff)
-			return;
-		if (p->len + 2 > p->cap) {
-			p->cap = 2 * p->cap + 64;
-			p->text = xrealloc(p->text, p->cap);
-		}
-		memmove(p->text + p->cur + 1, p->text + p->cur, p->len - p->cur + 1);
-		p->text[p->cur++] = (char)ch;
-		p->len++;
-		changed = !utf8_unfinished(p->text, p->cur);
-		break;
-	}
-	if (changed) {
-		p->exact = false;   /* edited: a regex again */
-		prompt_changed(u);
+	switch (lineedit_key(&u->pr, ch)) {
+	case LINEEDIT_ACCEPT: prompt_accept(u); break;
+	case LINEEDIT_CANCEL: prompt_cancel(u); break;
+	case LINEEDIT_CHANGED: prompt_changed(u); break;
+	case LINEEDIT_NONE: break;
 	}
 }
 
@@ -1149,7 +964,8 @@ static void search_selected_name(struct ui *u)
 	}
 	strtab_id id = tree_node(u->t, u->sel)->name;
 	struct search *s = search_new_exact(u->t, id);
-	history_add(u, search_pattern(s), strtab_str(&u->t->names, id), strtab_len(&u->t->names, id));
+	lineedit_history_add(&u->search_hist, search_pattern(s), strtab_str(&u->t->names, id),
+	                     strtab_len(&u->t->names, id));
 	search_start(u, s);
 }
 
@@ -1590,26 +1406,48 @@ static void draw_search_status(struct ui *u)
 	attroff(A_DIM);
 }
 
-/* The prompt: "/" and the text, scrolled so the cursor shows; then the
- * regex error, or the progress of a pass. Returns the cursor column. */
-static int draw_prompt(struct ui *u)
+/* A line editor on the bottom row: its label (bold when bold), then its
+ * text scrolled so that the cursor shows in room columns. Sets *end to
+ * the column after the text; returns the cursor's column. */
+static int draw_edit_line(struct ui *u, const struct lineedit *e, bool bold, int room, int *end)
 {
-	const struct prompt *p = &u->pr;
-	int y = u->lines - 1, avail = u->cols - 1, room = avail - 2;
-	if (room < 1)
-		return 0;
+	int y = u->lines - 1, lw = text_width(e->label, strlen(e->label));
+	move(y, 0);
+	clrtoeol();
+	if (bold)
+		attron(A_BOLD);
+	put_text(u, y, 0, e->label);
+	if (bold)
+		attroff(A_BOLD);
+	room -= lw;
+	if (room < 1) {
+		*end = lw;
+		return lw;
+	}
 	/* Start the text late enough that the cursor fits in room. */
 	size_t start = 0;
-	while (start < p->cur && text_width(p->text + start, p->cur - start) >= room)
-		start = char_after(p->text, p->len, start);
-	int cx = 1 + text_width(p->text + start, p->cur - start);
-	mvaddstr(y, 0, "/");
-	int w = text_fit(p->text + start, p->len - start, room, u->buf, u->bufsize);
-	addstr(u->buf);
-	int x = 1 + w + 2;
-	if (p->err[0]) {
+	while (start < e->cur && text_width(e->text + start, e->cur - start) >= room)
+		start = lineedit_char_after(e->text, e->len, start);
+	int cx = lw + text_width(e->text + start, e->cur - start);
+	int w = text_fit(e->text + start, e->len - start, room, u->buf, u->bufsize);
+	mvaddstr(y, lw, u->buf);
+	*end = lw + w;
+	return cx;
+}
+
+/* The search prompt: "/" and the text; then the regex error, or the
+ * progress of a pass. Returns the cursor column. */
+static int draw_prompt(struct ui *u)
+{
+	const struct lineedit *p = &u->pr;
+	int y = u->lines - 1, avail = u->cols - 1, end;
+	if (avail - 2 < 1)
+		return 0;
+	int cx = draw_edit_line(u, p, false, avail - 1, &end);
+	int x = end + 2;
+	if (u->pr_err[0]) {
 		attron(A_BOLD);
-		put_text(u, y, x, p->err);
+		put_text(u, y, x, u->pr_err);
 		attroff(A_BOLD);
 	} else if (u->pending) {
 		char info[32];
@@ -1713,32 +1551,13 @@ static void draw_table_status(struct ui *u)
 	put_text(u, u->lines - 1, 0, line);
 }
 
-/* The input line over the status row, with a cursor block after the text. */
-static void draw_input(struct ui *u)
+/* The input line (H, the table filter) over the status row. Returns the
+ * cursor's column. */
+static int draw_input(struct ui *u)
 {
-	int y = u->lines - 1;
-	char safe[LINEINPUT_MAX * 4 + 64];
-	move(y, 0);
-	clrtoeol();
-	attron(A_BOLD);
-	put_text(u, y, 0, u->input.label);
-	attroff(A_BOLD);
-	int x = (int)strlen(u->input.label);
-	int room = u->cols - x - 2;
-	if (room <= 0)
-		return;
-	/* Show the end of the text when it is longer than the line. */
-	text_sanitize(u->input.text, u->input.len, safe, sizeof safe);
-	const char *p = safe;
-	while (*p && text_width(p, strlen(p)) > room) {
-		p++;    /* one character: skip its UTF-8 continuation bytes too */
-		while (((unsigned char)*p & 0xc0) == 0x80)
-			p++;
-	}
-	put_text(u, y, x, p);
-	attron(A_REVERSE);
-	mvaddch(y, x + text_width(p, strlen(p)), ' ');
-	attroff(A_REVERSE);
+	int end;
+	int cx = draw_edit_line(u, &u->input, true, u->cols - 1, &end);
+	return cx < u->cols ? cx : u->cols - 1;
 }
 
 /* A sandwich frame's look: the palette's colour of its name (the
@@ -1825,10 +1644,12 @@ static void draw(struct ui *u)
 		} else
 			draw_status(u);
 	}
-	if (u->mode == UI_MODE_INPUT)
-		draw_input(u);
+	if (u->mode == UI_MODE_INPUT) {
+		int cx = draw_input(u);
+		move(u->lines - 1, cx);
+	}
 	/* The cursor shows where the prompt's typing goes, and only there. */
-	curs_set(u->mode == UI_MODE_SEARCH && !u->too_small ? 1 : 0);
+	curs_set((u->mode == UI_MODE_SEARCH || u->mode == UI_MODE_INPUT) && !u->too_small ? 1 : 0);
 	refresh();
 }
 
@@ -2080,7 +1901,7 @@ static void table_key(struct ui *u, int ch)
 	enum keymap_action act = keymap_lookup(ch);
 	switch (ch) {
 	case '/':
-		lineinput_start(&u->input, "filter: ", UI_INPUT_FILTER);
+		lineedit_start(&u->input, "filter: ", &u->filter_hist, UI_INPUT_FILTER);
 		u->input_back = UI_MODE_TABLE;
 		u->mode = UI_MODE_INPUT;
 		return;
@@ -2156,6 +1977,8 @@ static void input_done(struct ui *u)
 	} else if (u->input.len > 0) {
 		push_transform(u, transform_make(TRANSFORM_HIDE, u->input.text, u->input.len));
 	}
+	if (u->input.hist)
+		lineedit_history_add(u->input.hist, u->input.text, NULL, 0);
 }
 
 static void dispatch(struct ui *u, enum keymap_action act)
@@ -2198,7 +2021,7 @@ static void dispatch(struct ui *u, enum keymap_action act)
 			open_sandwich(u, u->t, u->sel);
 		break;
 	case KEYMAP_HIDE:
-		lineinput_start(&u->input, "hide frames matching: ", UI_INPUT_HIDE);
+		lineedit_start(&u->input, "hide frames matching: ", &u->hide_hist, UI_INPUT_HIDE);
 		u->input_back = UI_MODE_NORMAL;
 		u->mode = UI_MODE_INPUT;
 		break;
@@ -2268,10 +2091,15 @@ static void handle_key(struct ui *u, int ch)
 			sandwich_key(u, ch);
 		break;
 	case UI_MODE_INPUT:
-		switch (lineinput_key(&u->input, ch)) {
-		case LINEINPUT_EDITING: break;
-		case LINEINPUT_DONE: input_done(u); break;
-		case LINEINPUT_CANCEL: u->mode = u->input_back; break;
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			getmouse(&ev);  /* drain it */
+			break;
+		}
+		switch (lineedit_key(&u->input, ch)) {
+		case LINEEDIT_NONE: case LINEEDIT_CHANGED: break;
+		case LINEEDIT_ACCEPT: input_done(u); break;
+		case LINEEDIT_CANCEL: u->mode = u->input_back; break;
 		}
 		break;
 	case UI_MODE_SEARCH:
@@ -2315,136 +2143,11 @@ static bool direct_term_name(const char *term, char *buf, size_t size)
 	return w > 0 && (size_t)w < size;
 }
 
-/* ---- key benchmark (--bench-keys, for make bench) ----
- * Plays a script of keys through the same handle_key() and draw() as the
- * event loop and times both: handle_key() (with any search pass it starts,
- * run to its end) is the layout, draw() the render (curses output
- * included). Tokens are separated by blanks: one character
- * stands for itself, a name for a special key (Enter BS Esc Tab Space Left
- * Right Up Down Home End), "resize" shrinks or restores the width by 10
- * columns, "pause" waits half a second (a person's pause, in which work
- * done in the background may finish); TOKEN*N repeats a token N times. */
-
-#define UI_BENCH_MAX 32
-
-struct ui_bench {
-	struct {
-		char name[32];
-		unsigned n;
-		double layout_sum, layout_max, render_sum, render_max;
-	} k[UI_BENCH_MAX];
-	size_t n;
-};
-
 static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Key code of a script token, or ERR. */
-static int bench_key(const char *tok)
-{
-	static const struct { const char *name; int key; } names[] = {
-		{ "Enter", '\n' }, { "BS", KEY_BACKSPACE }, { "Esc", 27 }, { "Tab", '\t' },
-		{ "Space", ' ' }, { "Left", KEY_LEFT }, { "Right", KEY_RIGHT }, { "Up", KEY_UP },
-		{ "Down", KEY_DOWN }, { "Home", KEY_HOME }, { "End", KEY_END },
-		{ "resize", KEY_RESIZE },
-	};
-	if (tok[0] && !tok[1])
-		return (unsigned char)tok[0];
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(tok, names[i].name) == 0)
-			return names[i].key;
-	return ERR;
-}
-
-static void bench_one(struct ui *u, struct ui_bench *b, const char *tok, int key, bool *narrow)
-{
-	size_t i;
-	for (i = 0; i < b->n && strcmp(b->k[i].name, tok) != 0; i++)
-		;
-	if (i == b->n) {
-		if (b->n == UI_BENCH_MAX)
-			return;
-		snprintf(b->k[b->n++].name, sizeof b->k[0].name, "%s", tok);
-	}
-	if (key == KEY_RESIZE) {
-		/* A real resize minus the terminal's own part: curses learns the
-		 * new size, then the event goes the usual way. */
-		*narrow = !*narrow;
-		resizeterm(LINES, *narrow ? COLS - 10 : COLS + 10);
-	}
-	double t0 = now_s();
-	handle_key(u, key);
-	/* A search pass normally goes on in slices between keys; here it is
-	 * finished, so a search key's time is the time to its full result. */
-	if (u->pending) {
-		while (u->pending)
-			search_work(u, UI_SEARCH_SLICE_NS);
-		relayout(u);
-	}
-	double t1 = now_s();
-	if (!u->quit)
-		draw(u);
-	double t2 = now_s(), l = (t1 - t0) * 1e3, r = (t2 - t1) * 1e3;
-	b->k[i].n++;
-	b->k[i].layout_sum += l;
-	b->k[i].render_sum += r;
-	if (l > b->k[i].layout_max)
-		b->k[i].layout_max = l;
-	if (r > b->k[i].render_max)
-		b->k[i].render_max = r;
-}
-
-static struct ui_bench *bench_play(struct ui *u, const char *script)
-{
-	struct ui_bench *b = xcalloc(1, sizeof *b);
-	bool narrow = false;
-	const char *p = script;
-	while (*p && !u->quit && !ui_caught) {
-		size_t len = strcspn(p, " \t\n");
-		if (len == 0) {
-			p++;
-			continue;
-		}
-		char tok[32];
-		snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
-		p += len;
-		long reps = 1;
-		char *star = strchr(tok + 1, '*');
-		if (star) {
-			*star = '\0';
-			reps = strtol(star + 1, NULL, 10);
-		}
-		if (strcmp(tok, "pause") == 0) {
-			/* A person's pause before typing: background work (the
-			 * names' signatures) may finish, as it would for them. */
-			struct timespec ts = { 0, 500000000 };
-			for (long r = 0; r < reps; r++)
-				nanosleep(&ts, NULL);
-			continue;
-		}
-		int key = bench_key(tok);
-		if (key == ERR) {
-			snprintf(u->notice, sizeof u->notice, "bench: unknown key '%s'", tok);
-			continue;
-		}
-		for (long r = 0; r < reps && !u->quit && !ui_caught; r++)
-			bench_one(u, b, tok, key, &narrow);
-	}
-	return b;
-}
-
-/* One line per key: "bench-key NAME n N layout_ms MEAN MAX render_ms MEAN MAX". */
-static void bench_report(struct ui_bench *b, FILE *out)
-{
-	for (size_t i = 0; i < b->n; i++)
-		fprintf(out, "bench-key %s n %u layout_ms %.3f %.3f render_ms %.3f %.3f\n",
-		        b->k[i].name, b->k[i].n, b->k[i].layout_sum / b->k[i].n, b->k[i].layout_max,
-		        b->k[i].render_sum / b->k[i].n, b->k[i].render_max);
-	free(b);
 }
 
 static int open_terminal(void)
@@ -2473,6 +2176,18 @@ static int open_terminal(void)
 		fclose(ui_tty);
 		return -1;
 	}
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		/* dumb terminals, printers: a screen cannot be drawn there */
+		char safe[64];
+		text_sanitize(term, strlen(term), safe, sizeof safe);
+		delscreen(ui_screen);
+		ui_screen = NULL;
+		fclose(ui_tty);
+		fprintf(stderr, "tflame: the terminal (TERM=%s) cannot move its cursor, which the browser "
+		        "needs: use --print, --collapse or --svg\n", safe);
+		return -1;
+	}
 	set_term(ui_screen);
 	ui_active = true;
 	xalloc_set_cleanup(ui_restore);
@@ -2497,21 +2212,12 @@ static int open_terminal(void)
 	return 0;
 }
 
-int ui_run(const struct tree *t, const struct ui_options *o)
+/* The browser's state for t and o, and the first paint (the terminal,
+ * real or headless, is open). own holds the transform stack when o has
+ * none. */
+static void ui_setup(struct ui *u, struct transform_stack *own, const struct tree *t,
+                     const struct ui_options *o)
 {
-	struct sigaction old[UI_NSIGNALS];
-	struct ui ui, *u = &ui;
-	int status = 0;
-	bool lost = false;
-
-	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
-	ui_caught = 0;
-	install_signals(old);
-	if (open_terminal() != 0) {
-		restore_signals(old);
-		return 1;
-	}
-
 	memset(u, 0, sizeof *u);
 	u->t = t;
 	u->tree_gen = 1;
@@ -2522,11 +2228,10 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->lp.orient = o->orient;
 	u->lp.min_width = o->min_width < 1 ? 1 : o->min_width;
 	u->sel = TREE_ROOT;
-	struct transform_stack own;
 	u->views = o->views;
 	if (!u->views) {
-		transform_stack_init(&own, t, NULL, TREE_ORDER_NAME);
-		u->views = &own;
+		transform_stack_init(own, t, NULL, TREE_ORDER_NAME);
+		u->views = own;
 	}
 	u->diffmode = o->diff && transform_stack_tree2(u->views) != NULL;
 	u->negate = o->negate;
@@ -2545,13 +2250,13 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	u->stats = o->stats;
 	if (o->search && o->search[0]) {
 		/* As if typed and accepted: in the history, first match selected. */
-		struct search *s = search_new(t, o->search, u->pr.err, sizeof u->pr.err);
+		struct search *s = search_new(t, o->search, u->pr_err, sizeof u->pr_err);
 		if (s) {
-			history_add(u, o->search, NULL, 0);
+			lineedit_history_add(&u->search_hist, o->search, NULL, 0);
 			jump_later(u);
 			search_start(u, s);
 		} else
-			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr.err);
+			snprintf(u->notice, sizeof u->notice, "invalid regex: %s", u->pr_err);
 	}
 	if (o->table)
 		open_table(u);
@@ -2560,14 +2265,59 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	relayout(u);
 	draw(u);
 	index_restart(u);        /* after the first paint: it must not delay it */
+}
 
-	struct ui_bench *bench = NULL;
-	if (o->bench_keys)
-		bench = bench_play(u, o->bench_keys);
+static void ui_teardown(struct ui *u, struct transform_stack *own)
+{
+	layout_free(&u->laid.lay);
+	for (size_t k = 0; k < UI_OLD_LAYOUTS; k++)
+		layout_free(&u->old_lay[k].lay);
+	searchidx_free(u->idx); /* before the tree goes */
+	u->idx = NULL;
+	tableview_free(u->tv);
+	sandwichview_free(u->sw);
+	if (u->diffmode)
+		diff_free(&u->diff);
+	if (u->views == own)
+		transform_stack_free(own);
+	struct search *held[] = { u->shown, u->pending, u->before };
+	u->shown = u->pending = u->before = NULL;
+	for (size_t k = 0; k < 3; k++)
+		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
+			search_free(held[k]);
+	lineedit_history_free(&u->search_hist);
+	lineedit_history_free(&u->hide_hist);
+	lineedit_history_free(&u->filter_hist);
+	lineedit_free(&u->pr);
+	lineedit_free(&u->input);
+	free(u->zstack);
+	free(u->buf);
+	free(u->crumbs);
+	free(u->looks);
+	free(u->pairs);
+}
+
+int ui_run(const struct tree *t, const struct ui_options *o)
+{
+	struct sigaction old[UI_NSIGNALS];
+	struct ui ui, *u = &ui;
+	int status = 0;
+	bool lost = false;
+
+	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
+	ui_caught = 0;
+	install_signals(old);
+	if (open_terminal() != 0) {
+		restore_signals(old);
+		return 1;
+	}
+
+	struct transform_stack own;
+	ui_setup(u, &own, t, o);
 
 	int errors = 0;
 	long last_draw = now_ms();
-	while (!bench && !u->quit && !ui_caught) {
+	while (!u->quit && !ui_caught) {
 		/* While a pass is pending, getch only looks for a key and the
 		 * pass goes on in slices between keys. */
 		bool busy = u->pending != NULL;
@@ -2630,42 +2380,119 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	restore_signals(old);
 	if (lost)
 		fputs("tflame: lost the terminal\n", stderr);
-	if (bench)
-		bench_report(bench, stderr);
 	if (u->stats && u->nkeys)
 		fprintf(stderr, "search_keys %lu mean_ms %.2f max_ms %.2f passes %lu pass_max_ms %.0f "
 		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
 		        u->npasses, u->pass_max_ms, u->pass_last_ms);
 
-	layout_free(&u->laid.lay);
-	for (size_t k = 0; k < UI_OLD_LAYOUTS; k++)
-		layout_free(&u->old_lay[k].lay);
-	searchidx_free(u->idx); /* before the tree goes */
-	u->idx = NULL;
-	tableview_free(u->tv);
-	sandwichview_free(u->sw);
-	if (u->diffmode)
-		diff_free(&u->diff);
-	if (u->views == &own)
-		transform_stack_free(&own);
-	struct search *held[] = { u->shown, u->pending, u->before };
-	u->shown = u->pending = u->before = NULL;
-	for (size_t k = 0; k < 3; k++)
-		if (held[k] && (k < 1 || held[k] != held[0]) && (k < 2 || held[k] != held[1]))
-			search_free(held[k]);
-	for (size_t k = 0; k < u->pr.nhist; k++) {
-		free(u->pr.hist[k]);
-		free(u->pr.hist_name[k]);
-	}
-	free(u->pr.hist);
-	free(u->pr.hist_name);
-	free(u->pr.hist_len);
-	free(u->pr.text);
-	free(u->pr.draft);
-	free(u->zstack);
-	free(u->buf);
-	free(u->crumbs);
-	free(u->looks);
-	free(u->pairs);
+	ui_teardown(u, &own);
 	return status;
+}
+
+/* ---- headless ------------------------------------------------------------ */
+
+/* The browser on a screen that curses keeps in memory only: output to
+ * /dev/null, keys handed over by the caller. */
+struct ui_headless {
+	struct ui u;                /* first: a struct ui * is one of these */
+	struct transform_stack own;
+	SCREEN *scr;
+	FILE *out, *in;
+};
+
+struct ui *ui_headless_open(const struct tree *t, const struct ui_options *o, int cols, int lines)
+{
+	static const char *const types[] = { "xterm-256color", "xterm", "vt100" };
+	struct ui_headless *h = xcalloc(1, sizeof *h);
+	h->out = fopen("/dev/null", "w");
+	h->in = fopen("/dev/null", "r");
+	for (size_t i = 0; h->out && h->in && !h->scr && i < sizeof types / sizeof types[0]; i++)
+		h->scr = newterm(types[i], h->out, h->in);
+	if (!h->scr) {
+		fputs("tflame: no terminfo entry for a headless screen (xterm-256color, xterm, vt100)\n", stderr);
+		if (h->out)
+			fclose(h->out);
+		if (h->in)
+			fclose(h->in);
+		free(h);
+		return NULL;
+	}
+	set_term(h->scr);
+	ui_tty = h->out;        /* what goes to the terminal (y's OSC 52) goes nowhere */
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	resizeterm(lines > 0 ? lines : 1, cols > 0 ? cols : 1);
+	ui_setup(&h->u, &h->own, t, o);
+	return &h->u;
+}
+
+bool ui_headless_key(struct ui *u, int key, double *handle_ms, double *draw_ms)
+{
+	double t0 = now_s();
+	handle_key(u, key);
+	/* A pass goes on in slices between keys in a terminal; here it ends
+	 * before the next key, so that what a script sees does not depend on
+	 * the machine's speed (and a search key's time is its full result's). */
+	if (u->pending) {
+		while (u->pending)
+			search_work(u, UI_SEARCH_SLICE_NS);
+		relayout(u);
+	}
+	double t1 = now_s();
+	if (!u->quit)
+		draw(u);
+	double t2 = now_s();
+	if (handle_ms)
+		*handle_ms = (t1 - t0) * 1e3;
+	if (draw_ms)
+		*draw_ms = (t2 - t1) * 1e3;
+	return !u->quit;
+}
+
+bool ui_headless_resize(struct ui *u, int cols, int lines, double *handle_ms, double *draw_ms)
+{
+	resizeterm(lines > 0 ? lines : 1, cols > 0 ? cols : 1);
+	return ui_headless_key(u, KEY_RESIZE, handle_ms, draw_ms);
+}
+
+void ui_headless_dump(struct ui *u, FILE *out)
+{
+	(void)u;
+	wchar_t *w = xreallocarray(NULL, (size_t)COLS + 1, sizeof *w);
+	for (int y = 0; y < LINES; y++) {
+		int n = mvwinnwstr(stdscr, y, 0, w, COLS);
+		if (n < 0)
+			n = 0;
+		w[n] = L'\0';
+		while (n > 0 && w[n - 1] == L' ')
+			w[--n] = L'\0';
+		mbstate_t st;
+		memset(&st, 0, sizeof st);
+		for (int i = 0; i < n; i++) {
+			char mb[MB_LEN_MAX];
+			size_t k = wcrtomb(mb, w[i], &st);
+			if (k == (size_t)-1) {
+				memset(&st, 0, sizeof st);
+				fputc('?', out);
+			} else {
+				fwrite(mb, 1, k, out);
+			}
+		}
+		fputc('\n', out);
+	}
+	free(w);
+}
+
+void ui_headless_close(struct ui *u)
+{
+	struct ui_headless *h = (struct ui_headless *)u;
+	ui_teardown(u, &h->own);
+	endwin();
+	delscreen(h->scr);
+	ui_tty = NULL;
+	fclose(h->out);
+	fclose(h->in);
+	free(h);
 }

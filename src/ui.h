@@ -4,6 +4,7 @@
 #define TFLAME_UI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "layout.h"
 #include "toptable.h"
 #include "transform.h"
@@ -28,9 +29,6 @@ struct ui_options {
 	enum toptable_key table_sort;
 	const struct palette *palette;      /* NULL: the default (hot) */
 	const struct palette_rules *rules;  /* --color-rule, --palette-map; or NULL */
-	const char *bench_keys;     /* benchmarks: play this key script instead of
-	                               reading keys, then report per-key times on
-	                               stderr (see ui_bench_parse); NULL normally */
 	const char *search;         /* a search to start with (--search), or NULL */
 	bool stats;                 /* at exit, time of search keystrokes on stderr */
 	const struct unit *unit;    /* what the weights count; NULL: samples */
@@ -41,5 +39,22 @@ struct ui_options {
  * could not be opened or was lost (message on stderr); 128 + N after signal
  * N (SIGINT, SIGTERM, SIGHUP). SIGTSTP suspends and resumes (curses). */
 int ui_run(const struct tree *t, const struct ui_options *o);
+
+/* Headless: the browser on a screen of cols x lines that curses keeps in
+ * memory, with no terminal, driven key by key (key scripts, tests,
+ * benchmarks, fuzzing). NULL (with a message) when curses has no terminal
+ * type to draw with. */
+struct ui;
+struct ui *ui_headless_open(const struct tree *t, const struct ui_options *o, int cols, int lines);
+/* Handles one key (a curses code), lets the search passes it started end,
+ * and redraws; the time of each part in *handle_ms, *draw_ms (unless
+ * NULL). False once the browser has quit. */
+bool ui_headless_key(struct ui *u, int key, double *handle_ms, double *draw_ms);
+/* A new screen size, as a terminal's resize (timed as ui_headless_key).
+ * False once quit. */
+bool ui_headless_resize(struct ui *u, int cols, int lines, double *handle_ms, double *draw_ms);
+/* The screen as text: one line per row, trailing blanks cut. */
+void ui_headless_dump(struct ui *u, FILE *out);
+void ui_headless_close(struct ui *u);
 
 #endif

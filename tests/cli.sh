@@ -361,4 +361,36 @@ printf '\211PNG\r\n\032\n0000' > "$T_TMP/k.png"
 [ $rc -eq 1 ] && grep -q 'not a profile (a PNG image)' "$T_TMP/k.err" &&
 	pass "a PNG image: said so, exit 1" || fail "a PNG image: said so, exit 1" "rc=$rc" "$(cat "$T_TMP/k.err")"
 
+# ---- no silent hang or garbage on a terminal (a pty from util-linux script) ----
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+	sq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+	printf 'a;b 1\n' > "$T_TMP/s.folded"
+	# `tflame -` reading a terminal would wait for a profile typed by hand
+	timeout 20 script -qec "$(sq "$TFLAME") --collapse -" /dev/null > "$T_TMP/pty.out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q 'standard input is a terminal' "$T_TMP/pty.out" &&
+		pass "tflame - on a terminal: refused, exit 2" ||
+		fail "tflame - on a terminal: refused, exit 2" "rc=$rc" "$(cat "$T_TMP/pty.out")"
+	# TERM=dumb cannot draw the browser: refused before loading
+	TERM=dumb timeout 20 script -qec "$(sq "$TFLAME") $(sq "$T_TMP/s.folded")" /dev/null \
+		< /dev/null > "$T_TMP/pty.out" 2>&1; rc=$?
+	[ $rc -eq 2 ] && grep -q 'TERM=dumb) cannot move its cursor' "$T_TMP/pty.out" &&
+		! grep -q "$(printf '\033')" "$T_TMP/pty.out" &&
+		pass "TERM=dumb: refused with a message, nothing drawn" ||
+		fail "TERM=dumb: refused with a message, nothing drawn" "rc=$rc" "$(od -c "$T_TMP/pty.out" | head -5)"
+	# any other terminal type without cursor addressing: one made here
+	printf 'nocup|a terminal that cannot address its cursor,\n\tcols#80, lines#24, bel=^G,\n' > "$T_TMP/nocup.ti"
+	if command -v tic >/dev/null 2>&1 && tic -o "$T_TMP/terminfo" "$T_TMP/nocup.ti" 2>/dev/null; then
+		TERMINFO="$T_TMP/terminfo" TERM=nocup timeout 20 script -qec "$(sq "$TFLAME") $(sq "$T_TMP/s.folded")" \
+			/dev/null < /dev/null > "$T_TMP/pty.out" 2>&1; rc=$?
+		[ $rc -ne 0 ] && grep -q 'TERM=nocup) cannot move its cursor' "$T_TMP/pty.out" &&
+			pass "a terminal without cursor addressing: refused with a message" ||
+			fail "a terminal without cursor addressing: refused with a message" "rc=$rc" \
+				"$(od -c "$T_TMP/pty.out" | head -5)"
+	else
+		skip "a terminal without cursor addressing" "tic (ncurses-bin) cannot compile an entry here"
+	fi
+else
+	skip "tflame - on a terminal" "util-linux script cannot make a pty here"
+fi
+
 done_testing

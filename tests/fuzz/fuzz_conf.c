@@ -1,7 +1,6 @@
 /* libFuzzer harness: the config file, through the parser (conf_parse) and
- * main.c's own handler of each entry (config_entry, then apply_option, the
- * code the command line goes through too). main.c is included, its main()
- * renamed, so that the harness runs that code and not a copy of it.
+ * the options table's handler of each entry (options_config_entry, then
+ * the option's setter, the code the command line goes through too).
  * Entries that would compile a regex (search, color-rule) or read a file
  * (palette-map) are checked for syntax only: regexes have harnesses of their
  * own (and a pathological one is issue 21's defect 1, not a config bug),
@@ -10,11 +9,11 @@
  * the text; an error's line is a line of the text and its message is
  * terminal-safe (no control byte). */
 #include "config.h"
-
-int tflame_main(int argc, char **argv);
-#define main tflame_main
-#include "../../src/main.c"
-#undef main
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "conf.h"
+#include "options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,7 +48,7 @@ static bool fz_entry(void *ctx, const char *name, const char *value, char *err, 
 	if (strcmp(name, "search") == 0 || strcmp(name, "color-rule") == 0 ||
 	    strcmp(name, "palette-map") == 0)
 		return true;
-	return config_entry(&z->s, name, value, err, errsize);
+	return options_config_entry(&z->s, name, value, err, errsize);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,11 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(text, data, size);
 	struct fz z = { .text = text, .len = size };
-	z.s = (struct settings){
-		.mode = MODE_UI, .order = TREE_ORDER_NAME, .orient = LAYOUT_FLAME,
-		.min_width = 1, .view = VIEW_FLAME, .table_sort = TOPTABLE_SELF,
-		.lo = { .format = SNIFF_UNKNOWN, .threads = 1 },
-	};
+	settings_init(&z.s, 1);
 	char err[512];
 	memset(err, 'X', sizeof err);
 	size_t line = conf_parse(text, size, fz_entry, &z, err, sizeof err);

@@ -1,12 +1,13 @@
 #!/bin/sh
-# tests/fuzz/replay.sh: replays every kept fuzz finding (tests/data/fuzz/
-# HARNESS/*; for perfdata also the seed files) through the harness built as
-# a plain program (replay_HARNESS),
+# tests/fuzz/replay.sh: replays every kept fuzz finding and seed (tests/data/
+# fuzz/HARNESS/*, every HARNESS there) through the harness built as a plain
+# program (replay_HARNESS),
 # one TAP line per file. A harness aborts on a broken invariant and the
 # sanitizer build (CI) turns any memory error or UB into a failure.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 bin=${top_builddir:-.}/tests/fuzz
-for h in folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap regex; do
+for d in "$top_srcdir"/tests/data/fuzz/*/; do
+	h=$(basename "$d")
 	for f in "$top_srcdir"/tests/data/fuzz/"$h"/*; do
 		[ -f "$f" ] || continue
 		name="fuzz $h: $(basename "$f")"

@@ -2,9 +2,8 @@
 # tests/fuzz/run.sh: builds the libFuzzer harnesses with clang
 # (-fsanitize=fuzzer,address,undefined) and runs each for FUZZ_SECONDS
 # (default 60), one after the other, under `nice -n 10`. `make fuzz` runs it.
-#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load perfdata pprof
-#                                     cpuprofile speedscope conf palettemap
-#                                     regex; default all)
+#   tests/fuzz/run.sh [HARNESS...]   (folded perf sniff load ...; default: all of
+#   tests/fuzz/fuzz_*.c)
 # Seeds: the repository's fixtures, plus ../shared/corpus when present (read
 # at run time, never copied into the repository). The growing corpus and any
 # crash-*/leak-*/timeout-* files land in $FUZZ_DIR (default
@@ -24,7 +23,8 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 fi
 [ -f "$top_builddir/config.h" ] || { echo "fuzz: run ./configure first" >&2; exit 1; }
 
-harnesses=${*:-folded perf sniff load perfdata pprof cpuprofile speedscope conf palettemap regex}
+# default: every tests/fuzz/fuzz_*.c
+harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
@@ -34,9 +34,16 @@ srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata 
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
 for h in $harnesses; do
 	files="" extra="" extralibs=""
-	# fuzz_conf includes main.c: everything main() calls, the browser too
-	[ "$h" = conf ] && extra="clip keymap record transform diff views toptable svg lineinput tableview sandwichview ui" &&
+	# fuzz_conf: the options table and what its setters call (--list-keys:
+	# the keymap, whose key names come from curses)
+	[ "$h" = conf ] && extra="options keymap transform" &&
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
+	# the models over a loaded tree (diff, transforms, tables, sandwich; the
+	# views' curses drawing is linked, not called)
+	case $h in transform|diff|views) extra="transform diff views toptable svg tableview sandwichview"
+		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";;
+	browser) extra="transform diff views toptable svg tableview sandwichview ui script lineedit keymap clip heatmap"
+		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
 	for f in $srcs $extra; do files="$files $src/$f.c"; done
 	echo "fuzz: building fuzz_$h"
 	# shellcheck disable=SC2086
@@ -62,10 +69,25 @@ for h in $harnesses; do
 	rm -rf "$seeds"
 	mkdir -p "$seeds" "$corpus"
 	case $h in folded|load|perfdata) pre='\000';; perf) pre='\000\000';; *) pre='';; esac
+	# the model harnesses: flags, a count of operations, three bytes each
+	# (reverse, hide, focus, merge recursion, drop, pop; see each harness)
+	case $h in transform|diff) pre='\000\006\000\000\001\003\000\002\001\000\003\004\000\000\005\000\004\006\000\000';;
+		views) pre='\000\015\001\000\000\002\001\000\003\000\002\004\001\000\005\003\000\000\000\000\006\000\003\007\003\000\007\002\000\007\000\000\007\004\012\007\006\144\002\002\000';; esac
 	if [ "$h" = cpuprofile ] || [ "$h" = speedscope ]; then
 		# JSON seeds: the kept ones (option byte first) and the fixtures
 		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 		seed "$seeds" '\000' "$top_srcdir"/tests/data/"$h"/*.cpuprofile "$top_srcdir"/tests/data/"$h"/*.json
+	elif [ "$h" = transform ] || [ "$h" = diff ] || [ "$h" = views ]; then
+		# folded profiles: the kept seeds (control bytes first), the UI
+		# fixtures and the shared corpus's folded files behind operations
+		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
+		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/ui/*.diff \
+			"$top_srcdir"/examples/demo.folded
+		if [ -d "$top_srcdir/../shared/corpus" ]; then
+			find "$top_srcdir/../shared/corpus" -type f -name '*.folded' > "$FUZZ_DIR/list"
+			# shellcheck disable=SC2046
+			seed "$seeds" "$pre" $(cat "$FUZZ_DIR/list")
+		fi
 	elif [ "$h" = conf ] || [ "$h" = palettemap ]; then
 		# config and palette map seeds: the kept ones
 		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
@@ -85,6 +107,7 @@ for h in $harnesses; do
 			"$top_srcdir"/examples/demo.folded
 	fi
 	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] && [ "$h" != regex ] &&
+	   [ "$h" != transform ] && [ "$h" != diff ] && [ "$h" != views ] &&
 	   [ "$h" != conf ] && [ "$h" != palettemap ] &&
 	   [ -d "$top_srcdir/../shared/corpus" ]; then
 		find "$top_srcdir/../shared/corpus" -type f ! -name '*.md' ! -name '*.tsv' > "$FUZZ_DIR/list"
@@ -98,6 +121,9 @@ for h in $harnesses; do
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
 	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; regex) dict=$fz/regex.dict;; esac
+	# the model harnesses run many operations over a profile: small ones
+	# are enough and keep executions fast
+	case $h in transform|diff|views|browser) maxlen=4096 dict=$fz/model.dict;; esac
 	if ! (cd "$FUZZ_DIR" && nice -n 10 "$FUZZ_DIR/bin/fuzz_$h" -max_total_time="$FUZZ_SECONDS" \
 		-timeout=10 -max_len=$maxlen -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_DIR/$h-" "$corpus" "$seeds" 2>&1 | tee "$FUZZ_DIR/$h.log" | grep -v '^#[0-9]*	\(NEW\|REDUCE\|pulse\)'); then

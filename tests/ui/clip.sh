@@ -11,11 +11,7 @@
 . "$top_srcdir/tests/ui/tmux.sh"
 
 tm_require
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
-SEP='  ·  '
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-status_is() { tm_wait_prefix 29 "$1"; }
 
 # Names with raw bytes: "mäin" (UTF-8, 5 bytes) and "pa ESC rse" (6 bytes).
 # main [0,75) of 100 columns holds column 49, the root's middle, so k goes

@@ -19,9 +19,7 @@
 tm_require
 
 F="$top_srcdir/tests/ui/codetypes.folded"
-SEP='  ·  '
 ESC=$(printf '\033')
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
 # ---- without a terminal: options and --print ----
 
@@ -72,16 +70,6 @@ TERM_256=""
 if infocmp tmux-256color >/dev/null 2>&1; then TERM_256=tmux-256color
 elif infocmp screen-256color >/dev/null 2>&1; then TERM_256=screen-256color; fi
 
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-# open ENV... -- ARGS...: tflame on the fixture; the shell then prints rc=N.
-open_tflame() {
-	local envs=""
-	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
-	shift
-	tm_run "clear; env$envs $(q "$TFLAME") $* $(q "$F"); echo rc=\$?"
-}
-quit() { tm_keys q; tm_wait_grep '^rc=0$'; }
-status_is() { tm_wait_prefix 29 "$1"; }
 
 # Lines 0..N-1 of the last -e screen and line N up to TEXT: tmux carries
 # attributes over line ends, so what is in force at TEXT may come from above.
@@ -160,7 +148,7 @@ GREEN_256="5;77 5;83"
 AQUA_256="5;73 5;80"
 
 # ---- java in 256 colours ----
-open_tflame -- --colors=java
+tm_tflame -- --colors=java "$(q "$F")"
 expect "java: opens" status_is "all${SEP}100 samples"
 expect "java: labels leave out _[k] and _[j]" tm_wait_line 24 "$(printf '%-40s%-20s%s' do_syscall_64 Foo::bar Foo::inl)"
 if [ -n "$TERM_256" ]; then
@@ -266,7 +254,7 @@ fi
 
 # ---- the user's rules ----
 printf '# our code\nInterpreter->rgb(0,0,255)\n' > "$T_TMP/team.map"
-open_tflame -- --colors=java "--color-rule='^GCTask=#ff0000'" "--palette-map=$(q "$T_TMP/team.map")"
+tm_tflame -- --colors=java "--color-rule='^GCTask=#ff0000'" "--palette-map=$(q "$T_TMP/team.map")" "$(q "$F")"
 expect "rules: opens" status_is "all${SEP}"
 if [ -n "$TERM_256" ]; then
 	expect_bg "--color-rule paints GCTaskThread::run #ff0000 (196)" bg_in 25 GCTaskThread::run "5;196"
@@ -281,7 +269,7 @@ expect "rules: the legend lists the rule and the map" \
 quit
 
 # ---- NO_COLOR ----
-open_tflame NO_COLOR=1 -- --colors=java
+tm_tflame NO_COLOR=1 -- --colors=java "$(q "$F")"
 expect "NO_COLOR: opens" status_is "all${SEP}100 samples"
 expect "NO_COLOR: not one colour SGR" tm_wait no_colour_sgr
 tm_keys L
@@ -292,7 +280,7 @@ quit
 
 # ---- 8 colours ----
 if infocmp screen >/dev/null 2>&1; then
-	open_tflame TERM=screen -- --colors=java
+	tm_tflame TERM=screen -- --colors=java "$(q "$F")"
 	expect "8 colours: opens" status_is "all${SEP}100 samples"
 	expect_bg "8 colours: kernel is magenta (45)" bg_in 24 do_syscall_64 45
 	expect_bg "8 colours: JIT is green (42)" bg_in 24 Foo::bar 42
@@ -391,17 +379,17 @@ if [ -n "$TERM_256" ] && command -v tic >/dev/null 2>&1; then
 		'	setaf=\E[%?%p1%{8}%<%t3%p1%d%e38;2;%p1%{65536}%/%d;%p1%{256}%/%{255}%&%d;%p1%{255}%&%d%;m,' \
 		"	use=$TERM_256," > "$T_TMP/direct.ti"
 	if TERMINFO="$T_TMP/terminfo" tic -x -o "$T_TMP/terminfo" "$T_TMP/direct.ti" 2>"$T_TMP/tic.err"; then
-		open_tflame "TERMINFO=$(q "$T_TMP/terminfo")" COLORTERM=truecolor -- --colors=java
+		tm_tflame "TERMINFO=$(q "$T_TMP/terminfo")" COLORTERM=truecolor -- --colors=java "$(q "$F")"
 		expect "24-bit: opens" status_is "all${SEP}100 samples"
 		expect_bg "24-bit: the kernel frame is orange rgb(190..255,90..155,0)" \
 			bg_rgb 24 do_syscall_64 190 255 90 155 0 0
 		expect_bg "24-bit: the JIT frame is green rgb(50..110,200..255,50..110)" \
 			bg_rgb 24 Foo::bar 50 110 200 255 50 110
 		quit
-		open_tflame "TERMINFO=$(q "$T_TMP/terminfo")" -- --colors=java
+		tm_tflame "TERMINFO=$(q "$T_TMP/terminfo")" -- --colors=java "$(q "$F")"
 		expect_bg "24-bit: not without COLORTERM (256 colours)" bg_in 24 Foo::bar $GREEN_256
 		quit
-		open_tflame "TERMINFO=$(q "$T_TMP/terminfo")" COLORTERM=truecolor NO_COLOR=1 -- --colors=java
+		tm_tflame "TERMINFO=$(q "$T_TMP/terminfo")" COLORTERM=truecolor NO_COLOR=1 -- --colors=java "$(q "$F")"
 		expect "24-bit: NO_COLOR still wins" tm_wait no_colour_sgr
 		quit
 	else
@@ -410,7 +398,7 @@ if [ -n "$TERM_256" ] && command -v tic >/dev/null 2>&1; then
 	if infocmp "$direct" >/dev/null 2>&1; then
 		skip "24-bit: falls back to 256 colours without a direct entry" "$direct is installed"
 	else
-		open_tflame COLORTERM=truecolor -- --colors=java
+		tm_tflame COLORTERM=truecolor -- --colors=java "$(q "$F")"
 		expect_bg "24-bit: falls back to 256 colours without a direct entry" bg_in 24 Foo::bar $GREEN_256
 		quit
 	fi

@@ -14,7 +14,6 @@ command -v perf > /dev/null 2>&1 || skip_all "perf is not installed"
 perf record -q -e cpu-clock:u -o "$T_TMP/probe.data" true > /dev/null 2>&1 ||
 	skip_all "perf record fails here (kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
 CC=$(command -v cc || command -v gcc || command -v clang) || skip_all "no C compiler"
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
 # A program that spends its time in spin_here, long enough for ~300 samples.
 cat > "$T_TMP/prog.c" <<'X'

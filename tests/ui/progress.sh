@@ -8,7 +8,6 @@
 . "$top_srcdir/tests/ui/tmux.sh"
 
 tm_require
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
 # A slow producer, like perf script on a big perf.data: a first burst of
 # 9000 stacks (90 KB, over the 64 KB that format detection reads first), then 60

@@ -16,8 +16,6 @@
 . "$top_srcdir/tests/ui/tmux.sh"
 
 tm_require
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
-SEP='  ·  '
 
 # A2000: 2,000 a's. The profile (10 samples):
 #   main;A2000 4      no 'b': cannot match (a*)*\1b
@@ -76,7 +74,6 @@ check "--hide='(a*)*\\\\1b': a note on the costly name" \
 	grep -qx 'tflame: --hide: the pattern was too costly on 1 name (not hidden)' "$T_TMP/err"
 
 # ---- the browser ----
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
 tty_sane() {
 	tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'

@@ -14,10 +14,7 @@
 . "$top_srcdir/tests/ui/tmux.sh"
 
 tm_require
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
-SEP='  ·  '
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
 title_is() { [ "$(tm_format '#{pane_title}')" = "$1" ]; }
 no_buffers() { [ -z "$(tm list-buffers 2>/dev/null)" ]; }

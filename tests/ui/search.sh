@@ -14,7 +14,6 @@
 tm_require
 
 F="$top_srcdir/tests/ui/search.folded"
-SEP='  ·  '
 
 # ---- --print (no terminal needed) ----
 # alpha matches main;alpha 300, gamma;alpha 100 (nested in nothing that
@@ -48,11 +47,7 @@ fi
 
 command -v tmux >/dev/null 2>&1 || { skip "browser tests" "tmux is not installed"; done_testing; exit; }
 command -v bash >/dev/null 2>&1 || { skip "browser tests" "bash is not installed"; done_testing; exit; }
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-open_tflame() { tm_run "clear; $* $(q "$TFLAME") $(q "$F"); echo rc=\$?"; }
-status_is() { tm_wait_prefix 29 "$1"; }
 # SGR attribute A (4 underline, 2 dim) set somewhere on line N of the -e
 # screen; 38/48 colour arguments are skipped.
 line_has_attr() {
@@ -93,7 +88,7 @@ has_attr_at() { # N TEXT A
 cursor_x_is() { [ "$(tm_format '#{cursor_x}')" = "$1" ] && [ "$(tm_format '#{cursor_flag}')" = 1 ]; }
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
-open_tflame
+tm_tflame "$(q "$F")"
 expect "open: level 3 is work [0,30), Work [30,40), work [40,60), alpha [60,70)" \
 	tm_wait_line 25 "$(printf '%-30s%-10s%-20s%s' work Work work alpha)"
 

@@ -20,6 +20,14 @@
 #   tm_wait_grep ERE      poll until some line matches ERE
 #   tm_format FMT         tmux display-message -p FMT (e.g. #{alternate_on})
 #   tm_dump               the last polled screen, for failure messages
+#
+# and what every UI script shares: tm_require also sets the exit trap (the
+# server stopped, the temporary files gone), SEP is the status line's
+# separator, q shell-quotes for tm_run, and
+#   tm_tflame [ENV=V... --] ARG...  clear, run tflame with ARGs (quote them
+#                         with q), the shell printing rc=N when it exits
+#   status_is TEXT        poll until the status line (the last) starts so
+#   quit                  q, and poll until tflame exited with 0
 
 TM_SOCK="tflame-test-$$"
 TM_TIMEOUT_MS=${TM_TIMEOUT_MS:-5000}
@@ -36,9 +44,23 @@ tm_require() {
 	command -v bash >/dev/null 2>&1 || skip_all "bash is not installed"
 	case $TFLAME in /*) ;; *) TFLAME="$(pwd)/$TFLAME" ;; esac
 	[ -x "$TFLAME" ] || skip_all "$TFLAME is not built"
+	trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 }
 
+SEP='  ·  '
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+tm_tflame() {
+	local envs=""
+	case " $* " in
+	*" -- "*) while [ "$1" != "--" ]; do envs="$envs $1"; shift; done; shift ;;
+	esac
+	tm_run "clear; ${envs:+env$envs }$(q "$TFLAME") $*; echo rc=\$?"
+}
+status_is() { tm_wait_prefix $((TM_H - 1)) "$1"; }
+quit() { tm_keys q; tm_wait_grep '^rc=0$'; }
+
 tm_start() {
+	TM_H=$2
 	local term=screen
 	# 256 colours when the terminfo is there (it decides what tflame draws).
 	if infocmp tmux-256color >/dev/null 2>&1; then term=tmux-256color

@@ -12,14 +12,10 @@
 tm_require
 
 F="$top_srcdir/tests/ui/basic.folded"
-SEP='  ·  '
 trap 'tm_stop; tmux -L "$TM_SOCK-in" kill-server 2>/dev/null; rm -rf "$T_TMP" "$HOME"' EXIT
 
 # Single-quotes $1 for the pane's shell.
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 # Starts tflame on the fixture at the prompt; the shell then prints rc=N.
-open_tflame() { tm_run "clear; $* $(q "$TFLAME") $(q "$F"); echo rc=\$?"; }
-status_is() { tm_wait_prefix 29 "$1"; }
 alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
 
 # SGR parameters of line N of the last -e screen, one sequence per line.
@@ -61,7 +57,7 @@ fi
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
 
 # ---- open ----
-open_tflame
+tm_tflame "$(q "$F")"
 expect "open: status line names the root" status_is "all${SEP}100 samples${SEP}100.00% of all"
 expect "open: breadcrumb is 'all'" tm_wait_line 0 "all"
 expect "open: root row at the bottom" tm_wait_line 28 "all"
@@ -284,7 +280,7 @@ tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" "
 expect "SIGTERM: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
 
 # ---- Ctrl-C ----
-open_tflame
+tm_tflame "$(q "$F")"
 expect "started for Ctrl-C" status_is "all${SEP}100 samples"
 tm_keys C-c
 expect "Ctrl-C (SIGINT): exit status 130" tm_wait_grep '^rc=130$'

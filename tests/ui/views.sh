@@ -16,12 +16,7 @@
 tm_require
 
 F="$top_srcdir/tests/ui/views.folded"
-SEP='  ·  '
-trap 'tm_stop; rm -rf "$T_TMP" "$HOME"' EXIT
 
-q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
-open_tflame() { tm_run "clear; $(q "$TFLAME") $* ; echo rc=\$?"; }
-status_is() { tm_wait_prefix 29 "$1"; }
 # Background colour (256 form) of the cell where TEXT starts on line N.
 bg_before() {
 	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" |
@@ -54,7 +49,7 @@ click() { # col row [n]: n press+release pairs in one go (2: a double-click)
 }
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
-open_tflame "$(q "$F")"
+tm_tflame "$(q "$F")"
 expect "open" status_is "all${SEP}100 samples${SEP}100.00% of all"
 
 # ---- top table ----
@@ -171,6 +166,20 @@ expect "H with a bad regex: message" tm_wait_grep '^bad regex: '
 expect "H with a bad regex: stack unchanged" tm_wait_line 0 "[hide ^parse\$] all"
 tm_keys H Escape
 expect "H, Esc: cancelled" tm_wait_line 0 "[hide ^parse\$] all"
+# H edits as the search prompt does: a cursor that moves, Ctrl-G, and a
+# history of its own (Up: the last accepted, here the bad 'x(')
+tm_keys H
+tm_type 'pse'
+tm_keys Left Left
+tm_type 'ar'
+expect "H: typing at the cursor" status_is "hide frames matching: parse"
+tm_keys C-g
+expect "H, Ctrl-G: cancelled" tm_wait_line 0 "[hide ^parse\$] all"
+tm_keys H Up
+expect "H, Up: the last hide pattern" status_is "hide frames matching: x("
+tm_keys Up
+expect "H, Up again: the one before" status_is "hide frames matching: ^parse\$"
+tm_keys Escape
 tm_keys BSpace
 
 # ---- a search lives on through transforms, run again on the new tree ----
@@ -239,7 +248,7 @@ expect "q: exit status 0" tm_wait_grep '^rc=0$'
 # `*` on main remembers main's name id (1); focused on lex, id 1 is lex.
 # Recalled after the transform, the search must still be for main.
 tm_run clear
-open_tflame "$(q "$F")"
+tm_tflame "$(q "$F")"
 expect "open again" status_is "all${SEP}100 samples"
 tm_keys k '*' Escape k k
 expect "to lex" status_is "lex${SEP}20 samples"
@@ -251,7 +260,7 @@ expect "quits" tm_wait_grep '^rc=0$'
 
 # ---- --view=table --table-sort=total starts in the table ----
 tm_run clear
-open_tflame --view=table --table-sort=total "$(q "$F")"
+tm_tflame --view=table --table-sort=total "$(q "$F")"
 expect "--view=table: the browser opens on the table, by total" \
 	tm_wait eval "tm__line_is 2 '$(row 0 0.00 70 70.00 1 main)' && tm__line_starts 29 '6 of 6 functions${SEP}sort: total'"
 click 10 3 2
@@ -262,14 +271,14 @@ expect "--view=table: quits" tm_wait_grep '^rc=0$'
 
 # ---- --view=sandwich starts in the sandwich (default: most self, lex) ----
 tm_run clear
-open_tflame --view=sandwich "$(q "$F")"
+tm_tflame --view=sandwich "$(q "$F")"
 expect "--view=sandwich: opens on lex's sandwich" tm_wait_line 0 "sandwich: lex"
 tm_keys s
 expect "s: to the flame graph" tm_wait_line 28 all
 tm_keys q
 expect "--view=sandwich: quits" tm_wait_grep '^rc=0$'
 tm_run clear
-open_tflame --view=sandwich=nosuch "$(q "$F")"
+tm_tflame --view=sandwich=nosuch "$(q "$F")"
 expect "--view=sandwich=nosuch: graph and a message" \
 	tm_wait eval 'tm__line_is 28 all && tm__line_is 29 "no such function for the sandwich"'
 tm_keys q
@@ -282,7 +291,7 @@ expect "--view=sandwich=nosuch: quits" tm_wait_grep '^rc=0$'
 # (40,40,255) -> 21, same pale grey (230,230,230) -> 254.
 D="$top_srcdir/tests/ui/views.diff"
 tm_run clear
-open_tflame --diff "$(q "$D")"
+tm_tflame --diff "$(q "$D")"
 expect "diff: widths from AFTER" tm_wait_line 26 "$(printf '%-40s%-40s%s' grow same shrink)"
 expect "diff: status has before, after, delta" \
 	status_is "all${SEP}100 samples${SEP}100.00% of all${SEP}before 100  after 100  delta +0 (+0.00%)"
@@ -301,7 +310,7 @@ expect "diff: grow 10 -> 40 is +300%" \
 tm_keys q
 expect "diff: quits" tm_wait_grep '^rc=0$'
 tm_run clear
-open_tflame --diff --negate "$(q "$D")"
+tm_tflame --diff --negate "$(q "$D")"
 if infocmp tmux-256color >/dev/null 2>&1 || infocmp screen-256color >/dev/null 2>&1; then
 	expect "--negate: grew is blue" tm_wait bg_is 26 grow 21
 else
@@ -309,5 +318,16 @@ else
 fi
 tm_keys q
 expect "--negate: quits" tm_wait_grep '^rc=0$'
+# BEFORE and AFTER as two files: the status line names both, in order
+printf 'main;grow 10\nmain;shrink 50\nmain;same 40\n' > "$T_TMP/old.folded"
+printf 'main;grow 40\nmain;shrink 20\nmain;same 40\n' > "$T_TMP/new.folded"
+tm_run "cd $(q "$T_TMP")"
+tm resize-window -t t -x 140 -y 30 2>/dev/null   # room for the name
+tm_tflame --diff old.folded new.folded
+expect "diff of two files: the status line says old.folded → new.folded" \
+	tm_wait_grep 'old\.folded → new\.folded  \? help$'
+tm_keys q
+expect "diff of two files: quits" tm_wait_grep '^rc=0$'
+tm resize-window -t t -x 100 -y 30 2>/dev/null
 
 done_testing

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "diff.h"
 #include "folded.h"
-#include "lineinput.h"
 #include "rx.h"
 #include "tableview.h"
 #include "toptable.h"
@@ -320,24 +319,6 @@ static void test_tableview(const struct tree *t)
 	tableview_free(tv);
 }
 
-static void test_lineinput(void)
-{
-	struct lineinput p;
-	lineinput_start(&p, "hide: ", 7);
-	ok(lineinput_key(&p, 'a') == LINEINPUT_EDITING && lineinput_key(&p, 'b') == LINEINPUT_EDITING, "typing");
-	/* U+00E9 as two bytes, removed by one Backspace. */
-	lineinput_key(&p, 0xc3);
-	lineinput_key(&p, 0xa9);
-	is_str(p.text, "ab\xc3\xa9", "UTF-8 bytes are kept");
-	lineinput_key(&p, 127);
-	is_str(p.text, "ab", "Backspace removes a whole character");
-	lineinput_key(&p, 21);
-	is_str(p.text, "", "Ctrl-U clears");
-	lineinput_key(&p, 'x');
-	ok(lineinput_key(&p, '\r') == LINEINPUT_DONE && strcmp(p.text, "x") == 0 && p.purpose == 7, "Enter ends it");
-	ok(lineinput_key(&p, 27) == LINEINPUT_CANCEL, "Esc cancels");
-}
-
 int main(void)
 {
 	struct tree t;
@@ -349,7 +330,6 @@ int main(void)
 	test_diff();
 	test_diff_stack();
 	test_tableview(&t);
-	test_lineinput();
 	tree_free(&t);
 	return done_testing();
 }
