@@ -125,6 +125,8 @@ struct cp {
 	struct cp_pend *q;
 	size_t qhead, qn, qcap;
 	int qkind;
+	tree_idx *idleaf;           /* leaves by node id (NULL: look them up) */
+	size_t nidleaf;
 	uint64_t bad;               /* malformed values skipped */
 	char first_bad[96];
 	int64_t start_us, end_us;
@@ -266,8 +268,29 @@ static void pair(struct cp *c, int kind, uint64_t index, int64_t v)
 static tree_idx leaf_of_id(void *arg, tree_idx id)
 {
 	struct cp *c = arg;
+	if (c->idleaf)
+		return id < c->nidleaf ? c->idleaf[id] : TREE_NONE;
 	const struct cp_ent *e = ent(c, 0, id, false);
 	return e && e->node != CP_NONE ? c->nodes[e->node].leaf : TREE_NONE;
+}
+
+/* The leaves of small node ids in an array, so that a million samples do
+ * not cost a million lookups in the id table: the node an id names is
+ * its first (the table's), as leaf_of_id's slow way says. */
+static void idleaf_build(struct cp *c)
+{
+	int64_t max = -1;
+	for (size_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].ns == 0 && c->nodes[i].id > max)
+			max = c->nodes[i].id;
+	if (max < 0 || max >= CP_DENSE || (size_t)max > 8 * c->nnodes + 1024)
+		return;         /* sparse ids: the table it is */
+	c->nidleaf = (size_t)max + 1;
+	c->idleaf = xmalloc(c->nidleaf * sizeof *c->idleaf);
+	for (size_t id = 0; id < c->nidleaf; id++) {
+		const struct cp_ent *e = ent(c, 0, (int64_t)id, false);
+		c->idleaf[id] = e && e->node != CP_NONE ? c->nodes[e->node].leaf : TREE_NONE;
+	}
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -793,12 +816,14 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 		if (c->times && rc == 0 && !c->trace && !c->times_off) {
 			int64_t shift = c->start_us > INT64_MAX / 1000 ? INT64_MAX
 			              : c->start_us < INT64_MIN / 1000 ? INT64_MIN : c->start_us * 1000;
+			idleaf_build(c);
 			timeline_append(c->o->timeline, &c->local, leaf_of_id, c, shift);
 		}
 	}
 	if (c->times)
 		timeline_free(&c->local);
 	free(c->q);
+	free(c->idleaf);
 	free(c->nodes);
 	free(c->links);
 	free(c->ents);
