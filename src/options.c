@@ -154,13 +154,20 @@ static bool set_format(struct settings *s, const struct opt_row *o, const char *
 	return true;
 }
 
-static bool set_sort(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
+enum { C_SORT, C_TABLE_SORT };
+
+/* A value of the row's set, by its place in the set. */
+static bool set_choice(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
 {
 	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	static const enum toptable_key keys[] = { TOPTABLE_SELF, TOPTABLE_TOTAL, TOPTABLE_NAME };
 	int i = value_index(o, arg);
 	if (i < 0)
 		return bad_value(c, o, arg);
-	s->order = orders[i];
+	if (o->arg_int == C_SORT)
+		s->order = orders[i];
+	else
+		s->table_sort = keys[i];
 	return true;
 }
 
@@ -340,16 +347,6 @@ static bool set_view(struct settings *s, const struct opt_row *o, const char *ar
 	return true;
 }
 
-static bool set_table_sort(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
-{
-	static const enum toptable_key keys[] = { TOPTABLE_SELF, TOPTABLE_TOTAL, TOPTABLE_NAME };
-	int i = value_index(o, arg);
-	if (i < 0)
-		return bad_value(c, o, arg);
-	s->table_sort = keys[i];
-	return true;
-}
-
 static bool set_top(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
 {
 	return parse_int(arg, 1, &s->top) || bad_value(c, o, arg);
@@ -398,7 +395,7 @@ static const struct opt_row rows[] = {
 	  "icicle graph: root at the top", set_inverted, ACT_NONE, 0 },
 	{ "sort", 0, VALUE, "ORDER", CONFIG, false, "name weight input", NULL,
 	  "sibling order: name (default), weight, or input\n"
-	  "(a flame chart: input order, only adjacent frames merge)", set_sort, ACT_NONE, 0 },
+	  "(a flame chart: input order, only adjacent frames merge)", set_choice, ACT_NONE, C_SORT },
 	{ "min-width", 0, VALUE, "N", CONFIG, false, NULL, NULL,
 	  "hide frames narrower than N columns (default 1)", set_min_width, ACT_NONE, 0 },
 	{ "search", 0, VALUE, "REGEX", CONFIG, false, NULL, NULL,
@@ -411,7 +408,7 @@ static const struct opt_row rows[] = {
 	  "(default: the function with most self samples);\n"
 	  "heatmap (--print): samples by second and offset in it", set_view, ACT_NONE, 0 },
 	{ "table-sort", 0, VALUE, "KEY", CONFIG, false, "self total name", NULL,
-	  "table rows by self (default), total or name", set_table_sort, ACT_NONE, 0 },
+	  "table rows by self (default), total or name", set_choice, ACT_NONE, C_TABLE_SORT },
 	{ "top", 0, VALUE, "N", CONFIG, false, NULL, NULL,
 	  "table: only the first N rows (--print)", set_top, ACT_NONE, 0 },
 	{ "time", 0, VALUE, "START,END", CLI, false, NULL, NULL,

@@ -152,20 +152,16 @@ static size_t find_split(const char *s, size_t len, size_t *next)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
-	if (size < 2)
+	struct fuzz_head hd;
+	if (!fuzz_head_read(&hd, data, size, MAX_OPS))
 		return 0;
-	unsigned flags = data[0];
-	size_t nops = data[1] % (MAX_OPS + 1);
-	size_t hdr = 2 + 3 * nops;
-	if (hdr > size)
-		hdr = size;
-	struct fuzz_ctl ctl = { data + 2, hdr - 2 };
-	enum tree_order order = orders[flags % 3];
+	unsigned flags = hd.flags;
+	struct fuzz_ctl ctl = hd.ctl;
+	enum tree_order order = hd.order;
 	bool normalize = flags & 4, negate = flags & 8;
 	unsigned k = (flags >> 4) & 7;
-	const char *s = (const char *)data + hdr;
-	size_t len = size - hdr, next;
+	const char *s = hd.text;
+	size_t len = hd.len, next;
 	size_t cut = find_split(s, len, &next);
 
 	struct tree after, before;
@@ -199,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t hashes[MAX_OPS + 1][2];
 	hashes[0][0] = fuzz_tree_hash(&after);
 	hashes[0][1] = fuzz_tree_hash(&before);
-	for (size_t op = 0; op < nops; op++) {
+	for (size_t op = 0; op < hd.nops; op++) {
 		unsigned kind = fuzz_byte(&ctl), a = fuzz_byte(&ctl), b = fuzz_byte(&ctl);
 		const struct tree *p = transform_stack_tree(&st), *p2 = transform_stack_tree2(&st);
 		if (!p2)

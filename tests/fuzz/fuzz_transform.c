@@ -192,26 +192,21 @@ static void check_label(const struct transform *tr, unsigned size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
-	if (size < 2)
+	struct fuzz_head hd;
+	if (!fuzz_head_read(&hd, data, size, MAX_OPS))
 		return 0;
-	unsigned flags = data[0];
-	size_t nops = data[1] % (MAX_OPS + 1);
-	size_t hdr = 2 + 3 * nops;
-	if (hdr > size)
-		hdr = size;
-	struct fuzz_ctl ctl = { data + 2, hdr - 2 };
-	enum tree_order order = orders[flags % 3];
+	unsigned flags = hd.flags;
+	struct fuzz_ctl ctl = hd.ctl;
+	enum tree_order order = hd.order;
 	struct tree base;
-	fuzz_build(&base, NULL, (const char *)data + hdr, size - hdr, (flags & 4) != 0, order,
-	           (flags >> 3) & 7);
+	fuzz_build(&base, NULL, hd.text, hd.len, (flags & 4) != 0, order, (flags >> 3) & 7);
 	fuzz_check_counts(&base);
 
 	struct transform_stack st;
 	transform_stack_init(&st, &base, NULL, order);
 	uint64_t hashes[MAX_OPS + 1];
 	hashes[0] = fuzz_tree_hash(&base);
-	for (size_t op = 0; op < nops; op++) {
+	for (size_t op = 0; op < hd.nops; op++) {
 		unsigned kind = fuzz_byte(&ctl), a = fuzz_byte(&ctl), b = fuzz_byte(&ctl);
 		const struct tree *p = transform_stack_tree(&st);
 		tree_idx n = (tree_idx)tree_size(p);

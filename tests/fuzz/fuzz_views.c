@@ -363,19 +363,14 @@ static void check_batch(const struct tree *t, tree_idx node, unsigned sel, struc
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
-	if (size < 2)
+	struct fuzz_head hd;
+	if (!fuzz_head_read(&hd, data, size, MAX_OPS))
 		return 0;
-	unsigned flags = data[0];
-	size_t nops = data[1] % (MAX_OPS + 1);
-	size_t hdr = 2 + 3 * nops;
-	if (hdr > size)
-		hdr = size;
-	struct fuzz_ctl ctl = { data + 2, hdr - 2 };
-	enum tree_order order = orders[flags % 3];
+	unsigned flags = hd.flags;
+	struct fuzz_ctl ctl = hd.ctl;
+	enum tree_order order = hd.order;
 	struct tree t;
-	fuzz_build(&t, NULL, (const char *)data + hdr, size - hdr, (flags & 4) != 0, order,
-	           (flags >> 3) & 7);
+	fuzz_build(&t, NULL, hd.text, hd.len, (flags & 4) != 0, order, (flags >> 3) & 7);
 	fuzz_check_counts(&t);
 	tree_idx n = (tree_idx)tree_size(&t);
 	size_t nn = strtab_count(&t.names);
@@ -390,7 +385,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool tloaded = false;
 	struct sandwich_state ss = { .sw = sandwichview_new() };
 	sandwichview_resize(ss.sw, 80, 20, 1);
-	for (size_t op = 0; op < nops; op++) {
+	for (size_t op = 0; op < hd.nops; op++) {
 		unsigned kind = fuzz_byte(&ctl), a = fuzz_byte(&ctl), b = fuzz_byte(&ctl);
 		tree_idx node = (tree_idx)((a << 8 | b) % n);
 		if (kind % 8 >= 2 && kind % 8 <= 5 && !tloaded)

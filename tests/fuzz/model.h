@@ -57,6 +57,37 @@ static inline void fuzz_build(struct tree *t, struct tree *before, const char *s
 		tree_finalize(before, order);
 }
 
+/* The header the model harnesses share: byte 0 flags, byte 1 a number of
+ * operations (0 to max_ops), three control bytes each, then the text.
+ * False when the input is too short to have one. */
+struct fuzz_head {
+	unsigned flags;
+	size_t nops;                /* operations asked for (their bytes may
+	                               run out: fuzz_byte gives 0 then) */
+	struct fuzz_ctl ctl;        /* the operations' bytes */
+	const char *text;           /* what follows them */
+	size_t len;
+	enum tree_order order;      /* flags % 3 */
+};
+
+static inline bool fuzz_head_read(struct fuzz_head *h, const uint8_t *data, size_t size,
+                                  size_t max_ops)
+{
+	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	if (size < 2)
+		return false;
+	h->flags = data[0];
+	h->nops = data[1] % (max_ops + 1);
+	size_t hdr = 2 + 3 * h->nops;
+	if (hdr > size)
+		hdr = size;
+	h->ctl = (struct fuzz_ctl){ data + 2, hdr - 2 };
+	h->text = (const char *)data + hdr;
+	h->len = size - hdr;
+	h->order = orders[h->flags % 3];
+	return true;
+}
+
 /* Saturating sum, as the tree adds counts (in its units). */
 static inline uint64_t fuzz_sat_add(uint64_t a, uint64_t b)
 {
