@@ -22,7 +22,7 @@ void layout_free(struct layout *l)
 static int col_of(const struct tree *t, tree_count x, tree_count total, int w)
 {
 	(void)t;    /* fractions are integers too (tree.h: decimal units) */
-	if (total.u == 0)
+	if (total.u == 0 || w <= 0)     /* no width (a pane squeezed to nothing) */
 		return 0;
 	/* The product fits 64 bits unless counts are astronomical: a 64-bit
 	 * division costs a fraction of the 128-bit one (a library call), and
