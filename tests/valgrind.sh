@@ -29,7 +29,7 @@ vg() {
 	fi
 }
 
-for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx; do
+for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx test_timeline test_heatmap test_lineedit; do
 	vg "unit $t" "$top_builddir/tests/unit/$t"
 done
 for h in folded perf sniff load; do
@@ -39,6 +39,9 @@ done
 
 F=$top_srcdir/tests/ui/basic.folded
 vg "--collapse" "$TFLAME" --collapse "$F"
+# the browser, headless: moves, zoom, a search, n/N, *, H, undo, the table
+printf 'size=60x12 k k Enter / type=a Enter n N * H type=b Enter u t j Esc BS dump q\n' > "$D/keys"
+vg "--script (the browser headless)" "$TFLAME" --script="$D/keys" "$F"
 vg "--print" "$TFLAME" --print -w 80 "$F"
 vg "--print --inverted --sort=weight" "$TFLAME" --print -i --sort=weight -w 33 "$F"
 vg "--print --sort=input (flame chart)" "$TFLAME" --print --sort=input -w 50 "$F"
