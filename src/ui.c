@@ -737,8 +737,11 @@ static void reveal(struct ui *u, tree_idx m)
 			z = tree_parent(u->t, z);
 		why = z != u->lp.zoom ? "zoomed out to show the match" : NULL;
 		if (!visible_in(u, z, m)) {
+			/* m may be z itself (a zoom root without samples): the
+			 * walk up from its parent would never meet z */
 			tree_idx best = m;
-			for (tree_idx a = tree_parent(u->t, m); a != z; a = tree_parent(u->t, a))
+			for (tree_idx a = m == z ? z : tree_parent(u->t, m); a != z && a != TREE_NONE;
+			     a = tree_parent(u->t, a))
 				if (visible_in(u, a, m))
 					best = a;
 			why = "zoomed in: the match is too narrow to show here";
