@@ -102,7 +102,7 @@ for v in NO_COLOR TERM COLUMNS LANG LC_ALL TFLAME_CONFIG XDG_CONFIG_HOME HOME; d
 		fail "man page: ENVIRONMENT has $v" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
 done
 # Every variable the program reads (getenv in src/) has an entry.
-for v in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c | sed 's/getenv("//; s/")//' | sort -u); do
+for v in $(grep -ho 'getenv("[A-Z_]*")' "$top_srcdir"/src/*.c "$top_srcdir"/src/*/*.c | sed 's/getenv("//; s/")//' | sort -u); do
 	grep -qxF "$v" "$T_TMP/manenv" && pass "man page: ENVIRONMENT has $v (read in src/)" ||
 		fail "man page: ENVIRONMENT has $v (read in src/)" "entries: $(tr '\n' ' ' < "$T_TMP/manenv")"
 done

@@ -16,6 +16,7 @@ set -eu
 : "${FUZZ_DIR:=$top_builddir/fuzz-out}"
 : "${CLANG:=clang}"
 src=$top_srcdir/src
+incs=$(for d in "$src"/*/; do printf -- " -I%s" "${d%/}"; done)
 fz=$top_srcdir/tests/fuzz
 if ! command -v "$CLANG" >/dev/null 2>&1; then
 	echo "fuzz: $CLANG not found (Debian: apt-get install clang libclang-rt-dev)" >&2
@@ -44,10 +45,12 @@ for h in $harnesses; do
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";;
 	browser) extra="transform diff views toptable svg tableview sandwichview ui script lineedit keymap clip heatmap"
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
-	for f in $srcs $extra; do files="$files $src/$f.c"; done
+	for f in $srcs $extra; do
+		for d in "$src" "$src"/*/; do [ -f "$d/$f.c" ] && files="$files ${d%/}/$f.c"; done
+	done
 	echo "fuzz: building fuzz_$h"
 	# shellcheck disable=SC2086
-	$CLANG $flags -I"$top_builddir" -I"$src" -I"$fz" -o "$FUZZ_DIR/bin/fuzz_$h" \
+	$CLANG $flags -I"$top_builddir" -I"$src" $incs -I"$fz" -o "$FUZZ_DIR/bin/fuzz_$h" \
 		"$fz/fuzz_$h.c" $files -lunistring $libs $extralibs -lpthread
 done
 
