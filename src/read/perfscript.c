@@ -12,12 +12,15 @@
 #include "perfscript_impl.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "text.h"
 #include "timeline.h"
 #include "tree.h"
+#include "unit.h"
 
 /* ---- diagnostics ------------------------------------------------------- */
 
@@ -154,9 +157,40 @@ static void perf_set_pname(struct perf_reader *r, const struct perf_event_parts 
 	r->fields_pname = false;
 }
 
+/* Counts a record of event ev[0..n) (for o.events): most records are of
+ * the event of the record before. */
+static void perf_count_event(struct perf_reader *r, const char *ev, size_t n)
+{
+	struct perf_events *e = &r->evs;
+	if (n >= sizeof e->ev[0].name || memchr(ev, '\0', n)) {
+		e->other++;
+		return;
+	}
+	if (r->ev_last < e->n && memcmp(e->ev[r->ev_last].name, ev, n) == 0 && e->ev[r->ev_last].name[n] == '\0') {
+		e->ev[r->ev_last].records++;
+		return;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		if (memcmp(e->ev[i].name, ev, n) == 0 && e->ev[i].name[n] == '\0') {
+			e->ev[i].records++;
+			r->ev_last = i;
+			return;
+		}
+	if (e->n == PERF_EVENTS_MAX) {
+		e->other++;
+		return;
+	}
+	memcpy(e->ev[e->n].name, ev, n);
+	e->ev[e->n].name[n] = '\0';
+	e->ev[e->n].records = 1;
+	r->ev_last = e->n++;
+}
+
 /* Event filter (§A.3.3): the given one, else the first event name seen. */
 static bool perf_event_kept(struct perf_reader *r, const char *ev, size_t n)
 {
+	if (r->o.events)
+		perf_count_event(r, ev, n);
 	if (r->have_filter)
 		return n == r->filter_len && memcmp(ev, r->filter, n) == 0;
 	perf_reserve(&r->filter, &r->filter_cap, n + 1);
@@ -503,11 +537,66 @@ lines:
 	}
 }
 
+/* One lock for every load's counts: readers add theirs once, at the end. */
+static pthread_mutex_t perf_events_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Adds the counts of from to to (names unseen there are appended). */
+static void perf_events_merge(struct perf_events *to, const struct perf_events *from)
+{
+	to->other += from->other;
+	for (size_t i = 0; i < from->n; i++) {
+		size_t k = 0;
+		while (k < to->n && strcmp(to->ev[k].name, from->ev[i].name) != 0)
+			k++;
+		if (k < to->n) {
+			to->ev[k].records += from->ev[i].records;
+		} else if (to->n < PERF_EVENTS_MAX) {
+			to->ev[to->n] = from->ev[i];
+			to->n++;
+		} else {
+			to->other += from->ev[i].records;
+		}
+	}
+}
+
 void perf_reader_finish(struct perf_reader *r)
 {
 	/* the last record counts without a final blank line */
 	if (r->nent)
 		perf_flush(r);
+	if (r->o.events && (r->evs.n || r->evs.other)) {
+		pthread_mutex_lock(&perf_events_mu);
+		perf_events_merge(r->o.events, &r->evs);
+		pthread_mutex_unlock(&perf_events_mu);
+		memset(&r->evs, 0, sizeof r->evs);
+		r->ev_last = 0;
+	}
+}
+
+void perf_events_list(const struct perf_events *e, char *out, size_t size)
+{
+	size_t used = 0;
+	if (size)
+		out[0] = '\0';
+	for (size_t i = 0; i <= e->n && size; i++) {
+		char name[200], digits[24], count[40];
+		uint64_t records = i < e->n ? e->ev[i].records : e->other;
+		if (i == e->n && !e->other)
+			break;
+		if (i < e->n)
+			text_sanitize(e->ev[i].name, strlen(e->ev[i].name), name, sizeof name);
+		else
+			snprintf(name, sizeof name, "%s", e->n ? "other events" : "events");
+		snprintf(digits, sizeof digits, "%" PRIu64, records);
+		unit_group(digits, count, sizeof count);
+		int w = snprintf(out + used, size - used, "%s%s (%s sample%s)", i ? ", " : "", name, count,
+		                 records == 1 ? "" : "s");
+		if (w < 0 || (size_t)w >= size - used) {
+			out[used] = '\0';
+			break;
+		}
+		used += (size_t)w;
+	}
 }
 
 const char *perf_reader_filter(const struct perf_reader *r)

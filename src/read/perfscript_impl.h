@@ -53,6 +53,8 @@ struct perf_reader {
 	bool have_filter;
 	char *filter;           /* the event name kept; NULL until known */
 	size_t filter_len, filter_cap;
+	struct perf_events evs; /* records per event, for o.events */
+	size_t ev_last;         /* the entry of the last record's event */
 	char *pname;
 	size_t pname_len, pname_cap;
 	bool java;              /* pname starts with "java": tidy_java applies */
