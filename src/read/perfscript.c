@@ -575,16 +575,28 @@ void perf_reader_finish(struct perf_reader *r)
 
 void perf_events_list(const struct perf_events *e, char *out, size_t size)
 {
-	size_t used = 0;
+	/* the busiest first, then by name: the same list whatever order the
+	 * readers finished in */
+	size_t order[PERF_EVENTS_MAX], used = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		size_t k = i;
+		while (k > 0 && (e->ev[order[k - 1]].records < e->ev[i].records ||
+		                 (e->ev[order[k - 1]].records == e->ev[i].records &&
+		                  strcmp(e->ev[order[k - 1]].name, e->ev[i].name) > 0))) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
 	if (size)
 		out[0] = '\0';
 	for (size_t i = 0; i <= e->n && size; i++) {
 		char name[200], digits[24], count[40];
-		uint64_t records = i < e->n ? e->ev[i].records : e->other;
+		uint64_t records = i < e->n ? e->ev[order[i]].records : e->other;
 		if (i == e->n && !e->other)
 			break;
 		if (i < e->n)
-			text_sanitize(e->ev[i].name, strlen(e->ev[i].name), name, sizeof name);
+			text_sanitize(e->ev[order[i]].name, strlen(e->ev[order[i]].name), name, sizeof name);
 		else
 			snprintf(name, sizeof name, "%s", e->n ? "other events" : "events");
 		snprintf(digits, sizeof digits, "%" PRIu64, records);

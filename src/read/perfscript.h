@@ -27,8 +27,8 @@ struct perf_events {
 	                           names take 64 bytes or more */
 };
 
-/* "cpu-clock (4,621 samples), cycles (12 samples)" into out[0..size), the
- * names sanitized; "" when e has none. */
+/* "cpu-clock (4,621 samples), cycles (12 samples)" into out[0..size): the
+ * busiest first, then by name; the names sanitized; "" when e has none. */
 void perf_events_list(const struct perf_events *e, char *out, size_t size);
 
 struct perf_options {
