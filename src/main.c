@@ -230,7 +230,10 @@ static void say_empty_input(const struct settings *set, const struct perf_events
                             struct load_messages *msgs)
 {
 	const char *filter = set->lo.perf.event_filter;
-	if (filter && (ev->n || ev->other)) {
+	bool seen = false;      /* records of the filter's event (weighing 0) */
+	for (size_t i = 0; filter && i < ev->n; i++)
+		seen |= strcmp(ev->ev[i].name, filter) == 0;
+	if (filter && !seen && (ev->n || ev->other)) {
 		char safe[128], list[1024];
 		text_sanitize(filter, strlen(filter), safe, sizeof safe);
 		perf_events_list(ev, list, sizeof list);

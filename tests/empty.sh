@@ -57,6 +57,12 @@ run --collapse --event-filter=nope "$D/two.perf" "$D/again.perf"
 expect_rc "--event-filter=nope, two files" 1
 expect_only "--event-filter=nope, two files" \
 	"tflame: --event-filter=nope: no samples of that event; events in these files: cpu-clock (6 samples), cycles (4 samples)"
+# records of the event asked for that weigh nothing (period 0): not
+# "no samples of that event"
+printf 'prog 100/100 [000] 1.0: 0 cpu-clock:\n\tffff a (/bin/x)\n\n' > "$D/zero.perf"
+run --collapse --event-filter=cpu-clock "$D/zero.perf"
+expect_rc "--event-filter=cpu-clock, period 0" 1
+expect_only "--event-filter=cpu-clock, period 0" "tflame: no samples in the input"
 # the filter compares names without modifiers, as the list shows them
 run --collapse --event-filter=cycles "$D/two.perf"
 expect_rc "--event-filter=cycles" 0
