@@ -379,9 +379,11 @@ int main(int argc, char **argv)
 	/* Each sample's time, thread and stack, when the input has them. */
 	struct timeline tl;
 	timeline_init(&tl);
-	/* the events a perf input had, for a run that keeps none of them */
+	/* the events a perf input had, for an --event-filter that keeps none
+	 * (without one the first event is kept: counting would be wasted) */
 	static struct perf_events pevents;
-	set.lo.perf.events = &pevents;
+	if (set.lo.perf.event_filter)
+		set.lo.perf.events = &pevents;
 	if (!set.diff)
 		set.lo.timeline = &tl;
 	double t0 = seconds();

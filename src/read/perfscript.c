@@ -158,15 +158,16 @@ static void perf_set_pname(struct perf_reader *r, const struct perf_event_parts 
 }
 
 /* Counts a record of event ev[0..n) (for o.events): most records are of
- * the event of the record before. */
+ * the event of the record before. (A name with a NUL byte counts under the
+ * name before the NUL when that one is listed.) */
 static void perf_count_event(struct perf_reader *r, const char *ev, size_t n)
 {
 	struct perf_events *e = &r->evs;
-	if (n >= sizeof e->ev[0].name || memchr(ev, '\0', n)) {
+	if (n >= sizeof e->ev[0].name) {
 		e->other++;
 		return;
 	}
-	if (r->ev_last < e->n && memcmp(e->ev[r->ev_last].name, ev, n) == 0 && e->ev[r->ev_last].name[n] == '\0') {
+	if (r->ev_last < e->n && e->ev[r->ev_last].name[n] == '\0' && memcmp(e->ev[r->ev_last].name, ev, n) == 0) {
 		e->ev[r->ev_last].records++;
 		return;
 	}
@@ -176,7 +177,7 @@ static void perf_count_event(struct perf_reader *r, const char *ev, size_t n)
 			r->ev_last = i;
 			return;
 		}
-	if (e->n == PERF_EVENTS_MAX) {
+	if (e->n == PERF_EVENTS_MAX || memchr(ev, '\0', n)) {
 		e->other++;
 		return;
 	}

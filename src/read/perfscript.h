@@ -24,7 +24,7 @@ struct perf_events {
 		uint64_t records;
 	} ev[PERF_EVENTS_MAX];  /* in the order first seen */
 	uint64_t other;         /* records of the events beyond these, or whose
-	                           names take 64 bytes or more */
+	                           names take 64 bytes or more or hold a NUL */
 };
 
 /* "cpu-clock (4,621 samples), cycles (12 samples)" into out[0..size): the
