@@ -150,6 +150,8 @@ void paint_percent(double part, double whole, char *out, size_t size);
 /* "N samples" (grouped) or, with a unit that has an event, its amount
  * ("1.16 s cpu-clock") of node i of t. */
 void paint_amount(const struct ui *u, const struct tree *t, tree_idx i, char *out, size_t size);
+/* The same for a count c of t. */
+void paint_count(const struct ui *u, const struct tree *t, tree_count c, char *out, size_t size);
 /* The name of node i of the browsed tree as shown: without its code-type
  * annotation ("_[k]"), which colour and the status line tell instead. */
 const char *paint_name(const struct ui *u, tree_idx i, size_t *len);
@@ -175,8 +177,8 @@ struct finder {
 	bool prompting;             /* the search prompt is open */
 	struct search *shown, *pending, *before;
 	/* Select a match when the pending pass ends: the next (dir > 0) or
-	 * previous one from the selection, the selection too when from_sel
-	 * (an accepted search). before_jump: the same wish of a pass the
+	 * previous one from the selection, the selection too when from_sel;
+	 * dir 0: the heaviest in view (an accepted search). before_jump: the same wish of a pass the
 	 * prompt put aside, for Esc to give back. */
 	bool jump, jump_from_sel, before_jump;
 	int jump_dir;
@@ -202,7 +204,8 @@ void finder_work(struct ui *u, uint64_t budget_ns);
  * the pending pass (if any) ends. */
 void finder_step(struct ui *u, int dir);
 /* Selects the next (dir > 0) or previous match, wrapping; from_sel
- * accepts the selection itself. */
+ * accepts the selection itself. dir 0: the match with the most samples in
+ * the zoomed view (in all when none is in view). */
 void finder_goto(struct ui *u, int dir, bool from_sel);
 /* `*`: the exact name of the flame graph's selected frame. */
 void finder_search_name(struct ui *u, tree_idx sel);

@@ -35,6 +35,22 @@ bool finder_matches(const struct ui *u, tree_idx i)
 	return u->find.shown && search_matches(u->find.shown, i);
 }
 
+/* The match with the most samples inside the zoomed view (the first of
+ * equals), or in the whole tree when none is in view. O(matches in the
+ * range), once per accepted search. */
+static tree_idx heaviest(const struct ui *u, const struct search *s)
+{
+	tree_idx z = flameview_zoom(u), best = TREE_NONE;
+	for (int pass = 0; pass < 2 && best == TREE_NONE; pass++) {
+		tree_idx from = pass ? TREE_ROOT : z, end = tree_end(u->t, from);
+		tree_idx m = search_matches(s, from) ? from : search_next(s, from);
+		for (; m != TREE_NONE && m < end; m = search_next(s, m))
+			if (best == TREE_NONE || tree_node(u->t, m)->total.u > tree_node(u->t, best)->total.u)
+				best = m;
+	}
+	return best;
+}
+
 void finder_goto(struct ui *u, int dir, bool from_sel)
 {
 	const struct search *s = u->find.shown;
@@ -49,7 +65,9 @@ void finder_goto(struct ui *u, int dir, bool from_sel)
 		return;
 	}
 	tree_idx sel = flameview_selected(u), m;
-	if (from_sel && search_matches(s, sel))
+	if (dir == 0)
+		m = heaviest(u, s);
+	else if (from_sel && search_matches(s, sel))
 		m = sel;
 	else
 		m = dir > 0 ? search_next(s, sel) : search_prev(s, sel);
@@ -80,13 +98,13 @@ void finder_work(struct ui *u, uint64_t budget_ns)
 	}
 }
 
-/* The jump of an accepted search: to the first match from the selection
- * on, once the pass ends. */
+/* The jump of an accepted search: to the heaviest match in view, once the
+ * pass ends. */
 static void jump_later(struct finder *f)
 {
 	f->jump = true;
-	f->jump_dir = +1;
-	f->jump_from_sel = true;
+	f->jump_dir = 0;
+	f->jump_from_sel = false;
 }
 
 void finder_start(struct ui *u, struct search *s)
@@ -203,7 +221,7 @@ static void prompt_accept(struct ui *u, struct lineedit *e)
 	else if (f->pending)
 		jump_later(f);
 	else if (f->shown)
-		finder_goto(u, +1, true);
+		finder_goto(u, 0, false);
 	prompt_closed(f);
 }
 
@@ -226,7 +244,7 @@ static void prompt_cancel(struct ui *u, struct lineedit *e)
 	if (jump && unfinished)
 		jump_later(f);
 	else if (jump && had)   /* it ended while the prompt was open */
-		finder_goto(u, +1, true);
+		finder_goto(u, 0, false);
 }
 
 /* After the text: the regex error, the progress of a pass, or the count. */
@@ -242,7 +260,11 @@ static void prompt_info(struct ui *u, const struct lineedit *e, char *buf, size_
 		snprintf(buf, size, "searching %d%%", (int)(100 * search_progress(f->pending)));
 	} else if (f->shown && e->len) {
 		size_t n = search_count(f->shown), costly = search_costly(f->shown);
-		int len = snprintf(buf, size, n ? "%zu match%s" : "no match", n, n == 1 ? "" : "es");
+		char pct[32];
+		paint_percent(tree_count_d(u->t, search_total(f->shown, TREE_ROOT)), tree_total_d(u->t, TREE_ROOT),
+		              pct, sizeof pct);
+		int len = n ? snprintf(buf, size, "%zu match%s%s%s of samples", n, n == 1 ? "" : "es", paint_sep(), pct)
+		            : snprintf(buf, size, "no match");
 		if (costly && len > 0 && (size_t)len < size)
 			snprintf(buf + len, size - (size_t)len, ", too costly on %zu name%s", costly,
 			         costly == 1 ? "" : "s");

@@ -18,12 +18,17 @@ enum keymap_action {
 	KEYMAP_DOWN,            /* one row down on screen */
 	KEYMAP_PAGE_UP,         /* a screen up */
 	KEYMAP_PAGE_DOWN,       /* a screen down */
+	KEYMAP_HALF_UP,         /* half a screen up */
+	KEYMAP_HALF_DOWN,       /* half a screen down */
 	KEYMAP_FIRST,           /* to the first row */
 	KEYMAP_LAST,            /* to the last row */
 	KEYMAP_ZOOM,            /* zoom into the selection (out, on an ancestor) */
 	KEYMAP_UNZOOM,          /* pop one zoom level */
 	KEYMAP_UNZOOM_ALL,      /* back to the whole profile */
 	KEYMAP_ORIENT,          /* flame <-> icicle */
+	KEYMAP_HOT_PATH,        /* the widest child, repeatedly, down to a leaf */
+	KEYMAP_MOST_SELF,       /* the frame with the most self weight in view */
+	KEYMAP_DETAILS,         /* show or hide the selected frame's details */
 	KEYMAP_COPY_NAME,       /* selected frame's name to the clipboard */
 	KEYMAP_COPY_STACK,      /* selected frame's stack, root first, to the clipboard */
 	KEYMAP_PALETTE,         /* the next colour palette */

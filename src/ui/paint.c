@@ -124,12 +124,17 @@ void paint_percent(double part, double whole, char *out, size_t size)
 
 void paint_amount(const struct ui *u, const struct tree *t, tree_idx i, char *out, size_t size)
 {
+	paint_count(u, t, tree_node(t, i)->total, out, size);
+}
+
+void paint_count(const struct ui *u, const struct tree *t, tree_count c, char *out, size_t size)
+{
 	if (u->unit && u->unit->event[0]) {
-		unit_amount(u->unit, tree_total_d(t, i), out, size);
+		unit_amount(u->unit, tree_count_d(t, c), out, size);
 		return;
 	}
 	char count[64], grouped[96];
-	tree_format_count(t, tree_node(t, i)->total, count, sizeof count);
+	tree_format_count(t, c, count, sizeof count);
 	paint_group(count, grouped, sizeof grouped);
 	snprintf(out, size, "%s sample%s", grouped, strcmp(count, "1") ? "s" : "");
 }

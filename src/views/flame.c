@@ -41,7 +41,18 @@ struct flameview {
 	tree_idx *crumbs;           /* breadcrumb scratch, cols / 3 + 2 entries */
 	size_t ncrumbs;
 	bool legend;                /* the legend line above the status line */
+	bool details;               /* the details of the selection above them (d) */
+	/* Distinct callers of the function last asked for (O(tree) once per
+	 * function and tree): its name, the tree generation, the count. */
+	strtab_id callers_of;
+	unsigned callers_gen;
+	size_t callers;
+	uint8_t *seen;              /* scratch: a bit per name id */
+	size_t nseen;
 };
+
+/* Rows of the details pane (d): up to 3 of the name, 2 of numbers. */
+#define FLAME_DETAILS_ROWS 5
 
 static struct flameview *fv_of(const struct ui *u)
 {
@@ -113,6 +124,19 @@ static bool is_ancestor_row(const struct ui *u, const struct flameview *f, tree_
 	return i != f->pane.lp.zoom && tree_contains(u->t, i, f->pane.lp.zoom);
 }
 
+/* The details' rows when shown and the screen has room for them and 3
+ * rows of graph. */
+static int details_rows(const struct ui *u, const struct flameview *f)
+{
+	int room = u->lines - 2 - (f->legend ? 1 : 0);
+	return f->details && room >= FLAME_DETAILS_ROWS + 3 ? FLAME_DETAILS_ROWS : 0;
+}
+
+static void set_height(const struct ui *u, struct flameview *f)
+{
+	f->pane.lp.height = u->lines - 2 - (f->legend ? 1 : 0) - details_rows(u, f);
+}
+
 /* Keeps the selection drawn (its nearest drawn ancestor otherwise) and on
  * screen, with a row of context on each side when the area allows. */
 static void fix_selection(struct ui *u, struct flameview *f)
@@ -176,7 +200,7 @@ static void unzoom(struct ui *u, struct flameview *f, bool all)
 		if (!all && u->views->n > 0)
 			ui_undo_transform(u);
 		else
-			snprintf(u->notice, sizeof u->notice, "already showing all samples");
+			snprintf(u->notice, sizeof u->notice, "already showing all samples: nothing to undo");
 		return;
 	}
 	tree_idx z = TREE_ROOT;
@@ -192,6 +216,59 @@ static void move_vertical(struct ui *u, struct flameview *f, bool up)
 {
 	if (flamepane_vertical(&f->pane, up))
 		fix_selection(u, f);
+}
+
+/* PageUp/PageDown, Ctrl-U/Ctrl-D: n rows up or down on screen at once
+ * (at least one), as many k or j. */
+static void move_rows(struct ui *u, struct flameview *f, bool up, int n)
+{
+	for (int k = 0; k < (n > 1 ? n : 1); k++)
+		if (!flamepane_vertical(&f->pane, up))
+			break;
+	fix_selection(u, f);
+}
+
+/* p: from the selection, the child with the most samples (the first of
+ * equals), again and again, while it is drawn: where the time goes. O(depth
+ * x children), once per key. */
+static void hot_path(struct ui *u, struct flameview *f)
+{
+	tree_idx i = f->pane.sel;
+	for (;;) {
+		tree_idx best = TREE_NONE;
+		for (tree_idx c = tree_first_child(u->t, i); c != TREE_NONE; c = tree_next_sibling(u->t, c))
+			if (best == TREE_NONE || tree_node(u->t, c)->total.u > tree_node(u->t, best)->total.u)
+				best = c;
+		int c0, c1;
+		if (best == TREE_NONE || !layout_node_cols(u->t, &f->pane.lp, best, &c0, &c1))
+			break;
+		i = best;
+	}
+	if (i == f->pane.sel) {
+		snprintf(u->notice, sizeof u->notice, "no callee to follow from here");
+		return;
+	}
+	f->pane.sel = i;
+	flamepane_center(&f->pane, i);
+	fix_selection(u, f);
+}
+
+static void reveal(struct ui *u, struct flameview *f, tree_idx m, const char *what);
+
+/* S: the frame with the most self samples inside the zoomed view (the
+ * first of equals), zoomed into when too narrow to show. O(view), once per
+ * key. */
+static void most_self(struct ui *u, struct flameview *f)
+{
+	tree_idx z = f->pane.lp.zoom, best = z;
+	for (tree_idx i = z; i < tree_end(u->t, z); i++)
+		if (tree_node(u->t, i)->self.u > tree_node(u->t, best)->self.u)
+			best = i;
+	if (tree_node(u->t, best)->self.u == 0) {
+		snprintf(u->notice, sizeof u->notice, "no frame has self samples in this view");
+		return;
+	}
+	reveal(u, f, best, "frame");
 }
 
 static void on_mouse(struct ui *u, struct flameview *f)
@@ -222,7 +299,7 @@ static void flame_resize(struct ui *u, struct view *v)
 	struct layout_params *lp = &f->pane.lp;
 	int old_w = lp->width;
 	lp->width = u->cols;
-	lp->height = u->lines - 2 - (f->legend ? 1 : 0);
+	set_height(u, f);
 	f->ncrumbs = (size_t)u->cols / 3 + 2;
 	f->crumbs = xreallocarray(f->crumbs, f->ncrumbs, sizeof *f->crumbs);
 	/* Keep the preferred column at the same place of the graph. */
@@ -257,13 +334,17 @@ static bool visible_in(const struct ui *u, const struct flameview *f, tree_idx z
  * itself at worst). O(depth). */
 void flameview_reveal(struct ui *u, tree_idx m)
 {
-	struct flameview *f = fv_of(u);
-	const char *why = NULL;
+	reveal(u, fv_of(u), m, "match");
+}
+
+static void reveal(struct ui *u, struct flameview *f, tree_idx m, const char *what)
+{
+	const char *why = NULL, *why_end = "";
 	tree_idx z = f->pane.lp.zoom;
 	if (!visible_in(u, f, z, m)) {
 		while (!tree_contains(u->t, z, m))
 			z = tree_parent(u->t, z);
-		why = z != f->pane.lp.zoom ? "zoomed out to show the match" : NULL;
+		why = z != f->pane.lp.zoom ? "zoomed out to show the " : NULL;
 		if (!visible_in(u, f, z, m)) {
 			/* m may be z itself (a zoom root without samples): the
 			 * walk up from its parent would never meet z */
@@ -272,7 +353,8 @@ void flameview_reveal(struct ui *u, tree_idx m)
 			     a = tree_parent(u->t, a))
 				if (visible_in(u, f, a, m))
 					best = a;
-			why = "zoomed in: the match is too narrow to show here";
+			why = "zoomed in: the ";
+			why_end = " is too narrow to show here";
 			if (z != f->pane.lp.zoom)
 				zoom_to(u, f, z);
 			z = best;
@@ -281,11 +363,13 @@ void flameview_reveal(struct ui *u, tree_idx m)
 	}
 	f->pane.sel = m;
 	fix_selection(u, f);
-	if (f->pane.sel != m)   /* not even m alone gets a cell: no samples */
-		why = "the match has no samples to show";
+	if (f->pane.sel != m) { /* not even m alone gets a cell: no samples */
+		why = "the ";
+		why_end = " has no samples to show";
+	}
 	flamepane_center(&f->pane, f->pane.sel);
 	if (why && !u->notice[0])
-		snprintf(u->notice, sizeof u->notice, "%s", why);
+		snprintf(u->notice, sizeof u->notice, "%s%s%s", why, what, why_end);
 }
 
 void flameview_tree_changed(struct ui *u)
@@ -359,12 +443,11 @@ static bool span_style(void *ctx, const struct flamepane *p, const struct layout
 
 /* "all › main › parse", cut from the left ("..") to the screen width. The
  * walk up from the zoom root stops as soon as the line is full. */
-void flameview_draw_breadcrumb(struct ui *u)
+static void breadcrumb(struct ui *u, struct flameview *f, int reserve)
 {
-	struct flameview *f = fv_of(u);
 	const char *sep = text_is_utf8() ? " \u203a " : " > ";
 	const int sepw = 3, dotsw = 2;
-	int avail = u->cols, total = 0;
+	int avail = u->cols - reserve, total = 0;
 	size_t n = 0;
 	bool cut = false;
 	int x = paint_transforms(u);
@@ -406,6 +489,109 @@ void flameview_draw_breadcrumb(struct ui *u)
 			x += sepw;
 		}
 	}
+}
+
+void flameview_draw_breadcrumb(struct ui *u)
+{
+	breadcrumb(u, fv_of(u), 0);
+}
+
+/* Levels off screen, at the right of row 0: "▲ 73 more levels" towards
+ * the leaves (up in a flame graph), "▼ 2 more levels" towards the root.
+ * Returns the columns to leave free for it (0: nothing to say, or no room). */
+static int levels_mark(const struct ui *u, const struct flameview *f, char *out, size_t size)
+{
+	uint32_t deeper = f->laid.lay.deeper, below = f->pane.lp.scroll;
+	bool flame = f->pane.lp.orient == LAYOUT_FLAME;
+	const char *up = text_is_utf8() ? "\u25b2" : "^", *down = text_is_utf8() ? "\u25bc" : "v";
+	int len = 0;
+	out[0] = '\0';
+	if (deeper)
+		len += snprintf(out, size, "%s %u%s more level%s", flame ? up : down, deeper,
+		                deeper >= LAYOUT_LOOKAHEAD ? "+" : "", deeper == 1 ? "" : "s");
+	if (below && len >= 0 && (size_t)len < size)
+		snprintf(out + len, size - (size_t)len, "%s%s %u more level%s", len ? "  " : "", flame ? down : up,
+		         below, below == 1 ? "" : "s");
+	int w = text_width(out, strlen(out));
+	return w && w + 2 <= u->cols / 3 ? w + 2 : 0;
+}
+
+/* Distinct functions that call the selected frame's function anywhere in
+ * the tree (root frames have no caller): one scan of the tree per function,
+ * then cached. */
+static size_t distinct_callers(struct ui *u, struct flameview *f, tree_idx sel)
+{
+	strtab_id name = tree_node(u->t, sel)->name;
+	if (f->callers_gen == u->tree_gen && f->callers_of == name)
+		return f->callers;
+	size_t bytes = strtab_count(&u->t->names) / 8 + 1;
+	if (f->nseen < bytes) {
+		free(f->seen);
+		f->seen = xcalloc(bytes, 1);
+		f->nseen = bytes;
+	} else
+		memset(f->seen, 0, bytes);
+	size_t n = 0;
+	for (tree_idx i = 1; i < tree_size(u->t); i++) {
+		tree_idx p = tree_parent(u->t, i);
+		if (tree_node(u->t, i)->name != name || p == TREE_ROOT)
+			continue;
+		strtab_id c = tree_node(u->t, p)->name;
+		if (!(f->seen[c >> 3] & (1u << (c & 7)))) {
+			f->seen[c >> 3] |= (uint8_t)(1u << (c & 7));
+			n++;
+		}
+	}
+	f->callers_of = name;
+	f->callers_gen = u->tree_gen;
+	f->callers = n;
+	return n;
+}
+
+/* d: the selected frame's whole name, wrapped (the last row ends with ".."
+ * if even that is not enough), then its numbers. */
+static void draw_details(struct ui *u, struct flameview *f, int y0, int rows)
+{
+	const struct tree *t = u->t;
+	tree_idx sel = f->pane.sel, z = f->pane.lp.zoom;
+	const char *s = tree_name(t, sel);
+	size_t len = tree_name_len(t, sel);
+	attron(A_BOLD);
+	for (int r = 0; r < rows - 2 && len > 0; r++) {
+		size_t used = len;
+		if (r == rows - 3)
+			text_fit(s, len, u->cols, u->buf, u->bufsize);
+		else
+			text_fit_head(s, len, u->cols, u->buf, u->bufsize, &used);
+		if (used == 0)
+			break;
+		mvaddstr(y0 + r, 0, u->buf);
+		s += used;
+		len -= used;
+	}
+	attroff(A_BOLD);
+	const char *sep = paint_sep();
+	char tot[96], self[96], pall[32], pview[32], ppar[32], pself[32], line[512];
+	double total = tree_total_d(t, sel);
+	paint_count(u, t, tree_node(t, sel)->total, tot, sizeof tot);
+	paint_count(u, t, tree_node(t, sel)->self, self, sizeof self);
+	paint_percent(total, tree_total_d(t, TREE_ROOT), pall, sizeof pall);
+	paint_percent(total, tree_total_d(t, z), pview, sizeof pview);
+	paint_percent(total, sel == TREE_ROOT ? 0 : tree_total_d(t, tree_parent(t, sel)), ppar, sizeof ppar);
+	paint_percent(tree_self_d(t, sel), tree_total_d(t, TREE_ROOT), pself, sizeof pself);
+	snprintf(line, sizeof line, "total %s%s%s of all%s%s of view%s%s of parent", tot, sep, pall, sep, pview,
+	         sep, ppar);
+	paint_text(u, y0 + rows - 2, 0, line);
+	int n = snprintf(line, sizeof line, "self %s (%s of all)%sdepth %u", self, pself, sep, tree_depth(t, sel));
+	if (sel != TREE_ROOT && n > 0 && (size_t)n < sizeof line) {
+		size_t c = distinct_callers(u, f, sel);
+		if (c)
+			snprintf(line + n, sizeof line - (size_t)n, "%s%zu distinct caller%s of the function", sep, c,
+			         c == 1 ? "" : "s");
+		else
+			snprintf(line + n, sizeof line - (size_t)n, "%sa root: no caller", sep);
+	}
+	paint_text(u, y0 + rows - 1, 0, line);
 }
 
 /* Selected frame: name, samples, % of all, % of the zoomed view; the input's
@@ -601,7 +787,14 @@ static void flame_draw(struct ui *u, struct view *v)
 {
 	struct flameview *f = (struct flameview *)v;
 	relayout(u, f);
-	flameview_draw_breadcrumb(u);
+	char mark[96];
+	int reserve = levels_mark(u, f, mark, sizeof mark);
+	breadcrumb(u, f, reserve);
+	if (reserve) {
+		attron(A_DIM);
+		mvaddstr(0, u->cols - reserve + 2, mark);
+		attroff(A_DIM);
+	}
 	f->pane.lay = &f->laid.lay;
 	flamepane_draw(&f->pane, 1, u->buf, u->bufsize, true, span_style, u);
 	if (f->laid.lay.n == 0)     /* an empty profile: even the root has no cell */
@@ -615,6 +808,9 @@ static void flame_draw(struct ui *u, struct view *v)
 	u->col.rules_costly = rc;
 	if (f->legend)
 		draw_legend(u);
+	int dr = details_rows(u, f);
+	if (dr)
+		draw_details(u, f, u->lines - 1 - (f->legend ? 1 : 0) - dr, dr);
 	if (u->cols - 1 <= 0)
 		return;
 	if (finder_current(u))
@@ -720,7 +916,9 @@ static bool flame_key(struct ui *u, struct view *v, enum keymap_action act, int 
 			snprintf(u->notice, sizeof u->notice, "select a frame first (not all or a dimmed one)");
 			break;
 		}
-		if (act == KEYMAP_DROP)
+		if (act == KEYMAP_DROP && tree_node(u->t, sel)->total.u == tree_node(u->t, TREE_ROOT)->total.u)
+			snprintf(u->notice, sizeof u->notice, "not dropped: every sample is in it, nothing would be left");
+		else if (act == KEYMAP_DROP)
 			ui_push_transform(u, transform_make_drop(u->t, sel));
 		else if (act == KEYMAP_FOCUS)
 			ui_push_transform(u, transform_make(TRANSFORM_FOCUS, tree_name(u->t, sel),
@@ -732,9 +930,26 @@ static bool flame_key(struct ui *u, struct view *v, enum keymap_action act, int 
 	case KEYMAP_PALETTE: colour_cycle(u); break;
 	case KEYMAP_LEGEND:
 		f->legend = !f->legend;
-		f->pane.lp.height = u->lines - 2 - (f->legend ? 1 : 0);
+		set_height(u, f);
 		fix_selection(u, f);
 		break;
+	case KEYMAP_DETAILS:
+		f->details = !f->details;
+		if (f->details && !details_rows(u, f))
+			snprintf(u->notice, sizeof u->notice, "no room for the details: the terminal is too short");
+		set_height(u, f);
+		fix_selection(u, f);
+		break;
+	case KEYMAP_PAGE_UP:
+	case KEYMAP_PAGE_DOWN:
+		move_rows(u, f, act == KEYMAP_PAGE_UP, f->pane.lp.height - 1);
+		break;
+	case KEYMAP_HALF_UP:
+	case KEYMAP_HALF_DOWN:
+		move_rows(u, f, act == KEYMAP_HALF_UP, f->pane.lp.height / 2);
+		break;
+	case KEYMAP_HOT_PATH: hot_path(u, f); break;
+	case KEYMAP_MOST_SELF: most_self(u, f); break;
 	case KEYMAP_SEARCH: finder_prompt(u); break;
 	case KEYMAP_SEARCH_NEXT: finder_step(u, +1); break;
 	case KEYMAP_SEARCH_PREV: finder_step(u, -1); break;
@@ -779,5 +994,6 @@ void flameview_free(struct view *v)
 		layout_free(&f->old[k].lay);
 	free(f->zstack);
 	free(f->crumbs);
+	free(f->seen);
 	free(f);
 }

@@ -63,6 +63,48 @@ static int draw_colours(struct ui *u, const struct help *h, int y, int keyw)
 	return y;
 }
 
+/* text from column x of help row y on, wrapped at the screen's width into
+ * the rows below, at the same column; returns the last row used. */
+static int wrap(struct ui *u, const struct help *h, int y, int x, const char *text)
+{
+	const char *s = text;
+	size_t len = strlen(s);
+	int room = u->cols - x;
+	if (room < 8) {         /* too narrow to wrap into: cut */
+		paint_text(u, row_of(u, h, y), x, text);
+		return y;
+	}
+	for (;;) {
+		size_t used = len;
+		if (text_width(s, len) > room) {
+			/* break after the last blank that fits, else mid-word */
+			text_fit_head(s, len, room, u->buf, u->bufsize, &used);
+			size_t b = used;
+			while (b > 0 && s[b - 1] != ' ' && s[b] != ' ')
+				b--;
+			if (b > 0)
+				used = b;
+			if (used == 0)
+				break;
+		}
+		char *line = xmalloc(used + 1);
+		memcpy(line, s, used);
+		line[used] = '\0';
+		paint_text(u, row_of(u, h, y), x, line);
+		free(line);
+		s += used;
+		len -= used;
+		while (len > 0 && *s == ' ') {
+			s++;
+			len--;
+		}
+		if (len == 0)
+			break;
+		y++;
+	}
+	return y;
+}
+
 static void help_draw(struct ui *u, struct view *v)
 {
 	struct help *h = (struct help *)v;
@@ -88,10 +130,14 @@ static void help_draw(struct ui *u, struct view *v)
 		for (size_t k = 0; k < keymaps[m].n; k++, y++) {
 			const struct keymap_entry *e = &keymaps[m].e[k];
 			keymap_keys_text(e, keys, sizeof keys);
-			attron(A_BOLD);
-			paint_text(u, row_of(u, h, y), 2, keys);
-			attroff(A_BOLD);
-			paint_text(u, row_of(u, h, y), 2 + keyw, e->desc);
+			int ky = row_of(u, h, y);
+			if (ky >= 0) {      /* cut to its column when narrow */
+				text_fit(keys, strlen(keys), keyw - 1, u->buf, u->bufsize);
+				attron(A_BOLD);
+				mvaddstr(ky, 2, u->buf);
+				attroff(A_BOLD);
+			}
+			y = wrap(u, h, y, 2 + keyw, e->desc);
 		}
 	}
 	h->rows = draw_colours(u, h, y + 1, keyw);

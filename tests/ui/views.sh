@@ -131,7 +131,7 @@ expect "Backspace: undone" tm_wait_line 29 "undone: reverse"
 expect "Backspace: the graph is back" tm_wait_line 27 "$(printf '%-30s%s' idle main)"
 expect "Backspace: no transform left" tm_wait_line 0 "all"
 tm_keys BSpace
-expect "Backspace with nothing to undo" tm_wait_line 29 "already showing all samples"
+expect "Backspace with nothing to undo" tm_wait_line 29 "already showing all samples: nothing to undo"
 
 # ---- focus ----
 tm_keys k k k
