@@ -546,17 +546,20 @@ int main(int argc, char **argv)
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	} else {
-		/* "A.folded → B.folded" for a diff of two files; "a + 2 more" */
+		/* "A.folded → B.folded" for a diff of two files; "a + 2 more";
+		 * standard input is "stdin", not "-" */
 		char title[512];
 		const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
+		const char *f0 = strcmp(files[0], "-") ? files[0] : "stdin";
+		const char *f1 = nfiles > 1 && strcmp(files[1], "-") == 0 ? "stdin" : nfiles > 1 ? files[1] : "";
 		if (recorded)
 			snprintf(title, sizeof title, "%s", rec.title);
 		else if (set.diff && nfiles == 2)
-			snprintf(title, sizeof title, "%s%s%s", files[0], arrow, files[1]);
+			snprintf(title, sizeof title, "%s%s%s", f0, arrow, f1);
 		else if (nfiles > 1)
-			snprintf(title, sizeof title, "%s + %zu more", files[0], nfiles - 1);
+			snprintf(title, sizeof title, "%s + %zu more", f0, nfiles - 1);
 		else
-			snprintf(title, sizeof title, "%s", files[0]);
+			snprintf(title, sizeof title, "%s", f0);
 		struct ui_options uo = {
 			.orient = set.orient, .min_width = set.min_width,
 			.views = &views, .diff = set.diff, .negate = set.negate, .normalize = set.normalize,
