@@ -124,6 +124,22 @@ run --print --top=3 --view=flame "$B"
 expect_rc "--top with another --view" 2
 expect_err "--top with another --view" '^tflame: --top applies to the table: add --view=table$'
 
+# ---- the table groups digits by thousands ----
+# b 49,154,250,000 + c 1,234,567 = a's total 49,155,484,567 (14 columns)
+printf 'a;b 49154250000\na;c 1234567\n' > big.folded
+run --print --view=table big.folded
+{
+	printf '%14s %7s %14s %7s %7s  %s\n' SELF SELF% TOTAL TOTAL% CALLERS FUNCTION
+	printf '%14s %7s %14s %7s %7s  %s\n' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b
+	printf '%14s %7s %14s %7s %7s  %s\n' 1,234,567 0.00% 1,234,567 0.00% 1 c
+	printf '%14s %7s %14s %7s %7s  %s\n' 0 0.00% 49,155,484,567 100.00% 1 a
+} > want
+expect_out "--print --view=table: counts grouped by thousands" want
+printf 'size=80x10 Tab dump q\n' > keys
+run --script=keys big.folded
+is "the browser's table: grouped too" 3 \
+	"$(printf '%14s %7s %14s %7s %7s  %s' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b)"
+
 # ---- stdin is named stdin ----
 printf 'size=100x30 dump q\n' > keys
 timeout 60 "$TFLAME" --script=keys - < "$B" > "$D/out" 2> "$D/err"

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "toptable.h"
+#include "unit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -187,16 +188,24 @@ double toptable_percent(const struct toptable *tt, tree_count c)
 	return all > 0 ? 100.0 * tree_count_d(tt->t, c) / all : 0.0;
 }
 
+int toptable_count_text(const struct tree *t, tree_count c, char *out, size_t size)
+{
+	char raw[64];
+	tree_format_count(t, c, raw, sizeof raw);
+	unit_group(raw, out, size);
+	return (int)strlen(out);
+}
+
 int toptable_write(const struct toptable *tt, size_t limit, FILE *out)
 {
 	const struct tree *t = tt->t;
 	size_t n = limit && limit < tt->n ? limit : tt->n;
-	char self[64], total[64];
+	char self[96], total[96];
 	/* Column widths from the widest count shown. */
 	int ws = 4, wt = 5;
 	for (size_t k = 0; k < n; k++) {
-		int a = tree_format_count(t, tt->rows[k].self, self, sizeof self);
-		int b = tree_format_count(t, tt->rows[k].total, total, sizeof total);
+		int a = toptable_count_text(t, tt->rows[k].self, self, sizeof self);
+		int b = toptable_count_text(t, tt->rows[k].total, total, sizeof total);
 		ws = a > ws ? a : ws;
 		wt = b > wt ? b : wt;
 	}
@@ -206,8 +215,8 @@ int toptable_write(const struct toptable *tt, size_t limit, FILE *out)
 	char name[512];
 	for (size_t k = 0; k < n; k++) {
 		const struct toptable_row *r = &tt->rows[k];
-		tree_format_count(t, r->self, self, sizeof self);
-		tree_format_count(t, r->total, total, sizeof total);
+		toptable_count_text(t, r->self, self, sizeof self);
+		toptable_count_text(t, r->total, total, sizeof total);
 		text_sanitize(strtab_str(&t->names, r->name), strtab_len(&t->names, r->name), name,
 		              sizeof name);
 		if (fprintf(out, "%*s %6.2f%% %*s %6.2f%% %7u  %s\n", ws, self,

@@ -52,6 +52,9 @@ double toptable_percent(const struct toptable *tt, tree_count c);
 
 /* Writes the first `limit` rows (0: all) as a text table with a header:
  * "SELF SELF% TOTAL TOTAL% CALLERS NAME"; names sanitized (text.h). */
+/* A count as the table shows it: digits grouped by thousands ("1,234,567",
+ * a fraction kept). Returns its length. */
+int toptable_count_text(const struct tree *t, tree_count c, char *out, size_t size);
 int toptable_write(const struct toptable *tt, size_t limit, FILE *out);
 
 #endif

@@ -143,8 +143,6 @@ int paint_transforms(struct ui *u);
  * bold), text scrolled so that the cursor shows; *end gets the column
  * after the text. Returns the cursor's column. */
 int paint_edit_line(struct ui *u, const struct lineedit *e, bool bold, int room, int *end);
-/* "1234567" -> "1,234,567"; a fraction part is left alone. */
-void paint_group(const char *in, char *out, size_t size);
 /* "12.34%" of part in whole, "-" when whole is 0. */
 void paint_percent(double part, double whole, char *out, size_t size);
 /* "N samples" (grouped) or, with a unit that has an event, its amount

@@ -103,17 +103,6 @@ int paint_edit_line(struct ui *u, const struct lineedit *e, bool bold, int room,
 	return cx;
 }
 
-void paint_group(const char *in, char *out, size_t size)
-{
-	size_t digits = strspn(in, "0123456789"), j = 0;
-	for (size_t i = 0; in[i] && j + 2 < size; i++) {
-		if (i > 0 && i < digits && (digits - i) % 3 == 0)
-			out[j++] = ',';
-		out[j++] = in[i];
-	}
-	out[j] = '\0';
-}
-
 void paint_percent(double part, double whole, char *out, size_t size)
 {
 	if (whole > 0)
@@ -135,7 +124,7 @@ void paint_count(const struct ui *u, const struct tree *t, tree_count c, char *o
 	}
 	char count[64], grouped[96];
 	tree_format_count(t, c, count, sizeof count);
-	paint_group(count, grouped, sizeof grouped);
+	unit_group(count, grouped, sizeof grouped);
 	snprintf(out, size, "%s sample%s", grouped, strcmp(count, "1") ? "s" : "");
 }
 

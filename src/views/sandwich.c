@@ -56,7 +56,7 @@ static void sandwich_draw(struct ui *u, struct view *v)
 	const struct tree *st = sandwichview_selected(sw, &i);
 	char count[64], grouped[96], pa[32], pf[32], line[600];
 	tree_format_count(st, tree_node(st, i)->total, count, sizeof count);
-	paint_group(count, grouped, sizeof grouped);
+	unit_group(count, grouped, sizeof grouped);
 	tree_idx f = tree_first_child(st, TREE_ROOT);
 	paint_percent(tree_total_d(st, i), f == TREE_NONE ? 0 : tree_total_d(st, f), pf, sizeof pf);
 	paint_percent(tree_total_d(st, i), tree_total_d(u->t, TREE_ROOT), pa, sizeof pa);

@@ -194,9 +194,9 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 		tv->top = tv->sel - (size_t)tv->height + 1;
 
 	const struct tree *t = tv->tt.t;
-	char cnt[64];
+	char cnt[96];
 	/* Count columns as wide as the zoom root's total (the largest). */
-	int cw = tree_format_count(t, tv->tt.all, cnt, sizeof cnt);
+	int cw = toptable_count_text(t, tv->tt.all, cnt, sizeof cnt);
 	if (cw < 5)
 		cw = 5;
 	char line[512];
@@ -212,9 +212,9 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 		if (k >= tv->nshown)
 			break;
 		const struct toptable_row *row = &tv->tt.rows[tv->shown[k]];
-		char self[64], total[64];
-		tree_format_count(t, row->self, self, sizeof self);
-		tree_format_count(t, row->total, total, sizeof total);
+		char self[96], total[96];
+		toptable_count_text(t, row->self, self, sizeof self);
+		toptable_count_text(t, row->total, total, sizeof total);
 		snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %7u  ", cw, self,
 		         toptable_percent(&tv->tt, row->self), cw, total,
 		         toptable_percent(&tv->tt, row->total), (unsigned)row->sites);
