@@ -100,7 +100,18 @@ static int print_view(const struct settings *set, const struct transform_stack *
 	if (set->view == VIEW_TABLE) {
 		struct toptable tt;
 		toptable_compute(&tt, t, TREE_ROOT, set->table_sort);
-		int rc = toptable_write(&tt, (size_t)set->top, stdout);
+		int rc;
+		const struct tree *bt = set->diff ? transform_stack_tree2(views) : NULL;
+		if (bt) {
+			/* --diff: the same functions' totals in BEFORE, and the delta */
+			struct toptable tb;
+			double ta = tree_total_d(t, TREE_ROOT), tbt = tree_total_d(bt, TREE_ROOT);
+			toptable_compute(&tb, bt, TREE_ROOT, set->table_sort);
+			rc = toptable_write_diff(&tt, &tb, set->normalize && tbt > 0 ? ta / tbt : 1.0,
+			                         (size_t)set->top, stdout);
+			toptable_free(&tb);
+		} else
+			rc = toptable_write(&tt, (size_t)set->top, stdout);
 		toptable_free(&tt);
 		return rc ? 1 : 0;
 	}
@@ -123,16 +134,21 @@ static int print_view(const struct settings *set, const struct transform_stack *
 			load_messages_add(msgs, "tflame: %s", err);
 		return rc ? 1 : 0;
 	}
+	struct diff d;
 	if (set->diff) {
-		struct diff d;
 		char line[256];
 		diff_compute(&d, t, transform_stack_tree2(views), set->normalize, false);
 		diff_describe(&d, t, TREE_ROOT, line, sizeof line);
-		diff_free(&d);
-		if (printf("diff: %s\n", line) < 0)
+		if (printf("diff: %s\n", line) < 0) {
+			diff_free(&d);
 			return 1;
+		}
+		po.diff = &d;
 	}
-	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
+	int rc = printer_print(t, &po, stdout) != 0 ? 1 : 0;
+	if (set->diff)
+		diff_free(&d);
+	return rc;
 }
 
 /* Whether thread th passes the --only options: one of each kind given. */

@@ -140,6 +140,42 @@ run --script=keys big.folded
 is "the browser's table: grouped too" 3 \
 	"$(printf '%14s %7s %14s %7s %7s  %s' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b)"
 
+# ---- --diff in text: marks on the frames, before and delta in the table ----
+# BEFORE/AFTER: grow 10 -> 40 (+300%), shrink 50 -> 20 (-60%), gone
+# 20 -> 0, fresh 0 -> 20 (new); 80 samples each. At 80 columns a sample is
+# one column: fresh [0,20), grow [20,60), shrink [60,80).
+printf 'main;grow 10 40\nmain;shrink 50 20\nmain;gone 20 0\nmain;fresh 0 20\n' > n.diff
+run --diff --print -w 80 n.diff
+{
+	echo 'diff: before 80  after 80  delta +0 (+0.00%)'
+	echo 'all: 80 samples'
+	printf '%-19s|%-39s|%-19s|\n' 'fresh new' 'grow +300%' 'shrink -60%'
+	printf '%-79s|\n' main all
+} > want
+expect_out "--diff --print: each frame says how it changed" want
+# By self: grow 40, then fresh and shrink 20 (equal totals: by name), main
+# 0 with 80; gone, 0 in AFTER, was 20.
+run --diff --print --view=table n.diff
+{
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' SELF SELF% TOTAL TOTAL% BEFORE DELTA DELTA% FUNCTION
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 40 50.00% 40 50.00% 10 +30 +300.00% grow
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 20 25.00% 20 25.00% 0 +20 new fresh
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 20 25.00% 20 25.00% 50 -30 -60.00% shrink
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 0 0.00% 80 100.00% 80 +0 +0.00% main
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 0 0.00% 0 0.00% 20 -20 -100.00% gone
+} > want
+expect_out "--diff --view=table: before, delta and its share" want
+# the browser's table (Tab) too: counts 5 wide (the total, 80, and the
+# header), BEFORE 6 (its header), DELTA one more for the sign
+printf 'size=90x10 Tab dump q\n' > keys
+run --diff --script=keys n.diff
+is "--diff, the browser's table: its header" 2 \
+	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' SELF SELF% TOTAL TOTAL% BEFORE DELTA DELTA% FUNCTION)"
+is "--diff, the browser's table: grow" 3 \
+	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' 40 50.00% 40 50.00% 10 +30 +300.00% grow)"
+is "--diff, the browser's table: gone, -100%" 7 \
+	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' 0 0.00% 0 0.00% 20 -20 -100.00% gone)"
+
 # ---- stdin is named stdin ----
 printf 'size=100x30 dump q\n' > keys
 timeout 60 "$TFLAME" --script=keys - < "$B" > "$D/out" 2> "$D/err"

@@ -146,10 +146,34 @@ void tablescreen_free(struct view *v)
 	free(ts);
 }
 
+/* The node of b at the path of node z of a (names from the root), or
+ * TREE_NONE. O(depth x siblings). */
+static tree_idx same_path(const struct tree *a, tree_idx z, const struct tree *b)
+{
+	uint32_t d = tree_depth(a, z);
+	tree_idx *path = xreallocarray(NULL, (size_t)d + 1, sizeof *path);
+	for (tree_idx i = z; i != TREE_ROOT; i = tree_parent(a, i))
+		path[tree_depth(a, i)] = i;
+	tree_idx at = TREE_ROOT;
+	for (uint32_t k = 1; k <= d && at != TREE_NONE; k++) {
+		const char *name = tree_name(a, path[k]);
+		uint32_t len = tree_name_len(a, path[k]);
+		tree_idx c = tree_first_child(b, at);
+		while (c != TREE_NONE && !(tree_name_len(b, c) == len && memcmp(tree_name(b, c), name, len) == 0))
+			c = tree_next_sibling(b, c);
+		at = c;
+	}
+	free(path);
+	return at;
+}
+
 /* O(subtree + names), once per Tab. */
 void tablescreen_open(struct ui *u)
 {
 	ui_busy(u, "counting functions...");
-	tableview_load(tv_of(u), u->t, flameview_zoom(u));
+	tree_idx z = flameview_zoom(u);
+	tableview_load(tv_of(u), u->t, z);
+	const struct tree *b = u->diffmode ? transform_stack_tree2(u->views) : NULL;
+	tableview_set_before(tv_of(u), b, b ? same_path(u->t, z, b) : TREE_NONE, u->diff.scale);
 	ui_push(u, u->table);
 }
