@@ -420,6 +420,8 @@ int main(int argc, char **argv)
 	unit_set(&unit, nfiles == 1 && !set.diff ? pinfo.event : NULL, pinfo.samples);
 	if (nfiles == 1 && !set.diff && ppinfo.type[0])
 		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
+	if (set.unit)       /* what the user says wins */
+		unit_set_user(&unit, set.unit, unit.samples);
 	tree_idx *renum;
 	tree_finalize_map(&t, set.order, &renum);
 	timeline_renumber(&tl, renum);

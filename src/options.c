@@ -263,6 +263,19 @@ static bool set_string(struct settings *s, const struct opt_row *o, const char *
 	return true;
 }
 
+/* --unit: a word (letters, digits, - and _), as it will be shown. */
+static bool set_unit(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
+{
+	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
+	if (n == 0 || arg[n] || n > 32) {
+		char safe[64];
+		text_sanitize(arg, strlen(arg), safe, sizeof safe);
+		return fail(c, "--%s needs a word such as samples, ns, ms, bytes or cycles, not '%s'", o->name, safe);
+	}
+	s->unit = arg;
+	return true;
+}
+
 static bool set_only(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
 {
 	if (o->arg_int != ONLY_COMM && !parse_id(arg)) {
@@ -481,6 +494,9 @@ static const struct opt_row rows[] = {
 	{ "symfs", 0, VALUE, "DIR", CONFIG, false, NULL, NULL,
 	  "perf.data: look for the recorded programs and\n"
 	  "libraries under DIR (a copy of the recording machine)", set_string, ACT_NONE, S_SYMFS },
+	{ "unit", 0, VALUE, "UNIT", CONFIG, false, NULL, NULL,
+	  "what the counts are: samples (default), ns, us, ms, s,\n"
+	  "bytes, or a name (cycles...); shown in the status line", set_unit, ACT_NONE, 0 },
 	{ "sample-type", 0, VALUE, "TYPE", CONFIG, false, NULL, NULL,
 	  "pprof: weigh by TYPE (cpu, alloc_space, inuse_space...\n"
 	  "or its index; default: the profile's default, else\n"

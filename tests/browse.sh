@@ -176,6 +176,20 @@ is "--diff, the browser's table: grow" 3 \
 is "--diff, the browser's table: gone, -100%" 7 \
 	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' 0 0.00% 0 0.00% 20 -20 -100.00% gone)"
 
+# ---- --unit: what folded counts are ----
+# 1,500,000,000 + 500,000,000 = 2,000,000,000 of the unit
+printf 'a;b 1500000000\na;c 500000000\n' > ns.folded
+run --unit=ns --print -w 30 ns.folded
+is "--unit=ns: the total as a time" 1 "all: 2.00 s"
+printf 'size=80x8 dump q\n' > keys
+run --unit=cycles --script=keys ns.folded
+starts "--unit=cycles: counted in the status line" 8 "all${SEP}2,000,000,000 cycles${SEP}100.00% of all"
+run --unit=bytes --script=keys ns.folded
+starts "--unit=bytes: SI bytes" 8 "all${SEP}2.0 GB${SEP}100.00% of all"
+run --unit='a b' --print ns.folded
+expect_rc "--unit='a b'" 2
+expect_err "--unit='a b'" "^tflame: --unit needs a word"
+
 # ---- stdin is named stdin ----
 printf 'size=100x30 dump q\n' > keys
 timeout 60 "$TFLAME" --script=keys - < "$B" > "$D/out" 2> "$D/err"
