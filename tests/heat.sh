@@ -72,6 +72,26 @@ run --view=heatmap --only-tid=101 --script=keys t.perf
 expect_rc "--view=heatmap --only-tid" 0
 is "--view=heatmap --only-tid=101: one sample" 1 "heat map: 1 sample over 0 us; a column is 1 ms, a row 40 us"
 
+# ---- T: the thread picker ----
+# Thread 100 has 2 of the 3 samples (66.67%), 101 one. On 100 columns the
+# sparklines get 100 - 44 - 18 = 38 cells over the 1 s (+1 ns) recording:
+# 0 s in cell 0, 1.0 s in cell 37 (floor(1e9 x 38 / (1e9 + 1))), 0.5 s in
+# cell 18. Space unchecks 100, Enter keeps 101: b alone, 250000; the heat
+# map then counts its one sample.
+printf 'size=100x12 T dump Space Enter dump t dump q\n' > keys
+LC_ALL=C.UTF-8 run --script=keys t.perf
+expect_rc "T, Space, Enter" 0
+is "T: the header" 2 "$(printf '    %12s %7s %8s %8s  %-16s %s' SAMPLES SHARE PID TID COMMAND ACTIVITY)"
+is "T: thread 100 first, 2 samples, active at 0 and 1 s" 3 \
+	"$(printf '[x] %12s %7s %8s %8s  %-16s ' 2 66.67% 100 100 prog)█$(printf '%36s' '')█"
+is "T: thread 101, 1 sample at 0.5 s" 4 \
+	"$(printf '[x] %12s %7s %8s %8s  %-16s ' 1 33.33% 100 101 prog)$(printf '%18s' '')█"
+is "T: the recording" 12 "the recording: 1.000 s, 3 samples"
+case $(line 24) in "prog${SEP}250,000 samples${SEP}100.00% of all"*) pass "Space Enter: thread 101 alone" ;;
+	*) fail "Space Enter: thread 101 alone" "$(line 24)" ;; esac
+is "Space Enter: b is its only stack (level 3: row 7 of 10)" 20 "b"
+is "t after: the heat map counts thread 101 only" 25 "heat map: 1 sample over 0 us; a column is 1 ms, a row 200 us"
+
 # no times: a notice, the graph stays
 printf 'main;a 1\n' > f.folded
 printf 'size=100x30 t dump q\n' > keys

@@ -254,6 +254,26 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	return true;
 }
 
+bool ui_set_threads(struct ui *u, const bool *check)
+{
+	const bool *was = u->threads;
+	bool *mine = NULL;
+	if (check) {
+		mine = xcalloc(u->tl->nthreads + 1, sizeof *mine);
+		memcpy(mine, check, u->tl->nthreads * sizeof *mine);
+	}
+	u->threads = mine;
+	if (!ui_set_range(u, u->range_t0, u->range_t1, !u->range_set)) {
+		u->threads = was;
+		free(mine);
+		return false;
+	}
+	free(u->own_threads);
+	u->own_threads = mine;
+	u->threads_gen++;
+	return true;
+}
+
 /* ---- events ---- */
 
 static void on_resize(struct ui *u)
@@ -266,7 +286,7 @@ static void on_resize(struct ui *u)
 	u->too_small = u->cols < UI_MIN_COLS || u->lines < UI_MIN_LINES;
 	u->bufsize = TEXT_FIT_BYTES(u->cols + 1);
 	u->buf = xrealloc(u->buf, u->bufsize);
-	struct view *all[] = { u->flame, u->table, u->sandwich, u->help, u->prompt, u->heat };
+	struct view *all[] = { u->flame, u->table, u->sandwich, u->help, u->prompt, u->heat, u->threads_view };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 		if (all[k]->ops->resize)
 			all[k]->ops->resize(u, all[k]);
@@ -458,6 +478,7 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 	u->help = help_new();
 	u->prompt = prompt_new();
 	u->heat = heat_new();
+	u->threads_view = threads_new();
 	u->stack[0] = u->flame;
 	u->nviews = 1;
 	set_notice(u, o->notice);
@@ -487,6 +508,8 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	help_free(u->help);
 	prompt_free(u->prompt);
 	heat_free(u->heat);
+	threads_free(u->threads_view);
+	free(u->own_threads);
 	if (u->diffmode)
 		diff_free(&u->diff);
 	if (u->views == own)

@@ -26,6 +26,7 @@ struct heat {
 	struct heatmap hm;
 	bool built;
 	uint32_t want_cols, want_rows;      /* what hm was built for */
+	unsigned threads_gen;       /* and u->threads_gen then */
 	uint32_t col, row;          /* the cursor */
 	bool marked;
 	uint32_t mcol, mrow;        /* the selection's other end */
@@ -45,7 +46,7 @@ static void build(struct ui *u, struct heat *h)
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0] && rows == 1; k++)
 		if (counts[k] <= room)
 			rows = counts[k];
-	if (h->built && cols == h->want_cols && rows == h->want_rows)
+	if (h->built && cols == h->want_cols && rows == h->want_rows && h->threads_gen == u->threads_gen)
 		return;
 	if (h->built)
 		heatmap_free(&h->hm);
@@ -53,6 +54,7 @@ static void build(struct ui *u, struct heat *h)
 	h->built = true;
 	h->want_cols = cols;
 	h->want_rows = rows;
+	h->threads_gen = u->threads_gen;
 	if (h->hm.cols == 0) {
 		h->col = h->row = 0;
 		h->marked = false;
