@@ -92,6 +92,36 @@ case $(line 24) in "prog${SEP}250,000 samples${SEP}100.00% of all"*) pass "Space
 is "Space Enter: b is its only stack (level 3: row 7 of 10)" 20 "b"
 is "t after: the heat map counts thread 101 only" 25 "heat map: 1 sample over 0 us; a column is 1 ms, a row 200 us"
 
+# ---- the flame chart: the stacks in time order ----
+# a (0 s), b (0.5 s), a (1 s): three thirds of 60 columns, a again after b
+# instead of merged with the first a.
+run --print --view=chart -w 60 t.perf
+{
+	echo 'all: 750000 samples'
+	printf '%-19s|%-19s|%-19s|\n' a b a
+	printf '%-59s|\n' main prog all
+} > want
+expect_out "--print --view=chart: a, b, a in time order" want
+# C in the browser: the chart (a b a: the last cell of a frame is a gap),
+# C again: the graph (a [0,40), b [40,60)); in a time range (the first two
+# samples, selected as above) the chart has a then b.
+printf 'size=60x8 C dump C dump q\n' > keys
+run --script=keys t.perf
+is "C: [chart] on the top line" 1 "[chart] all"
+is "C: a, b, a" 4 "$(printf '%-20s%-20s%s' a b a)"
+is "C again: the flame graph" 9 "all"
+is "C again: a and b merged by name" 12 "$(printf '%-40s%s' a b)"
+printf 'size=100x30 t v l*25 Enter C dump q\n' > keys
+run --script=keys t.perf
+is "a range, then C: the chart of the range" 1 "[chart 0.000-0.501 s] all"
+is "a range, then C: a then b" 26 "$(printf '%-50s%s' a b)"
+printf 'main;a 1\n' > f.folded
+run --print --view=chart f.folded
+expect_rc "--view=chart without sample times" 1
+expect_err "--view=chart without sample times" "--view=chart: the input has no sample times"
+run --collapse --view=chart t.perf
+expect_rc "--view=chart with --collapse" 2
+
 # no times: a notice, the graph stays
 printf 'main;a 1\n' > f.folded
 printf 'size=100x30 t dump q\n' > keys

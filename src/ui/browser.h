@@ -331,6 +331,7 @@ struct ui {
 	const bool *threads;        /* NULL: all; else own_threads or --only's */
 	bool *own_threads;
 	unsigned threads_gen;       /* bumped when threads change */
+	bool chart;                 /* the base is a flame chart (timeline_chart) */
 	bool range_set;
 	uint64_t range_t0, range_t1;
 	struct tree range_tree;
@@ -355,6 +356,9 @@ void ui_undo_transform(struct ui *u);
  * transforms apply again to their tree. all: the whole recording. False
  * (a notice said why) when no sample is in the range. O(samples + tree). */
 bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all);
+/* C: the flame chart of the range browsed (on) or its flame graph. False
+ * (a notice) without sample times. */
+bool ui_set_chart(struct ui *u, bool on);
 /* Browses the samples of the checked threads (check[i] for thread i;
  * NULL: all), in the range browsed. False (a notice) when none has a
  * sample there. */

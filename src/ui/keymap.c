@@ -41,6 +41,7 @@ static const struct keymap_entry flame_keys[] = {
 	{ { 's' }, KEYMAP_SANDWICH, "sandwich: callers and callees of the selected function" },
 	{ { 't' }, KEYMAP_HEATMAP, "heat map of the sample times: choose a time range to show" },
 	{ { 'T' }, KEYMAP_THREADS, "threads and processes: choose the ones to show" },
+	{ { 'C' }, KEYMAP_CHART, "flame chart (stacks in time order) <-> flame graph" },
 	{ { 'r' }, KEYMAP_REVERSE, "transform: reverse the stacks (leaf functions become roots)" },
 	{ { 'f' }, KEYMAP_FOCUS, "transform: focus on the selected function (all its calls merged)" },
 	{ { 'x' }, KEYMAP_DROP, "transform: drop the selected frame and its samples" },

@@ -37,6 +37,7 @@ enum keymap_action {
 	KEYMAP_TABLE,           /* open the top table */
 	KEYMAP_HEATMAP,         /* open the heat map of sample times */
 	KEYMAP_THREADS,         /* open the thread picker */
+	KEYMAP_CHART,           /* flame graph <-> flame chart of the times */
 	KEYMAP_MARK,            /* start (or end) a selection */
 	KEYMAP_RANGE_ALL,       /* the whole recording */
 	KEYMAP_SHOW,            /* the selected row's function in the flame graph */

@@ -212,25 +212,30 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 {
 	if (!u->tl)
 		return false;
-	ui_busy(u, "counting the samples of the range...");
+	ui_busy(u, u->chart ? "drawing the flame chart..." : "counting the samples of the range...");
 	struct tree sub;
 	tree_init(&sub);
 	const struct tree *base;
-	if (all && !u->threads) {
+	uint64_t a = all ? 0 : t0, b = all ? UINT64_MAX : t1;
+	if (all && !u->threads && !u->chart) {
 		base = u->tl_tree;      /* the whole recording, all threads */
+	} else if (u->chart) {
+		timeline_chart(u->tl, u->tl_tree, a, b, u->threads, &sub);
+		base = &sub;
 	} else {
 		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
-		uint64_t kept = timeline_self(u->tl, all ? 0 : t0, all ? UINT64_MAX : t1, u->threads, self,
-		                              tree_size(u->tl_tree));
-		if (kept == 0) {
-			free(self);
-			tree_free(&sub);
-			snprintf(u->notice, sizeof u->notice, "no samples in that range");
-			return false;
-		}
-		timeline_tree(u->tl_tree, self, u->views->order, &sub);
+		uint64_t kept = timeline_self(u->tl, a, b, u->threads, self, tree_size(u->tl_tree));
+		if (kept) {
+			timeline_tree(u->tl_tree, self, u->views->order, &sub);
+			base = &sub;
+		} else
+			base = NULL;
 		free(self);
-		base = &sub;
+	}
+	if (!base || tree_total_d(base, TREE_ROOT) == 0) {
+		tree_free(&sub);
+		snprintf(u->notice, sizeof u->notice, "no samples in that range");
+		return false;
 	}
 	finder_pause(u);        /* the rebase frees the trees a pass reads */
 	struct tree old = u->range_tree;
@@ -251,6 +256,22 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	u->range_t0 = t0;
 	u->range_t1 = t1;
 	tree_changed(u);
+	return true;
+}
+
+bool ui_set_chart(struct ui *u, bool on)
+{
+	if (!u->tl) {
+		snprintf(u->notice, sizeof u->notice, "no sample times in this profile for a flame chart (perf "
+		         "script, perf.data and .cpuprofile files have them)");
+		return false;
+	}
+	bool was = u->chart;
+	u->chart = on;
+	if (!ui_set_range(u, u->range_t0, u->range_t1, !u->range_set)) {
+		u->chart = was;
+		return false;
+	}
 	return true;
 }
 
@@ -492,6 +513,8 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 		tablescreen_open(u);
 	if (o->sandwich)
 		sandwich_start(u, o->sandwich_name);
+	if (o->chart)
+		ui_set_chart(u, true);
 	if (o->heatmap)
 		heat_open(u);
 	settle(u);

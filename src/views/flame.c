@@ -909,6 +909,7 @@ static bool flame_key(struct ui *u, struct view *v, enum keymap_action act, int 
 	case KEYMAP_TABLE: tablescreen_open(u); break;
 	case KEYMAP_HEATMAP: heat_open(u); break;
 	case KEYMAP_THREADS: threads_open(u); break;
+	case KEYMAP_CHART: ui_set_chart(u, !u->chart); break;
 	case KEYMAP_REVERSE: ui_push_transform(u, transform_make(TRANSFORM_REVERSE, NULL, 0)); break;
 	case KEYMAP_MERGE_RECURSION:
 		ui_push_transform(u, transform_make(TRANSFORM_MERGE_RECURSION, NULL, 0));
