@@ -72,6 +72,15 @@ run --view=heatmap --only-tid=101 --script=keys t.perf
 expect_rc "--view=heatmap --only-tid" 0
 is "--view=heatmap --only-tid=101: one sample" 1 "heat map: 1 sample over 0 us; a column is 1 ms, a row 40 us"
 
+# ---- the search on the heat map ----
+# /^b$/ matches b, sampled once, at 0.5 s: column 25 (l*25).
+printf 'size=100x30 / type=^b$ Enter t dump l*25 dump q\n' > keys
+run --script=keys t.perf
+is "search: the title counts the samples in its frames" 1 \
+	"heat map: 3 samples over 1 s; a column is 20 ms, a row 800 us${SEP}search: 1 underlined"
+is "search: none at 0 s" 30 "0.000 s: 1 sample, 0 in the search's frames${SEP}v starts a selection, Enter shows the cell"
+is "search: b's sample at 0.5 s" 60 "0.500 s: 1 sample, 1 in the search's frames${SEP}v starts a selection, Enter shows the cell"
+
 # ---- T: the thread picker ----
 # Thread 100 has 2 of the 3 samples (66.67%), 101 one. On 100 columns the
 # sparklines get 100 - 44 - 18 = 38 cells over the 1 s (+1 ns) recording:
