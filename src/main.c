@@ -227,8 +227,10 @@ static int sample_filter(struct tree *t, struct tree *keep, const struct timelin
 	tree_init(&sub);
 	timeline_tree(t, self, order, &sub);
 	free(self);
-	if (keep)
+	if (keep) {
+		tree_free(keep);
 		*keep = *t;     /* the timeline's nodes are its */
+	}
 	else
 		tree_free(t);
 	*t = sub;

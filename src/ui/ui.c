@@ -237,6 +237,8 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 		snprintf(u->notice, sizeof u->notice, "no samples in that range");
 		return false;
 	}
+	if (base != &sub)
+		tree_free(&sub);
 	finder_pause(u);        /* the rebase frees the trees a pass reads */
 	struct tree old = u->range_tree;
 	bool had = u->has_range_tree;
@@ -251,7 +253,7 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	if (had)
 		tree_free(&old);
 	if (!u->has_range_tree)
-		tree_init(&u->range_tree);
+		memset(&u->range_tree, 0, sizeof u->range_tree);
 	u->range_set = !all;
 	u->range_t0 = t0;
 	u->range_t1 = t1;
@@ -492,7 +494,6 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 	u->range_set = o->range_set;
 	u->range_t0 = o->range_t0;
 	u->range_t1 = o->range_t1;
-	tree_init(&u->range_tree);
 	u->flame = flameview_new(u, o);
 	u->table = tablescreen_new(o->table_sort);
 	u->sandwich = sandwich_new(o->min_width);
@@ -539,7 +540,8 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 		transform_stack_free(own);
 	else    /* the caller's stack: its base again (it only frees it now) */
 		u->views->base = u->base0;
-	tree_free(&u->range_tree);
+	if (u->has_range_tree)
+		tree_free(&u->range_tree);
 	lineedit_history_free(&u->hide_hist);
 	lineedit_history_free(&u->filter_hist);
 	colour_free(u);
