@@ -208,6 +208,22 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 
 /* ---- the samples --------------------------------------------------------------- */
 
+/* A sample read ahead: its field, and for the repeated-stack lookup the
+ * packed location ids it starts with (key NULL: none) and their hash as a
+ * sample without a label root in t would have it. */
+struct pp_ahead {
+	struct pb_field f;
+	const unsigned char *at;    /* where the input is after it */
+	const unsigned char *key;
+	size_t len;
+	uint64_t h;
+};
+
+/* How far ahead: the slot of a sample PP_AHEAD on is fetched into the
+ * cache, and the entry it names PP_AHEAD / 2 on, so that the lookups of
+ * the samples between wait for memory together, not one after another. */
+#define PP_AHEAD 16
+
 /* Decodes the location field put off (*lp, len; none when *lp is NULL)
  * onto d->slocs[*n..]: 0 or -(enum pb_err). */
 static int settle(struct pp *d, const unsigned char **lp, size_t len, size_t *n)
@@ -221,7 +237,7 @@ static int settle(struct pp *d, const unsigned char **lp, size_t len, size_t *n)
 
 /* Reads one Sample message and adds it. */
 static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, size_t vi,
-                      struct pprof_info *info)
+                      struct pprof_info *info, const struct pp_ahead *pre)
 {
 	struct pb c = { f->data, f->data + f->len };
 	struct pb_field g;
@@ -316,7 +332,9 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	struct pp_seen_e *e = NULL;
 	uint64_t h = 0;
 	bool look = lp0 && value != 0 && (value > 0 || w) && !t->chart && !d->seen.off;
-	if (look && (e = seen_find(&d->seen, h = seen_hash(lp0, ll, w, lab, lval), lp0, ll, w, lab, lval))) {
+	if (look)       /* the hash pp_samples made ahead, when it is this one's */
+		h = pre->key == lp0 && pre->len == ll && !w && !lab ? pre->h : seen_hash(lp0, ll, w, lab, lval);
+	if (look && (e = seen_find(&d->seen, h, lp0, ll, w, lab, lval))) {
 		/* a repeat: counted as it was the first time, added at the end */
 		if (e->count + count < count) {
 			/* the sum is beyond 64 bits: the tree says it saturated */
@@ -356,23 +374,85 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	*sum = *sum + count < count ? UINT64_MAX : *sum + count;
 }
 
-/* Pass 2: every Sample field, in order. */
+/* Looks at sample a's start: its packed location ids and their hash. */
+static void ahead_key(struct pp *d, struct pp_ahead *a)
+{
+	const unsigned char *p = a->f.data, *end = p + a->f.len;
+	uint64_t len;
+	a->key = NULL;
+	if (d->seen.off || (d->o && d->o->label_root) || p >= end || *p != (1 << 3 | WT_LEN))
+		return;
+	p++;
+	if (pb_varint(&p, end, &len) != PB_OK || len > (uint64_t)(end - p))
+		return;
+	a->key = p;
+	a->len = (size_t)len;
+	a->h = seen_hash(p, a->len, 0, 0, 0);
+	if (d->seen.slots)
+		__builtin_prefetch(&d->seen.slots[(size_t)(a->h >> 32) & d->seen.mask]);
+}
+
+/* The entry that a's slot names, into the cache (a hint: the slot is
+ * read again when the sample's turn comes). */
+static void ahead_entry(const struct pp *d, const struct pp_ahead *a)
+{
+	const struct pp_seen *s = &d->seen;
+	if (!a->key || !s->slots)
+		return;
+	uint64_t tag = a->h & 0xffffffff00000000ULL, v = 0;
+	size_t j = (size_t)(a->h >> 32) & s->mask;
+	for (int k = 0; k < 8; k++, j = (j + 1) & s->mask) {   /* as seen_find probes */
+		v = s->slots[j];
+		if (!v || (v & 0xffffffff00000000ULL) == tag)
+			break;
+	}
+	if (!v || (v & 0xffffffff00000000ULL) != tag)
+		return;
+	size_t off = ((v & 0xffffffff) - 1) * 8;
+	if (off >= s->nmem)
+		return;
+	const unsigned char *e = s->mem + off;
+	__builtin_prefetch(e);
+	if (a->len > 32)
+		__builtin_prefetch(e + 64);
+}
+
+/* Pass 2: every Sample field, in order; PP_AHEAD of them are read ahead. */
 static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
 	/* the samples' part only (writers put them together) */
 	struct pb c = { d->samples_at, d->samples_end };
-	struct pb_field f;
+	struct pp_ahead ring[PP_AHEAD];
+	size_t head = 0, n = 0;         /* ring[head] is the next to add */
 	size_t next = PP_PROGRESS_STEP;
+	bool more = true;
 	d->t = t;
 	if (!d->nsamples)
 		c.p = c.end = d->data;
-	while (pb_next(&c, &f) > 0) {  /* pass 1 checked the framing */
-		if (f.num != 2 || f.wt != WT_LEN)
-			continue;
-		do_sample(d, t, &f, vi, info);
-		if (d->o && d->o->progress && (size_t)(c.p - d->data) >= next) {
+	for (;;) {
+		while (more && n < PP_AHEAD) {
+			struct pp_ahead *a = &ring[(head + n) % PP_AHEAD];
+			if (pb_next(&c, &a->f) <= 0) {  /* pass 1 checked the framing */
+				more = false;
+				break;
+			}
+			if (a->f.num != 2 || a->f.wt != WT_LEN)
+				continue;
+			a->at = c.p;
+			ahead_key(d, a);
+			n++;
+			if (n > PP_AHEAD / 2)
+				ahead_entry(d, &ring[(head + n - 1 - PP_AHEAD / 2) % PP_AHEAD]);
+		}
+		if (!n)
+			break;
+		struct pp_ahead *a = &ring[head];
+		do_sample(d, t, &a->f, vi, info, a);
+		head = (head + 1) % PP_AHEAD;
+		n--;
+		if (d->o && d->o->progress && (size_t)(a->at - d->data) >= next) {
 			next += PP_PROGRESS_STEP;
-			d->o->progress(d->o->progress_arg, pp_off(d, c.p), d->size, t->stacks);
+			d->o->progress(d->o->progress_arg, pp_off(d, a->at), d->size, t->stacks);
 		}
 	}
 	seen_add(d, true, NULL);
