@@ -44,12 +44,6 @@ struct cp_node {
 	tree_idx leaf;      /* its node in the tree (TREE_NONE: none yet) */
 };
 
-/* A sample id or time waiting for its partner in the other array. */
-struct cp_pend {
-	uint64_t index;
-	int64_t v;
-};
-
 struct cp_link {
 	int64_t parent, child;
 	uint32_t ns;
@@ -115,16 +109,19 @@ struct cp {
 
 	bool trace, saw_nodes, saw_samples, full;
 	uint64_t nsamples;
-	int64_t tsum;               /* running sum of timeDeltas */
-	/* sample times: "samples" and "timeDeltas" paired by index as the
-	 * second of them streams in; the first waits in q (of kind qkind) */
-	struct timeline local;      /* leaves: node ids; times: from startTime */
-	bool times;                 /* local is in use */
+	/* sample times: "samples" and "timeDeltas" kept by index as they
+	 * stream in (4 bytes an element each), paired once the tree is built
+	 * and leaves are known (see add_times) */
+	uint32_t *sid;              /* node ids (CP_NOID: malformed or out
+	                               of range) */
+	size_t nsid, capsid;
+	int32_t *sdt;               /* deltas (CP_NODT: malformed; CP_BIGDT:
+	                               the next of big) */
+	size_t nsdt, capsdt;
+	int64_t *big;
+	size_t nbig, capbig;
 	bool times_off;             /* a repeated key: no times at all */
 	bool saw_samples_key, saw_deltas_key;
-	struct cp_pend *q;
-	size_t qhead, qn, qcap;
-	int qkind;
 	tree_idx *idleaf;           /* leaves by node id (NULL: look them up) */
 	size_t nidleaf;
 	uint64_t bad;               /* malformed values skipped */
@@ -220,49 +217,48 @@ static void count_sample(struct cp *c, uint32_t ns, int64_t id)
 
 /* ---- sample times --------------------------------------------------------- */
 
-/* Sample `index` of node id `id` at t_us after startTime. */
-static void add_time(struct cp *c, int64_t id, int64_t t_us)
-{
-	if (id < 0 || id >= (int64_t)TREE_MAX_NODES)
-		return;                 /* no node can have it as a leaf id */
-	if (!c->times) {
-		timeline_init(&c->local);
-		timeline_thread(&c->local, -1, -1, "main", 4);
-		c->times = true;
-	}
-	int64_t ns = t_us > INT64_MAX / 1000 ? INT64_MAX : t_us < INT64_MIN / 1000 ? INT64_MIN : t_us * 1000;
-	timeline_add(&c->local, (uint64_t)ns, (tree_idx)id, 0, 1);
-}
+#define CP_NOID UINT32_MAX
+#define CP_NODT INT32_MIN
+#define CP_BIGDT (INT32_MIN + 1)
 
 /* Element `index` of "samples" (kind 1: v a node id) or of "timeDeltas"
- * (kind 2: v the running sum): paired with the other array's element of
- * the same index when that came first, else queued. An element whose
- * partner was malformed has none and is dropped. */
-static void pair(struct cp *c, int kind, uint64_t index, int64_t v)
+ * (kind 2: v a delta), ok false when it was malformed: kept at its index
+ * (elements skipped in between read as malformed), for add_times. */
+static void keep_time(struct cp *c, int kind, uint64_t index, bool ok, int64_t v)
 {
-	if (!c->o || !c->o->timeline || c->times_off)
+	if (!c->o || !c->o->timeline || c->times_off || index >= (uint64_t)1 << 40)
 		return;
-	while (c->qhead < c->qn && c->qkind != kind) {
-		const struct cp_pend *f = &c->q[c->qhead];
-		if (f->index < index) {
-			c->qhead++;
-			continue;
+	if (kind == 1) {
+		if (index + 1 > c->capsid) {
+			c->capsid = c->capsid ? c->capsid * 2 : 1024;
+			if (c->capsid < index + 1)
+				c->capsid = (size_t)index + 1;
+			c->sid = xreallocarray(c->sid, c->capsid, sizeof *c->sid);
 		}
-		if (f->index == index) {
-			add_time(c, kind == 1 ? v : f->v, kind == 1 ? f->v : v);
-			c->qhead++;
-		}
+		while (c->nsid < index)
+			c->sid[c->nsid++] = CP_NOID;
+		/* no node can have an id out of this range as a leaf id */
+		c->sid[c->nsid++] = ok && v >= 0 && v < (int64_t)TREE_MAX_NODES ? (uint32_t)v : CP_NOID;
 		return;
 	}
-	if (c->qhead == c->qn) {
-		c->qhead = c->qn = 0;
-		c->qkind = kind;
+	if (index + 1 > c->capsdt) {
+		c->capsdt = c->capsdt ? c->capsdt * 2 : 1024;
+		if (c->capsdt < index + 1)
+			c->capsdt = (size_t)index + 1;
+		c->sdt = xreallocarray(c->sdt, c->capsdt, sizeof *c->sdt);
 	}
-	if (c->qn == c->qcap) {
-		c->qcap = c->qcap ? c->qcap * 2 : 1024;
-		c->q = xreallocarray(c->q, c->qcap, sizeof *c->q);
+	while (c->nsdt < index)
+		c->sdt[c->nsdt++] = CP_NODT;
+	if (ok && (v <= CP_BIGDT || v > INT32_MAX)) {
+		if (c->nbig == c->capbig) {
+			c->capbig = c->capbig ? c->capbig * 2 : 64;
+			c->big = xreallocarray(c->big, c->capbig, sizeof *c->big);
+		}
+		c->big[c->nbig++] = v;
+		c->sdt[c->nsdt++] = CP_BIGDT;
+	} else {
+		c->sdt[c->nsdt++] = ok ? (int32_t)v : CP_NODT;
 	}
-	c->q[c->qn++] = (struct cp_pend){ index, v };
 }
 
 static tree_idx leaf_of_id(void *arg, tree_idx id)
@@ -290,6 +286,51 @@ static void idleaf_build(struct cp *c)
 	for (size_t id = 0; id < c->nidleaf; id++) {
 		const struct cp_ent *e = ent(c, 0, (int64_t)id, false);
 		c->idleaf[id] = e && e->node != CP_NONE ? c->nodes[e->node].leaf : TREE_NONE;
+	}
+}
+
+/* t + shift ns, clamped to [0, UINT64_MAX]. */
+static uint64_t cp_shifted(uint64_t t, int64_t shift)
+{
+	if (shift >= 0)
+		return t > UINT64_MAX - (uint64_t)shift ? UINT64_MAX : t + (uint64_t)shift;
+	uint64_t back = 0 - (uint64_t)shift;
+	return t < back ? 0 : t - back;
+}
+
+/* The sample times, once the tree is built: element i of "samples" and of
+ * "timeDeltas" paired (one of them malformed: dropped), at startTime plus
+ * the running sum of the deltas up to i (a sum that would overflow stops
+ * moving), each to its node's leaf; straight into the caller's timeline,
+ * coded once. */
+static void add_times(struct cp *c)
+{
+	struct timeline *tl = c->o->timeline;
+	int64_t shift = c->start_us > INT64_MAX / 1000 ? INT64_MAX
+	              : c->start_us < INT64_MIN / 1000 ? INT64_MIN : c->start_us * 1000;
+	size_t n = c->nsid < c->nsdt ? c->nsid : c->nsdt, nb = 0;
+	int64_t tsum = 0;
+	uint32_t th = 0;
+	bool thread = false;
+	idleaf_build(c);
+	for (size_t i = 0; i < n; i++) {
+		int32_t d = c->sdt[i];
+		if (d == CP_NODT)
+			continue;
+		int64_t v = d == CP_BIGDT ? c->big[nb++] : d;
+		if ((v > 0 && tsum <= INT64_MAX - v) || (v < 0 && tsum >= INT64_MIN - v))
+			tsum += v;
+		if (c->sid[i] == CP_NOID)
+			continue;
+		if (!thread) {      /* as the first sample paired made it */
+			th = timeline_thread(tl, -1, -1, "main", 4);
+			thread = true;
+		}
+		tree_idx leaf = leaf_of_id(c, c->sid[i]);
+		if (leaf == TREE_NONE)
+			continue;
+		int64_t ns = tsum > INT64_MAX / 1000 ? INT64_MAX : tsum < INT64_MIN / 1000 ? INT64_MIN : tsum * 1000;
+		timeline_add(tl, cp_shifted((uint64_t)ns, shift), leaf, th, 1);
 	}
 }
 
@@ -435,7 +476,6 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			return e->parent == T_ROOT ? T_SAMPLES : T_CSAMPLES;
 		}
 		if (!map && e->parent == T_ROOT && strcmp(k, "timeDeltas") == 0) {
-			c->tsum = 0;    /* a repeated key starts again, as its indices do */
 			if (c->saw_deltas_key)
 				c->times_off = true;
 			c->saw_deltas_key = true;
@@ -537,7 +577,9 @@ static void scalar(struct cp *c, const struct json_event *e)
 		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
 			count_sample(c, 0, v);
 			c->saw_samples = true;
-			pair(c, 1, e->index, v);
+			keep_time(c, 1, e->index, true, v);
+		} else {
+			keep_time(c, 1, e->index, false, 0);
 		}
 		break;
 	case T_CSAMPLES:
@@ -551,12 +593,10 @@ static void scalar(struct cp *c, const struct json_event *e)
 		}
 		break;
 	case T_DELTAS:
-		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer")) {
-			/* a hostile sum could overflow: it stops moving instead */
-			if ((v > 0 && c->tsum <= INT64_MAX - v) || (v < 0 && c->tsum >= INT64_MIN - v))
-				c->tsum += v;
-			pair(c, 2, e->index, c->tsum);
-		}
+		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer"))
+			keep_time(c, 2, e->index, true, v);
+		else
+			keep_time(c, 2, e->index, false, 0);
 		break;
 	case T_EVENT:
 		if (strcmp(k, "id") == 0) {
@@ -813,16 +853,12 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 		if (st != JSON_OK)
 			json_msgf(msg, msgarg, name, "what was read before that is shown");
 		rc = build(c);
-		if (c->times && rc == 0 && !c->trace && !c->times_off) {
-			int64_t shift = c->start_us > INT64_MAX / 1000 ? INT64_MAX
-			              : c->start_us < INT64_MIN / 1000 ? INT64_MIN : c->start_us * 1000;
-			idleaf_build(c);
-			timeline_append(c->o->timeline, &c->local, leaf_of_id, c, shift);
-		}
+		if (rc == 0 && !c->trace && !c->times_off && c->nsid && c->nsdt)
+			add_times(c);
 	}
-	if (c->times)
-		timeline_free(&c->local);
-	free(c->q);
+	free(c->sid);
+	free(c->sdt);
+	free(c->big);
 	free(c->idleaf);
 	free(c->nodes);
 	free(c->links);
