@@ -321,8 +321,8 @@ int main(int argc, char **argv)
 	/* Each sample's time, thread and stack, when the input has them. */
 	struct timeline tl;
 	timeline_init(&tl);
-	if (!set.diff)
-		set.lo.timeline = &tl;
+	if (!set.diff && (set.mode != MODE_COLLAPSE || set.time_range || set.nonly || set.stats))
+		set.lo.timeline = &tl;      /* --collapse alone does not use it */
 	double t0 = seconds();
 	int rc;
 	if (set.diff && nfiles == 2) {
