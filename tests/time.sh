@@ -236,4 +236,39 @@ else
 	skip ".cpuprofile --time against Python" "no python3"
 fi
 
+# ---- speedscope: profiles in time units have times (worked by hand) ----
+# evented, ms: a open 0-40, b open 10-30 inside it, c 100-150. Stretches:
+# a@0 (10), a;b@10 (20), a@30 (10), c@100 (50).
+cat > "$D/ev.json" << 'EOF'
+{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"},{"name":"c"}]},
+"profiles":[{"type":"evented","name":"main","unit":"milliseconds","startValue":0,"endValue":150,
+"events":[{"type":"O","frame":0,"at":0},{"type":"O","frame":1,"at":10},{"type":"C","frame":1,"at":30},{"type":"C","frame":0,"at":40},{"type":"O","frame":2,"at":100},{"type":"C","frame":2,"at":150}]}]}
+EOF
+run --collapse --time=0.005,0.035 "$D/ev.json"
+expect_rc "speedscope evented --time=5ms,35ms" 0
+printf 'a 10\na;b 20\n' > "$D/want"
+expect_out "speedscope evented --time=5ms,35ms: a;b@10 and a@30" "$D/want"
+run --collapse --time=0.035,1 "$D/ev.json"
+printf 'c 50\n' > "$D/want"
+expect_out "speedscope evented --time=35ms,1s: c@100" "$D/want"
+# three profiles: p1 evented ms (a@0, 10), p2 sampled ms from startValue
+# 5 (b@5 weighs 4, a;b@9 weighs 6), p3 in "none" (no times)
+cat > "$D/three.json" << 'EOF'
+{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"}]},
+"profiles":[{"type":"evented","name":"p1","unit":"milliseconds","startValue":0,"endValue":10,"events":[{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":10}]},
+{"type":"sampled","name":"p2","unit":"milliseconds","startValue":5,"endValue":20,"samples":[[1],[0,1]],"weights":[4,6]},
+{"type":"sampled","name":"p3","unit":"none","startValue":0,"endValue":2,"samples":[[1]],"weights":[2]}]}
+EOF
+run --collapse --time=0.004,0.01 "$D/three.json"
+printf 'p2;a;b 6\np2;b 4\n' > "$D/want"
+expect_out "speedscope sampled --time=4ms,10ms: p2's samples at 5 and 9 ms" "$D/want"
+run --collapse --only-comm=p2 "$D/three.json"
+expect_out "speedscope --only-comm=p2: a profile is a thread" "$D/want"
+run --collapse --only-tid=1 "$D/three.json"
+printf 'p1;a 10\n' > "$D/want"
+expect_out "speedscope --only-tid=1: the first profile" "$D/want"
+run --collapse --profile=p2 --time=0.004,1 "$D/three.json"
+printf 'a;b 6\n' > "$D/want"
+expect_out "speedscope --profile=p2 --time: from p2's first sample (5 ms)" "$D/want"
+
 done_testing

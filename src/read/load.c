@@ -949,7 +949,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	    (o->format == SNIFF_UNKNOWN && speedscope_sniff(head, (size_t)hn, head_eof))) {
 		struct json_progress_arg jp = { &pr, t };
 		struct speedscope_options so = { .profile = o->profile, .progress = load_json_progress_cb,
-		                                 .progress_arg = &jp };
+		                                 .progress_arg = &jp, .timeline = o->timeline };
 		int rc = speedscope_load(t, s, name, &so, load_msg_cb, m);
 		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);
