@@ -164,7 +164,7 @@ static int sample_filter(struct tree *t, const struct timeline *tl, const struct
 	const char *what = set->time_range ? "--time" : "--only";
 	if (tl->n == 0) {
 		load_messages_add(msgs, "tflame: %s: the input has no sample times or threads (perf script, "
-		                  "perf.data, .cpuprofile and speedscope files in time units have them)", what);
+		                  "perf.data, .cpuprofile, Chrome trace and speedscope files have them)", what);
 		return 1;
 	}
 	char err[256];
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 		usage_error("--view=heatmap is for --print (the browser's heat map is to come)");
 	if (set.view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
 		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
-		                  "script, perf.data, .cpuprofile and speedscope files in time units have them)");
+		                  "script, perf.data, .cpuprofile, Chrome trace and speedscope files have them)");
 		rc = 1;
 	}
 	double t2 = seconds();

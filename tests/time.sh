@@ -271,4 +271,27 @@ run --collapse --profile=p2 --time=0.004,1 "$D/three.json"
 printf 'a;b 6\n' > "$D/want"
 expect_out "speedscope --profile=p2 --time: from p2's first sample (5 ms)" "$D/want"
 
+# ---- Chrome trace ProfileChunk events: times (worked by hand) ----
+# pid 1's profile starts at 1000 us: main@1010, main;work@1020 and @1030,
+# a later chunk main;work@1035; pid 7's has no Profile event (start 0):
+# other@100, @150. The first sample is other@100 us: times below are
+# from it.
+cat > "$D/trace.json" << 'EOF'
+{"traceEvents":[
+{"args":{"data":{"startTime":1000}},"id":"0x1","name":"Profile","ph":"P","pid":1,"tid":2},
+{"args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{"functionName":"(root)"},"id":1},{"callFrame":{"functionName":"main"},"id":2,"parent":1},{"callFrame":{"functionName":"work"},"id":3,"parent":2}],"samples":[2,3,3]},"timeDeltas":[10,10,10]}},"id":"0x1","name":"ProfileChunk","ph":"P","pid":1,"tid":2},
+{"args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{"functionName":"(root)"},"id":1},{"callFrame":{"functionName":"other"},"id":2,"parent":1}],"samples":[2,2]},"timeDeltas":[100,50]}},"id":"0x1","name":"ProfileChunk","ph":"P","pid":7,"tid":8},
+{"args":{"data":{"cpuProfile":{"samples":[3]},"timeDeltas":[5]}},"id":"0x1","name":"ProfileChunk","ph":"P","pid":1,"tid":2}]}
+EOF
+run --collapse --time=0.0009,0.000925 "$D/trace.json"
+expect_rc "Chrome trace --time=910us,925us" 0
+printf 'main 1\nmain;work 1\n' > "$D/want"
+expect_out "Chrome trace --time=910us,925us: main@1010 and main;work@1020" "$D/want"
+run --collapse --time=0,0.0001 "$D/trace.json"
+printf 'other 2\n' > "$D/want"
+expect_out "Chrome trace --time=0,100us: pid 7's two samples" "$D/want"
+run --collapse --only-pid=1 --time=0.00093,1 "$D/trace.json"
+printf 'main;work 2\n' > "$D/want"
+expect_out "Chrome trace --only-pid=1 --time=930us,: the deltas sum across chunks" "$D/want"
+
 done_testing

@@ -30,10 +30,25 @@
 #define CP_DENSE ((int64_t)1 << 22)
 #define CP_NONE UINT32_MAX
 #define CP_DUP (UINT32_MAX - 1)     /* parent mark: a node whose id repeats */
+#define CP_NOID UINT32_MAX          /* a sample time's malformed or unusable id */
 
 enum {  /* container tags (json.h) */
 	T_TOP, T_ROOT, T_NODES, T_NODE, T_FRAME, T_CHILDREN, T_SAMPLES, T_DELTAS,
-	T_TRACE, T_EVENT, T_ARGS, T_DATA, T_CPU, T_CSAMPLES
+	T_TRACE, T_EVENT, T_ARGS, T_DATA, T_CPU, T_CSAMPLES, T_CDELTAS
+};
+
+/* A trace sample's time: profile ns, node id, microseconds from the
+ * profile's startTime. */
+struct cp_ttime {
+	uint32_t ns, id;
+	int64_t t_us;
+};
+
+/* A profile of a trace: its event's pid and id, and for times its tid,
+ * startTime (from its "Profile" event) and running sum of deltas. */
+struct cp_tprof {
+	char id[64];
+	int64_t pid, tid, start_us, tsum;
 };
 
 struct cp_node {
@@ -103,9 +118,18 @@ struct cp {
 	int64_t *evs;
 	size_t nevs, capevs;
 	char ev_id[64];
-	int64_t ev_pid;
-	struct { char id[64]; int64_t pid; } *profiles;
+	int64_t ev_pid, ev_tid;
+	bool ev_has_start;
+	int64_t ev_start;
+	uint32_t *evt;              /* the event's samples for times, each
+	                               element (CP_NOID: malformed) */
+	size_t nevt, capevt;
+	int64_t *evd;               /* its "timeDeltas" (CP_NODELTA: malformed) */
+	size_t nevd, capevd;
+	struct cp_tprof *profiles;
 	uint32_t nprofiles;
+	struct cp_ttime *tt;        /* trace sample times (o->timeline) */
+	size_t ntt, captt;
 
 	bool trace, saw_nodes, saw_samples, full;
 	uint64_t nsamples;
@@ -217,7 +241,6 @@ static void count_sample(struct cp *c, uint32_t ns, int64_t id)
 
 /* ---- sample times --------------------------------------------------------- */
 
-#define CP_NOID UINT32_MAX
 #define CP_NODT INT32_MIN
 #define CP_BIGDT (INT32_MIN + 1)
 
@@ -334,6 +357,39 @@ static void add_times(struct cp *c)
 	}
 }
 
+/* A trace's sample times, once the tree is built: each to its node's leaf
+ * in its profile, on one thread per profile (its pid and tid, named
+ * "Profile ID"), at the profile's startTime plus the deltas (us to ns,
+ * clamped to [0, 2^64)). */
+static void add_trace_times(struct cp *c)
+{
+	struct timeline *tl = c->o->timeline;
+	uint32_t *th = xmalloc(((size_t)c->nprofiles + 1) * sizeof *th);
+	for (size_t i = 0; i <= c->nprofiles; i++)
+		th[i] = UINT32_MAX;
+	for (size_t i = 0; i < c->ntt; i++) {
+		const struct cp_ttime *s = &c->tt[i];
+		const struct cp_ent *e = ent(c, s->ns, s->id, false);
+		if (!e || e->node == CP_NONE || c->nodes[e->node].leaf == TREE_NONE)
+			continue;
+		const struct cp_tprof *p = &c->profiles[s->ns - 1];
+		if (th[s->ns] == UINT32_MAX) {
+			char comm[80];
+			int len = snprintf(comm, sizeof comm, "Profile %s", p->id);
+			th[s->ns] = timeline_thread(tl, p->pid, p->tid, comm,
+			                            len < 0 ? 0 : (size_t)len < sizeof comm ? (size_t)len : sizeof comm - 1);
+		}
+		int64_t us = s->t_us, at;
+		if ((us > 0 && p->start_us > INT64_MAX - us) || (us < 0 && p->start_us < INT64_MIN - us))
+			at = us > 0 ? INT64_MAX : INT64_MIN;
+		else
+			at = p->start_us + us;
+		uint64_t ns = at <= 0 ? 0 : at > INT64_MAX / 1000 ? (uint64_t)INT64_MAX : (uint64_t)at * 1000;
+		timeline_add(tl, ns, c->nodes[e->node].leaf, th[s->ns], 1);
+	}
+	free(th);
+}
+
 /* ---- names -------------------------------------------------------------- */
 
 static uint32_t name_hash(const char *s, size_t len)
@@ -424,6 +480,40 @@ static void node_end(struct cp *c)
 		push_link(c, c->cur_parent_id, c->cur.id, c->cur.ns);
 }
 
+#define CP_NODELTA INT64_MIN
+
+/* A trace event's sample times (profile ns): a "Profile" event's
+ * startTime starts its profile's clock; a "ProfileChunk"'s samples and
+ * timeDeltas pair by index, the deltas summing on from the chunk before
+ * (as in a .cpuprofile, a malformed partner drops a sample and a sum that
+ * would overflow stops moving). */
+static void trace_times(struct cp *c, uint32_t ns)
+{
+	if (ns == 0 || ns > c->nprofiles)
+		return;
+	struct cp_tprof *p = &c->profiles[ns - 1];
+	if (c->ev_has_start) {
+		p->start_us = c->ev_start;
+		p->tsum = 0;
+	}
+	size_t n = c->nevt < c->nevd ? c->nevt : c->nevd;
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = c->evd[i];
+		if (v == CP_NODELTA)
+			continue;
+		if ((v > 0 && p->tsum <= INT64_MAX - v) || (v < 0 && p->tsum >= INT64_MIN - v))
+			p->tsum += v;
+		if (c->evt[i] == CP_NOID)
+			continue;
+		if (c->ntt == c->captt) {
+			c->captt = c->captt ? c->captt * 2 : 1024;
+			c->tt = xreallocarray(c->tt, c->captt, sizeof *c->tt);
+		}
+		c->tt[c->ntt++] = (struct cp_ttime){ ns, c->evt[i], p->tsum };
+	}
+	c->nevt = c->nevd = 0;
+}
+
 /* The profile of a trace event, from its "pid" and "id" (1, 2, ...). */
 static uint32_t trace_ns(struct cp *c)
 {
@@ -435,6 +525,7 @@ static uint32_t trace_ns(struct cp *c)
 	if (!c->profiles)
 		c->profiles = xcalloc(CP_MAX_PROFILES, sizeof *c->profiles);
 	c->profiles[c->nprofiles].pid = c->ev_pid;
+	c->profiles[c->nprofiles].tid = c->ev_tid;
 	memcpy(c->profiles[c->nprofiles].id, c->ev_id, sizeof c->ev_id);
 	return ++c->nprofiles;
 }
@@ -443,9 +534,14 @@ static uint32_t trace_ns(struct cp *c)
  * now learn their profile. */
 static void event_end(struct cp *c)
 {
-	if (!c->ev_data)
+	bool times = c->o && c->o->timeline;
+	if (!c->ev_data && !(times && c->ev_has_start))
 		return;
 	uint32_t ns = trace_ns(c);
+	if (times)
+		trace_times(c, ns);
+	if (!c->ev_data)
+		return;
 	for (size_t i = c->ev_nodes; i < c->nnodes; i++)
 		c->nodes[i].ns = ns;
 	for (size_t i = c->ev_links; i < c->nlinks; i++)
@@ -499,10 +595,10 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 		if (!map)
 			return JSON_SKIP;
 		c->trace = true;
-		c->ev_data = false;
+		c->ev_data = c->ev_has_start = false;
 		c->ev_id[0] = '\0';
-		c->ev_pid = 0;
-		c->nevs = 0;
+		c->ev_pid = c->ev_tid = 0;
+		c->nevs = c->nevt = c->nevd = 0;
 		return T_EVENT;
 	case T_EVENT:
 		return map && strcmp(k, "args") == 0 ? T_ARGS : JSON_SKIP;
@@ -517,6 +613,8 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			}
 			return T_CPU;
 		}
+		if (!map && strcmp(k, "timeDeltas") == 0 && c->o && c->o->timeline)
+			return T_CDELTAS;
 		return JSON_SKIP;
 	default:
 		return JSON_SKIP;
@@ -591,6 +689,22 @@ static void scalar(struct cp *c, const struct json_event *e)
 			c->evs[c->nevs++] = v;
 			c->saw_samples = true;
 		}
+		if (c->o && c->o->timeline) {
+			if (c->nevt == c->capevt) {
+				c->capevt = c->capevt ? c->capevt * 2 : 1024;
+				c->evt = xreallocarray(c->evt, c->capevt, sizeof *c->evt);
+			}
+			bool ok = e->type == JSON_NUMBER && json_int(e, 0, (int64_t)TREE_MAX_NODES - 1, &v);
+			c->evt[c->nevt++] = ok ? (uint32_t)v : CP_NOID;
+		}
+		break;
+	case T_CDELTAS:
+		if (c->nevd == c->capevd) {
+			c->capevd = c->capevd ? c->capevd * 2 : 1024;
+			c->evd = xreallocarray(c->evd, c->capevd, sizeof *c->evd);
+		}
+		c->evd[c->nevd++] = int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer")
+		                    ? v : CP_NODELTA;
 		break;
 	case T_DELTAS:
 		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer"))
@@ -606,6 +720,14 @@ static void scalar(struct cp *c, const struct json_event *e)
 			c->ev_id[n] = '\0';
 		} else if (strcmp(k, "pid") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
 			c->ev_pid = v;
+		} else if (strcmp(k, "tid") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
+			c->ev_tid = v;
+		}
+		break;
+	case T_DATA:
+		if (strcmp(k, "startTime") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
+			c->ev_has_start = true;
+			c->ev_start = v;
 		}
 		break;
 	default:
@@ -855,6 +977,8 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 		rc = build(c);
 		if (rc == 0 && !c->trace && !c->times_off && c->nsid && c->nsdt)
 			add_times(c);
+		if (rc == 0 && c->trace && c->ntt)
+			add_trace_times(c);
 	}
 	free(c->sid);
 	free(c->sdt);
@@ -869,6 +993,9 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 	free(c->nslots);
 	free(c->kids);
 	free(c->evs);
+	free(c->evt);
+	free(c->evd);
+	free(c->tt);
 	free(c->profiles);
 	free(c);
 	return rc;
