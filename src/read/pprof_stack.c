@@ -38,6 +38,8 @@ void *pp_grow(void *p, size_t *cap, size_t need, size_t elem)
  * mostly of 1-3 bytes: those are read here, the rest by pb_varint. */
 int pp_decode_locs(struct pp *d, const unsigned char *p, size_t len, size_t *n)
 {
+	if (len == 0)
+		return 0;       /* (slocs may still be NULL: no pointer sums on it) */
 	if (*n + len > d->capslocs)
 		d->slocs = pp_grow(d->slocs, &d->capslocs, *n + len, sizeof *d->slocs);
 	uint32_t *out = d->slocs + *n;

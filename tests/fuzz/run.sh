@@ -28,7 +28,7 @@ fi
 harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
+srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof pprof_wire pprof_index pprof_stack json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
 # (as READER_LIBS in Makefile.am)
 # and the regexes (rx.c) PCRE2
