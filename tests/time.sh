@@ -297,7 +297,7 @@ expect_out "Chrome trace --only-pid=1 --time=930us,: the deltas sum across chunk
 # ---- a real Chrome trace (node's ProfileChunk events), by Python ----
 if command -v python3 > /dev/null 2>&1; then
 	tr="$top_srcdir/tests/data/cpuprofile/node-trace.json"
-	for range in , 0,0.1 0.05,0.25 0.2, 0.3,; do
+	for range in ',' 0,0.1 0.05,0.25 '0.2,' '0.3,'; do
 		python3 "$top_srcdir/tests/data/cpuprofile/trace_expected.py" "$tr" "$range" > "$D/want"
 		run --collapse --time="$range" "$tr"
 		expect_out "node-trace.json --time=$range (by Python over the chunks' timeDeltas)" "$D/want"
