@@ -335,7 +335,7 @@ echo "Keys on the largest tree ($(basename "$big"), $bignodes nodes), 200x50 hea
 echo "the run of $runs with the lowest maximum (the highest maximum of all runs beside it)"
 keys='k*40 Enter*3 BS*3 Home l*20 h*20 j*40 i*4 resize*4 Enter Home'
 has_search=0
-if "$TFLAME" --list-keys 2> /dev/null | grep -q '^/'; then
+if "$TFLAME" --list-keys 2> /dev/null | grep -Eq '(^|	)/	'; then
 	has_search=1
 fi
 # The script runs $runs times, like the loads (best of $runs): a key's row
@@ -409,6 +409,38 @@ if [ $has_search = 1 ]; then
 	done
 else
 	echo "Search: this tflame has no search yet"
+fi
+
+# ---- time views (issue 19) -------------------------------------------------
+# On the perf script input (it has sample times): the heat map (t: built
+# from every sample once per screen size), a range (v l*5 Enter: the tree of
+# the range's samples), the flame chart (C: every sample's stack) and back,
+# the thread picker (T: a sparkline pass) and a thread unchecked (Space
+# Enter). Best of $runs runs, as the keys above.
+if [ -n "$fp" ] && "$TFLAME" --list-keys 2> /dev/null | grep -q '^Heat map'; then
+	"$TFLAME" --stats --print -w 1 "$fp" > /dev/null 2> "$tmp/err"
+	nsamp=$(sed -n 's/.* timed \([0-9]*\) .*/\1/p' "$tmp/err")
+	tlb=$(sed -n 's/.* timeline_bytes \([0-9]*\).*/\1/p' "$tmp/err")
+	echo
+	echo "Time views on $(basename "$fp") (${nsamp:-?} samples; the timeline ${tlb:-?} bytes,"
+	echo "$(awk -v b="${tlb:-0}" -v n="${nsamp:-0}" 'BEGIN { printf "%.1f", n ? b / n : 0 }') bytes a sample), 200x50 headless: ms per key, the run with the lowest maximum"
+	: > "$tmp/tv.all"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		i=$((i + 1))
+		"$TFLAME" --bench-keys "size=200x50 t v l*5 Enter C C T Space Enter q" "$fp" > /dev/null 2> "$tmp/tv"
+		sed -n 's/^bench-key //p' "$tmp/tv" | awk -v run=$i '{ print run, $0 }' >> "$tmp/tv.all"
+	done
+	printf '  %-8s %5s %12s  %s\n' key n 'max ms' 'target <= 50 ms'
+	awk '$2 != "q" {
+			t = $7 + $10; k = $2
+			if (!(k in best) || t < best[k]) best[k] = t
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k; cnt[k] = $4 }
+		}
+		END { for (i = 1; i <= n; i++) printf "%s %s %.3f\n", order[i], cnt[order[i]], best[order[i]] }' "$tmp/tv.all" |
+	while read -r k n mx; do
+		printf '  %-8s %5s %12s  %s\n' "$k" "$n" "$mx" "$(verdict "$mx" '<=' 50)"
+	done
 fi
 
 # ---- other formats --------------------------------------------------------

@@ -10,7 +10,7 @@ _tflame_options='
 	--colors= --color-rule= --palette-map=
 	--reverse --focus= --hide= --merge-recursion --view= --top= --time= --only-pid= --only-tid= --only-comm= --table-sort=
 	--diff --negate --normalize
-	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --profile= --threads=
+	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --unit= --label-root= --profile= --threads=
 	--script= --config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
 
@@ -21,7 +21,7 @@ _tflame_values()
 	case $1 in
 	-f | --format) echo 'auto folded perf perf-data pprof cpuprofile speedscope' ;;
 	--sort) echo 'name weight input' ;;
-	--view) echo 'flame table sandwich heatmap' ;;
+	--view) echo 'flame table sandwich heatmap chart' ;;
 	--table-sort) echo 'self total name' ;;
 	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
 	--palette-map | --config | --symfs | --script) echo '@file' ;;

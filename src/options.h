@@ -18,7 +18,7 @@
 #include "tree.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE, MODE_SVG };
-enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH, VIEW_HEATMAP };
+enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH, VIEW_HEATMAP, VIEW_CHART };
 enum only_kind { ONLY_PID, ONLY_TID, ONLY_COMM };
 
 /* Everything the options decide. Strings point into argv or the config
@@ -42,6 +42,7 @@ struct settings {
 	const char *sandwich;       /* --view=sandwich=NAME, else NULL */
 	enum toptable_key table_sort;
 	int top;
+	const char *unit;           /* --unit: what the counts are, or NULL */
 	const char *time_range;     /* --time, checked once the times are known */
 	/* --only-pid, --only-tid, --only-comm (each repeatable): a sample's
 	 * thread must match one of each kind given */

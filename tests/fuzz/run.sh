@@ -28,7 +28,7 @@ fi
 harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof pprof_wire pprof_index pprof_stack json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
+srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfscript_lines perfscript_frame perfdata perfdata_header perfdata_threads perfdata_sample pprof pprof_wire pprof_index pprof_stack json cpuprofile speedscope symbols symbols_debug symbols_elf symbols_inline symbols_text unwind load text layout rx search searchidx palette printer diff unit conf"
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
 # (as READER_LIBS in Makefile.am)
 # and the regexes (rx.c) PCRE2
@@ -41,9 +41,9 @@ for h in $harnesses; do
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
 	# the models over a loaded tree (diff, transforms, tables, sandwich; the
 	# views' curses drawing is linked, not called)
-	case $h in transform|diff|views) extra="transform diff views toptable svg tableview sandwichview"
+	case $h in transform|diff|views) extra="transform views toptable svg tableview sandwichview flamepane"
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";;
-	browser) extra="transform diff views toptable svg tableview sandwichview ui script lineedit keymap clip heatmap"
+	browser) extra="transform views toptable svg tableview sandwichview flamepane ui script lineedit keymap clip heatmap colour paint finder flame table sandwich help prompt heat threads"
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
 	for f in $srcs $extra; do
 		for d in "$src" "$src"/*/; do [ -f "$d/$f.c" ] && files="$files ${d%/}/$f.c"; done

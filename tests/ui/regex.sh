@@ -93,7 +93,7 @@ expect "open: the graph is drawn" tm_wait_prefix 28 "all"
 tm_keys /
 tm_type '(a*)*\1b'
 expect "typed (a*)*\\\\1b: the result at once, 1 match and the costly name said" \
-	tm_wait_line 29 '/(a*)*\1b  1 match, too costly on 1 name'
+	tm_wait_line 29 "/(a*)*\\1b  1 match${SEP}20.00% of samples, too costly on 1 name"
 tm_keys Enter
 expect "Enter: the status line says it too" \
 	tm_wait_grep "^/\\(a\\*\\)\\*\\\\1b/  match 1 of 1${SEP}20.00% of samples${SEP}too costly on 1 name"
@@ -153,7 +153,7 @@ tm_keys r
 expect "r (reverse): still exact, foo (8 + 1) as a root" tm_wait_prefix 29 "/^foo\$/  1 match${SEP}90.00% of samples"
 tm_keys u
 tm_keys / Up
-expect "recalled from the history after transforms: exact, 2 matches" tm_wait_line 29 '/^foo$  2 matches'
+expect "recalled from the history after transforms: exact, 2 matches" tm_wait_line 29 "/^foo\$  2 matches${SEP}90.00% of samples"
 tm_keys Escape q
 expect "exact: q exits 0" tm_wait_grep '^rc=0$'
 

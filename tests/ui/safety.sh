@@ -196,7 +196,11 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%sf%d", i ? ";" : "", i; print
 tm_run "clear; $(q "$TFLAME") $(q "$T_TMP/deep"); echo rc=\$?"
 expect "100,000 frames deep: opens" tm_wait_prefix 22 all
 tm_keys k k k k k Enter
-expect "100,000 frames deep: zoom five levels up" tm_wait_line 0 "all › f0 › f1 › f2 › f3 › f4"
+expect "100,000 frames deep: zoom five levels up" tm_wait_prefix 0 "all › f0 › f1 › f2 › f3 › f4 "
+# Levels 0-21 on screen (f4 at level 5 needs no scroll, 22 rows); frames
+# go on to level 100,000: the top line says more than the 1,000 looked at.
+expect "100,000 frames deep: the top line says the levels above" tm_wait_grep '^all › .*▲ 1000\+ more levels$'
+
 tm_keys i j j
 expect "100,000 frames deep: icicle, moving on" tm_wait_prefix 23 "f6${SEP}7 samples"
 tm_keys q

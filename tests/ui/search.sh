@@ -99,14 +99,16 @@ expect "/: the cursor shows, after the /" tm_wait cursor_x_is 1
 # 'a' (smart case: any case) is in main, alpha x3, tiny_leaf, beta, gamma;
 # 'all' is the root, not a frame.
 tm_type a
-expect "typing a: 7 matches at once" tm_wait_line 29 "/a  7 matches"
+# a: main (700, holding every other match but one) and other;alpha (300):
+# 1000 of 1000.
+expect "typing a: 7 matches at once, and their share" tm_wait_line 29 "/a  7 matches${SEP}100.00% of samples"
 tm_type l
-expect "typing al: 3 matches (the alphas)" tm_wait_line 29 "/al  3 matches"
+expect "typing al: 3 matches (the alphas, 300 + 100 + 300)" tm_wait_line 29 "/al  3 matches${SEP}70.00% of samples"
 expect "al: main;alpha (line 26) is underlined" tm_wait has_attr_at 26 alpha 4
 expect "al: beta is dimmed" tm_wait has_attr_at 26 beta 2
 expect "al: beta is not underlined" tm_wait eval '! has_attr_at 26 beta 4'
 tm_keys BSpace
-expect "Backspace: back to a, 7 matches" tm_wait_line 29 "/a  7 matches"
+expect "Backspace: back to a, 7 matches" tm_wait_line 29 "/a  7 matches${SEP}100.00% of samples"
 
 # ---- an invalid regex keeps the last valid highlight ----
 tm_type 'l('
@@ -114,7 +116,7 @@ expect "al(: the regex error in the prompt" tm_wait_line 29 '/al(  missing closi
 expect "al(: the highlight of al stays (alpha underlined)" tm_wait has_attr_at 26 alpha 4
 expect "al(: beta still dimmed" tm_wait has_attr_at 26 beta 2
 tm_keys BSpace
-expect "Backspace: al is valid again" tm_wait_line 29 "/al  3 matches"
+expect "Backspace: al is valid again" tm_wait_line 29 "/al  3 matches${SEP}70.00% of samples"
 
 # ---- Enter accepts and selects the first match; n/N with wrap ----
 tm_keys Enter
@@ -157,14 +159,17 @@ expect "Esc: nothing is dimmed any more" tm_wait eval '! has_attr_at 26 beta 2 &
 # ---- Esc in the prompt restores the search before it ----
 tm_keys /
 tm_type work
-expect "work: smart case finds work, Work and work" tm_wait_line 29 "/work  3 matches"
+expect "work: smart case finds work, Work and work (297 + 100 + 200)" \
+	tm_wait_line 29 "/work  3 matches${SEP}59.70% of samples"
 tm_keys Enter
-# From other;alpha (node 11) nothing follows: wraps to main;alpha;work.
-expect "Enter: wraps to the first match, main;alpha;work (297 + 100 + 200)" \
-	tm_wait_line 29 "/work/  match 1 of 3${SEP}59.70% of samples${SEP}search wrapped around to the first match"
+# Enter selects the heaviest match in view (the whole graph): main;alpha;work,
+# 297 samples, before beta;work 200 and beta;Work 100; the first of 3.
+expect "Enter: the heaviest match, main;alpha;work (297)" \
+	status_is "/work/  match 1 of 3${SEP}59.70% of samples"
+expect "Enter: the right side names it" tm_wait_grep "  work${SEP}297 samples\$"
 tm_keys /
 tm_type Work
-expect "Work (upper case): case-sensitive, 1 match" tm_wait_line 29 "/Work  1 match"
+expect "Work (upper case): case-sensitive, 1 match" tm_wait_line 29 "/Work  1 match${SEP}10.00% of samples"
 expect "Work: beta;Work underlined" tm_wait has_attr_at 25 Work 4
 tm_keys Escape
 expect "Esc in the prompt: /work/ is back" status_is "/work/  match 1 of 3${SEP}59.70% of samples"
@@ -184,14 +189,14 @@ expect "*: /^work\$/, the two frames named work (297 + 200)" \
 # ---- prompt editing and history ----
 tm_keys /
 tm_keys Up
-expect "Up: the last search, from *" tm_wait_line 29 '/^work$  2 matches'
+expect "Up: the last search, from * (297 + 200)" tm_wait_line 29 "/^work\$  2 matches${SEP}49.70% of samples"
 tm_keys Up
-expect "Up again: work" tm_wait_line 29 '/work  3 matches'
+expect "Up again: work" tm_wait_line 29 "/work  3 matches${SEP}59.70% of samples"
 tm_keys Down
-expect "Down: ^work\$ recalled unchanged is still exact" tm_wait_line 29 '/^work$  2 matches'
+expect "Down: ^work\$ recalled unchanged is still exact" tm_wait_line 29 "/^work\$  2 matches${SEP}49.70% of samples"
 tm_keys BSpace
 tm_type '$'
-expect "^work\$ retyped is a regex again: smart case, 3 matches" tm_wait_line 29 '/^work$  3 matches'
+expect "^work\$ retyped is a regex again: smart case, 3 matches" tm_wait_line 29 "/^work\$  3 matches${SEP}59.70% of samples"
 tm_keys Up
 tm_keys Down Down
 expect "Down past the newest: the (empty) line being typed before Up" tm_wait_line 29 "/"
@@ -199,12 +204,12 @@ tm_type laf
 tm_keys Left Left
 expect "Left Left: the cursor after l" tm_wait cursor_x_is 2
 tm_type e
-expect "typing in the middle: leaf" tm_wait_line 29 "/leaf  1 match"
+expect "typing in the middle: leaf" tm_wait_line 29 "/leaf  1 match${SEP}0.30% of samples"
 tm_keys Home
 tm_type x
 expect "Home, x: xleaf" tm_wait_line 29 "/xleaf  no match"
 tm_keys Home DC
-expect "Home, Delete: leaf again" tm_wait_line 29 "/leaf  1 match"
+expect "Home, Delete: leaf again" tm_wait_line 29 "/leaf  1 match${SEP}0.30% of samples"
 tm_keys End
 tm_type ' zz'
 tm_keys C-w
@@ -213,7 +218,7 @@ tm_keys Left C-u
 expect "Ctrl-U: deletes up to the cursor (a space left)" tm_wait_line 29 "/   no match"
 tm_keys End C-u
 tm_type leaf
-expect "retyped leaf" tm_wait_line 29 "/leaf  1 match"
+expect "retyped leaf" tm_wait_line 29 "/leaf  1 match${SEP}0.30% of samples"
 
 # ---- a match narrower than a cell is brought into view ----
 # tiny_leaf (3 samples) has no column at all (10 samples a column), so it
@@ -234,7 +239,7 @@ expect "--search=leaf: opens zoomed to the narrow match" tm_wait_line 0 "all ›
 expect "--search=leaf: the match is selected" status_is "/leaf/  match 1 of 1${SEP}0.30% of samples (1.00% of view)"
 tm_keys /
 tm_keys Up
-expect "--search is in the history" tm_wait_line 29 "/leaf  1 match"
+expect "--search is in the history" tm_wait_line 29 "/leaf  1 match${SEP}0.30% of samples"
 tm_keys Escape q
 expect "quits" tm_wait_grep '^rc=0$'
 
@@ -248,7 +253,7 @@ expect "300,000 names: opens" status_is "all${SEP}300,000 samples"
 tm_keys /
 tm_type 'fn_1999[0-9]'
 expect "typed in one burst: every key taken, the sliced pass ends with 110 matches" \
-	tm_wait_line 29 '/fn_1999[0-9]  110 matches'
+	tm_wait_line 29 "/fn_1999[0-9]  110 matches${SEP}0.04% of samples"
 tm_keys Enter
 expect "Enter: the first match, fn_19990 (name order), 110 samples of 300,000" \
 	status_is "/fn_1999[0-9]/  match 1 of 110${SEP}0.04% of samples"
@@ -262,15 +267,18 @@ expect "quits" tm_wait_grep '^rc=0$'
 # and those ending in 77.
 n7=$(awk 'BEGIN { for (i = 1; i <= 300000; i++) n += index(i "", "7") > 0; print n }')
 n77=$(awk 'BEGIN { for (i = 1; i <= 300000; i++) n += i % 100 == 77; print n }')
+# each name has 1 sample of 300,000: their share in the prompt
+p7=$(awk -v n="$n7" 'BEGIN { printf "%.2f", 100 * n / 300000 }')
+p77=$(awk -v n="$n77" 'BEGIN { printf "%.2f", 100 * n / 300000 }')
 tm_run "clear; $(q "$TFLAME") --threads=2 $(q "$T_TMP/many.folded"); echo rc=\$?"
 expect "2 threads: opens" status_is "all${SEP}300,000 samples"
 sleep 1
 tm_keys /
 tm_type 7
 expect "signatures: '7' has the $n7 names with a 7 (counted by awk)" \
-	tm_wait_line 29 "/7  $(printf "%d" "$n7") matches"
+	tm_wait_line 29 "/7  $(printf "%d" "$n7") matches${SEP}$p7% of samples"
 tm_type '7$'
-expect "signatures: '77\$' has the $n77 names ending in 77" tm_wait_line 29 "/77\$  $n77 matches"
+expect "signatures: '77\$' has the $n77 names ending in 77" tm_wait_line 29 "/77\$  $n77 matches${SEP}$p77% of samples"
 tm_keys BSpace BSpace BSpace
 tm_type Q
 expect "signatures: 'Q' (case-sensitive) has none" tm_wait_line 29 "/Q  no match"
@@ -284,13 +292,13 @@ expect "r: reversed" tm_wait_grep '\[reverse\]'
 sleep 1
 tm_keys /
 tm_type 7
-expect "reversed, signatures: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches"
+expect "reversed, signatures: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches${SEP}$p7% of samples"
 tm_keys Escape u
 expect "u: undone" tm_wait eval '! tm__grep "\[reverse\]"'
 sleep 1
 tm_keys /
 tm_type 7
-expect "undone, signatures again: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches"
+expect "undone, signatures again: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches${SEP}$p7% of samples"
 tm_keys Escape q
 expect "2 threads: quits" tm_wait_grep '^rc=0$'
 

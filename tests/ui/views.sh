@@ -109,7 +109,8 @@ expect "1 keeps the selected function (idle) selected" \
 	tm_wait eval "line_has_attr 3 7 && tm__line_is 3 '$(row 30 30.00 30 30.00 1 idle)'"
 tm_keys Home s
 expect "s in the table: sandwich of the selected row (lex)" tm_wait_line 0 "sandwich: lex"
-tm_keys s Tab f
+# Closing the sandwich (s) comes back to the table it was opened from.
+tm_keys s f
 expect "f in the table: focus on lex" tm_wait eval 'tm__line_is 0 "[focus lex] all" && tm__line_is 27 lex'
 tm_keys BSpace
 expect "Backspace: focus undone" tm_wait_line 0 "all"
@@ -130,7 +131,7 @@ expect "Backspace: undone" tm_wait_line 29 "undone: reverse"
 expect "Backspace: the graph is back" tm_wait_line 27 "$(printf '%-30s%s' idle main)"
 expect "Backspace: no transform left" tm_wait_line 0 "all"
 tm_keys BSpace
-expect "Backspace with nothing to undo" tm_wait_line 29 "already showing all samples"
+expect "Backspace with nothing to undo" tm_wait_line 29 "already showing all samples: nothing to undo"
 
 # ---- focus ----
 tm_keys k k k
