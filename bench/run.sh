@@ -12,7 +12,8 @@
 #   folded-sorted    genfolded: unique stacks, byte-wise sorted (collapser output)
 #   folded-shuffled  the same lines in random order
 #   perf             genperf: records of real `perf script` recordings, varied
-#   pprof            genpprof: a Go-shaped pprof profile, raw and gzip -1
+#   pprof            genpprof: a Go-shaped pprof profile, raw and gzip -1,
+#                    and with each stack once (--unique)
 #   json             genjsonprof.py: a V8 .cpuprofile and a speedscope file
 #                    (skipped without python3)
 # Recordings for the perf input come from $TFLAME_BENCH_PERF (a directory of
@@ -179,6 +180,11 @@ pp=$data/pprof-${xsize}M-s$seed.pb
 gen "$pp" "genpprof-$(src_id "$srcdir/bench/genpprof.c") --size ${xsize}M --seed $seed" \
 	"$bin/genpprof" --size "${xsize}M" --seed "$seed"
 gen "$pp.gz" "gzip -1 of $(sed -n 2p "$pp.stamp")" gzip -1 -c "$pp"
+# the same walk with each stack once (as Go writes them): nothing for the
+# repeated-stack cache to find, every sample a new stack for the tree
+ppu=$data/pprof-unique-${xsize}M-s$seed.pb
+gen "$ppu" "genpprof-$(src_id "$srcdir/bench/genpprof.c") --size ${xsize}M --seed $seed --unique" \
+	"$bin/genpprof" --size "${xsize}M" --seed "$seed" --unique
 jc='' js=''
 if command -v python3 > /dev/null 2>&1; then
 	jc=$data/json-${xsize}M.cpuprofile
@@ -444,7 +450,7 @@ echo
 echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null); MB/s of the uncompressed input"
 frow() { printf '  %-28s %8s %-34s %7s %8s %7s  %s\n' "$@"; }
 frow input MB command 'wall s' 'MB/s' 'RSS MB' 'target'
-for f in "$pp" "$pp.gz" $jc $js; do
+for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	bytes=$(filesize "$f")
 	case $f in
 	*.gz) tgt=300 bytes=$(filesize "$pp") ;;
@@ -457,7 +463,7 @@ for f in "$pp" "$pp.gz" $jc $js; do
 	r=$(rate "$bytes" "$1")
 	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --collapse' "$1" "$r" "$2" ">=$tgt MB/s: $(verdict "$r" '>=' "$tgt")"
 	case $f in
-	*.pb)
+	"$pp")  # --svg and go beside the first only
 		# shellcheck disable=SC2046
 		set -- $(best_of "$TFLAME" --svg "$f")
 		frow '' '' 'tflame --svg' "$1" "$(rate "$bytes" "$1")" "$2" ''

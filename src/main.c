@@ -180,7 +180,7 @@ static int sample_filter(struct tree *t, struct tree *keep, const struct timelin
 	const char *what = set->time_range ? "--time" : "--only";
 	if (tl->n == 0) {
 		load_messages_add(msgs, "tflame: %s: the input has no sample times or threads (perf script, "
-		                  "perf.data and .cpuprofile files have them)", what);
+		                  "perf.data, .cpuprofile, Chrome trace and speedscope files have them)", what);
 		return 1;
 	}
 	char err[256];
@@ -405,8 +405,8 @@ int main(int argc, char **argv)
 	static struct perf_events pevents;
 	if (set.lo.perf.event_filter)
 		set.lo.perf.events = &pevents;
-	if (!set.diff)
-		set.lo.timeline = &tl;
+	if (!set.diff && (set.mode != MODE_COLLAPSE || set.time_range || set.nonly || set.stats))
+		set.lo.timeline = &tl;      /* --collapse alone does not use it */
 	double t0 = seconds();
 	int rc;
 	if (set.diff && nfiles == 2) {
@@ -453,7 +453,7 @@ int main(int argc, char **argv)
 		usage_error("--view=chart does not apply to %s", set.diff ? "--diff" : "--collapse");
 	if (set.view == VIEW_CHART && rc == 0 && tl.n == 0) {
 		load_messages_add(&msgs, "tflame: --view=chart: the input has no sample times (perf script, "
-		                  "perf.data and .cpuprofile files have them); --sort=input draws a flame "
+		                  "perf.data, .cpuprofile, Chrome trace and speedscope files have them); --sort=input draws a flame "
 		                  "chart in the input's order");
 		rc = 1;
 	}
@@ -469,7 +469,7 @@ int main(int argc, char **argv)
 	}
 	if (set.view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
 		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
-		                  "script, perf.data and .cpuprofile files have them)");
+		                  "script, perf.data, .cpuprofile, Chrome trace and speedscope files have them)");
 		rc = 1;
 	}
 	double t2 = seconds();

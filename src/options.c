@@ -431,7 +431,8 @@ static const struct opt_row rows[] = {
 	  "only the samples from START to END seconds after the\n"
 	  "first (END excluded; either may be empty), or N%,M%\n"
 	  "of the recording, or P%/N (its N-th P% slice):\n"
-	  "perf script, perf.data and .cpuprofile have times", set_string, ACT_NONE, S_TIME },
+	  "perf script, perf.data, .cpuprofile and speedscope\n"
+	  "(in time units) have times", set_string, ACT_NONE, S_TIME },
 	{ "only-pid", 0, VALUE, "PID", CLI, false, NULL, NULL,
 	  "only the samples of process PID (repeatable; perf script\n"
 	  "shows PIDs with -F+pid)", set_only, ACT_NONE, ONLY_PID },
