@@ -136,5 +136,5 @@ printf 'main;a 1\n' > f.folded
 printf 'size=100x30 t dump q\n' > keys
 run --script=keys f.folded
 is "t without sample times: said" 30 \
-	"no sample times in this profile (perf script, perf.data and .cpuprofile files have them)"
+	"no sample times here: perf.data, perf script, .cpuprofile, Chrome traces and speedscope have them"
 done_testing

@@ -264,8 +264,8 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 bool ui_set_chart(struct ui *u, bool on)
 {
 	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no sample times in this profile for a flame chart (perf "
-		         "script, perf.data and .cpuprofile files have them)");
+		snprintf(u->notice, sizeof u->notice, "no sample times for a chart: perf.data, perf script, "
+		         ".cpuprofile, Chrome traces and speedscope have them");
 		return false;
 	}
 	bool was = u->chart;

@@ -359,8 +359,8 @@ void heat_free(struct view *v)
 void heat_open(struct ui *u)
 {
 	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no sample times in this profile (perf script, perf.data "
-		         "and .cpuprofile files have them)");
+		snprintf(u->notice, sizeof u->notice, "no sample times here: perf.data, perf script, .cpuprofile, "
+		         "Chrome traces and speedscope have them");
 		return;
 	}
 	ui_push(u, u->heat);

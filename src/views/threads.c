@@ -226,8 +226,8 @@ void threads_open(struct ui *u)
 {
 	struct threads *th = (struct threads *)u->threads_view;
 	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no threads in this profile (perf script, perf.data "
-		         "and .cpuprofile files have them)");
+		snprintf(u->notice, sizeof u->notice, "no threads here: perf.data, perf script, .cpuprofile, "
+		         "Chrome traces and speedscope have them");
 		return;
 	}
 	const struct timeline *tl = u->tl;
