@@ -19,20 +19,7 @@ SEP='  ·  '
 NO_COLOR=1
 export NO_COLOR
 
-cat > t.perf <<'X'
-prog 100/100 [000] 1.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/101 [001] 1.500000: 250000 cpu-clock:
-	ffffffff b (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/100 [000] 2.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-X
+cp "$top_srcdir/tests/data/three.perf" t.perf
 line() { sed -n "${1}p" "$D/out"; }
 is() {
 	if [ "$(line "$2")" = "$3" ]; then pass "$1"; else fail "$1" "want: |$3|" "got:  |$(line "$2")|"; fi

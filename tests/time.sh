@@ -10,22 +10,10 @@ command -v timeout >/dev/null 2>&1 || skip_all "timeout(1) is not installed"
 D=$T_TMP
 
 # ---- perf script, worked by hand ----
-# Samples at 1.0 s (a), 1.5 s (b, another thread) and 2.0 s (a): the
-# recording spans 1 s; offsets are from its first sample.
-cat > "$D/t.perf" <<'EOF'
-prog 100/100 [000] 1.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/101 [001] 1.500000: 250000 cpu-clock:
-	ffffffff b (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/100 [000] 2.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-EOF
+# tests/data/three.perf: samples at 1.0 s (a), 1.5 s (b, another thread)
+# and 2.0 s (a), 250000 each: the recording spans 1 s; offsets are from its
+# first sample.
+cp "$top_srcdir/tests/data/three.perf" "$D/t.perf"
 tcase() {   # NAME RANGE WANT... (no WANT: no samples, exit status 1)
 	name=$1 range=$2
 	shift 2

@@ -11,20 +11,7 @@
 . "$top_srcdir/tests/ui/tmux.sh"
 
 tm_require
-cat > "$T_TMP/t.perf" <<'X'
-prog 100/100 [000] 1.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/101 [001] 1.500000: 250000 cpu-clock:
-	ffffffff b (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/100 [000] 2.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-X
+cp "$top_srcdir/tests/data/three.perf" "$T_TMP/t.perf"
 # SGR attribute A (7 reverse) set at column C of line N of the -e screen:
 # the text before the cell is printed plain, so the cell is the first
 # character after C columns of the line with the escapes dropped.
