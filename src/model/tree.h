@@ -72,6 +72,26 @@ enum tree_order {
 	TREE_ORDER_INPUT    /* first appearance in the input */
 };
 
+/* What only the builder uses (tree_add_stack*, tree_merge*; see
+ * treeint.h): none of it is read after tree_finalize. */
+struct tree_build {
+	bool hashed;        /* the child hash is in use: set by the first stack
+	                       that sorts before the one added just before it.
+	                       Until then a child is found without it
+	                       (treebuild.c: find_sorted), which is what sorted
+	                       folded files (collapser output) get. */
+	bool revisited;     /* without the hash: a stack reached a child whose
+	                       subtree had been left before (find_sorted walked
+	                       back to it), so index order is not preorder.
+	                       Until then tree_finalize need not renumber. */
+	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
+	size_t nslots, nhashed;
+	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
+	size_t pathlen, pathcap;
+	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
+	                           none yet), for tree_merge's order check */
+};
+
 struct tree {
 	struct tree_node *nodes;
 	size_t n, cap;
@@ -87,22 +107,7 @@ struct tree {
 	                       just before (time order is kept) */
 	uint64_t stacks;    /* stacks added (lines or records) */
 	tree_count time;    /* samples added so far (a chart node's offset) */
-	/* building state */
-	bool hashed;        /* the child hash is in use: set by the first stack
-	                       that sorts before the one added just before it.
-	                       Until then a child is found without it (tree.c:
-	                       find_sorted), which is what sorted folded files
-	                       (collapser output) get. */
-	bool revisited;     /* without the hash: a stack reached a child whose
-	                       subtree had been left before (find_sorted walked
-	                       back to it), so index order is not preorder.
-	                       Until then tree_finalize need not renumber. */
-	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
-	size_t nslots, nhashed;
-	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
-	size_t pathlen, pathcap;
-	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
-	                           none yet), for tree_merge's order check */
+	struct tree_build b; /* building state, freed by tree_finalize */
 };
 
 void tree_init(struct tree *t);
