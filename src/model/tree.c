@@ -7,7 +7,26 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "xalloc.h"
+
+void tree_advise_huge(void *p, size_t bytes)
+{
+#if defined(HAVE_MADVISE) && defined(MADV_HUGEPAGE)
+	if (bytes < ((size_t)4 << 20))
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	uintptr_t lo = ((uintptr_t)p + page - 1) / page * page;
+	uintptr_t hi = ((uintptr_t)p + bytes) / page * page;
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
 
 void tree_init(struct tree *t)
 {
@@ -51,6 +70,9 @@ void tree_free(struct tree *t)
 	free(t->nodes);
 	free(t->b.slots);
 	free(t->b.path);
+	free(t->b.bids);
+	free(t->b.bpath);
+	free(t->b.bat);
 	strtab_free(&t->names);
 	memset(t, 0, sizeof *t);
 	t->unit = 1;
@@ -257,5 +279,7 @@ int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size
 size_t tree_bytes(const struct tree *t)
 {
 	return t->cap * sizeof *t->nodes + t->b.nslots * sizeof *t->b.slots +
-	       t->b.pathcap * sizeof *t->b.path + strtab_bytes(&t->names);
+	       t->b.pathcap * sizeof *t->b.path + t->b.bidscap * sizeof *t->b.bids +
+	       t->b.bpathcap * sizeof *t->b.bpath + t->b.batcap * sizeof *t->b.bat +
+	       strtab_bytes(&t->names);
 }

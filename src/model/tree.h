@@ -90,6 +90,11 @@ struct tree_build {
 	size_t pathlen, pathcap;
 	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
 	                           none yet), for tree_merge's order check */
+	/* tree_add_stacks' scratch: names, paths, where each stack's are */
+	strtab_id *bids;
+	tree_idx *bpath;
+	size_t *bat;
+	size_t bidscap, bpathcap, batcap;
 };
 
 struct tree {
@@ -141,6 +146,31 @@ tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_fram
                              size_t ntail, uint64_t count);
 void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_frame *tail,
                              size_t ntail, struct tree_dec count);
+
+/* One stack of a batch for tree_add_stacks: the first `keep` frames are
+ * those of the stack before it (the previous stack added, for the first of
+ * the batch), `tail` the ntail frames after them. */
+struct tree_stack {
+	size_t keep;
+	const struct tree_frame *tail;
+	size_t ntail;
+	struct tree_dec count;
+};
+
+/* Adds s[0..n) in order: the same tree as n calls of
+ * tree_add_stack_tail_dec, but nodes are looked up depth by depth across
+ * the batch, so that the cache misses of different stacks overlap (the
+ * child hash of a big shuffled profile misses twice a frame). The ids of
+ * new nodes differ from one stack at a time (tree_finalize renumbers
+ * them), so a caller that needs the leaves uses tree_add_stack*. */
+void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n);
+/* True when tree_add_stacks gains over one stack at a time: the child hash
+ * is in use (the stacks came out of order) and t is no flame chart.
+ * Otherwise it adds them one by one, and a reader may as well. */
+static inline bool tree_batches(const struct tree *t)
+{
+	return t->b.hashed && !t->chart;
+}
 
 /* Parses s[0..len): digits with an optional fraction and exponent
  * ("12", "0.25", "1.5e3", "2E-4"; no sign, at least one digit before any

@@ -67,6 +67,7 @@ static void grow_slots(struct tree *t)
 	if (n > SLOTS_MAX)
 		n = SLOTS_MAX;
 	uint64_t *slots = xcalloc(n, sizeof *slots);
+	tree_advise_huge(slots, n * sizeof *slots);
 	for (size_t i = 0; i < t->b.nslots; i++)
 		if (t->b.slots[i])
 			slots_place(slots, n, t->b.slots[i]);
@@ -83,6 +84,7 @@ static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	if (t->n == t->cap) {
 		t->cap *= 2;
 		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
+		tree_advise_huge(t->nodes, t->cap * sizeof *t->nodes);
 	}
 	tree_idx c = (tree_idx)t->n++;
 	struct tree_node *nd = &t->nodes[c], *pn = &t->nodes[parent];
@@ -241,6 +243,7 @@ void treebuild_ensure_hash(struct tree *t)
 	size_t n = slots_for(many);
 	free(t->b.slots);
 	t->b.slots = xcalloc(n, sizeof *t->b.slots);
+	tree_advise_huge(t->b.slots, n * sizeof *t->b.slots);
 	t->b.nslots = n;
 	t->b.nhashed = 0;
 	for (size_t i = 1; i < t->n; i++)
@@ -415,4 +418,122 @@ void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_fram
 		xdie("internal error: tree_add_stack_tail beyond the previous stack");
 	uint64_t u = tree_dec_units(t, count);
 	add_count(t, extend_path(t, keep, tail, ntail), u);
+}
+
+/* ---- batches of stacks ------------------------------------------------- */
+
+/* Grows a scratch array to hold n elements of size sz. */
+static void *scratch(void *p, size_t *cap, size_t n, size_t sz)
+{
+	if (n <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 256;
+	while (c < n)
+		c *= 2;
+	*cap = c;
+	return xreallocarray(p, c, sz);
+}
+
+/* The first memory child_get reads for (parent, name) beyond the parent:
+ * the only child's node, or the child hash's home slot. Fetched for the
+ * stacks of a batch together, these misses overlap instead of following
+ * one another. */
+static inline void prefetch_child(const struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_MANY)
+		__builtin_prefetch(&t->b.slots[slot_home(t->b.nslots, child_hash(parent, name))]);
+	else if (only != KIDS_NONE)
+		__builtin_prefetch(&t->nodes[only]);
+}
+
+/* The node that the home slot of (parent, name) points at, when its tag
+ * matches: the second miss of a lookup, fetched once the slot is in. */
+static inline void prefetch_slot_node(const struct tree *t, tree_idx parent, strtab_id name)
+{
+	if (t->nodes[parent].end != KIDS_MANY)
+		return;
+	uint64_t h = child_hash(parent, name);
+	uint64_t v = t->b.slots[slot_home(t->b.nslots, h)];
+	if (v && (v & 0xffffffff00000000ULL) == (h & 0xffffffff00000000ULL))
+		__builtin_prefetch(&t->nodes[(tree_idx)v]);
+}
+
+void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
+{
+	if (!tree_batches(t) || n < 2) {
+		for (size_t i = 0; i < n; i++)
+			tree_add_stack_tail_dec(t, s[i].keep, s[i].tail, s[i].ntail, s[i].count);
+		return;
+	}
+	/* Names first, and where each stack's path starts in b.bpath: stack
+	 * i's node at depth d (0: the first frame) is bpath[at[i] + d]. */
+	size_t frames = 0, nodes = 0, maxd = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = s[i].keep + s[i].ntail;
+		if (s[i].keep > (i ? s[i - 1].keep + s[i - 1].ntail : t->b.pathlen))
+			xdie("internal error: tree_add_stacks beyond the previous stack");
+		frames += s[i].ntail;
+		nodes += d;
+		maxd = d > maxd ? d : maxd;
+	}
+	struct tree_build *b = &t->b;
+	b->bids = scratch(b->bids, &b->bidscap, frames + 1, sizeof *b->bids);
+	b->bpath = scratch(b->bpath, &b->bpathcap, nodes + n + 1, sizeof *b->bpath);
+	b->bat = scratch(b->bat, &b->batcap, 2 * n, sizeof *b->bat);
+	size_t *at = b->bat, *idat = b->bat + n;
+	for (size_t i = 0, f = 0, p = 0; i < n; i++) {
+		at[i] = p;
+		idat[i] = f;
+		for (size_t k = 0; k < s[i].ntail; k++)
+			b->bids[f + k] = strtab_intern(&t->names, s[i].tail[k].s, s[i].tail[k].len);
+		f += s[i].ntail;
+		p += s[i].keep + s[i].ntail;
+	}
+	/* Depth by depth, stacks in order: a node is looked up (made) after its
+	 * parent, and siblings are made in the order of the stacks, as one
+	 * stack at a time would; so the tree is the same, only the ids of new
+	 * nodes differ (tree_finalize renumbers). Frames a stack keeps from the
+	 * one before are copied from it once that one has them. */
+	tree_idx *bp = b->bpath;
+	for (size_t d = 0; d < maxd; d++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t depth = s[i].keep + s[i].ntail;
+			if (d < s[i].keep || d >= depth)
+				continue;
+			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
+			prefetch_child(t, parent, b->bids[idat[i] + d - s[i].keep]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t depth = s[i].keep + s[i].ntail;
+			if (d < s[i].keep || d >= depth)
+				continue;
+			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
+			prefetch_slot_node(t, parent, b->bids[idat[i] + d - s[i].keep]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t depth = s[i].keep + s[i].ntail;
+			if (d >= depth)
+				continue;
+			if (d < s[i].keep) {
+				bp[at[i] + d] = i ? bp[at[i - 1] + d] : b->path[d];
+				continue;
+			}
+			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
+			bp[at[i] + d] = treebuild_child_get(t, parent, b->bids[idat[i] + d - s[i].keep]);
+		}
+	}
+	/* The counts in order (a count may move the tree to more decimals,
+	 * which scales those added before it), and the last path. */
+	for (size_t i = 0; i < n; i++) {
+		size_t depth = s[i].keep + s[i].ntail;
+		tree_idx leaf = depth ? bp[at[i] + depth - 1] : TREE_ROOT;
+		if (b->first_leaf == TREE_NONE)
+			b->first_leaf = leaf;
+		add_count(t, leaf, tree_dec_units(t, s[i].count));
+	}
+	size_t last = s[n - 1].keep + s[n - 1].ntail;
+	treebuild_path_reserve(t, last);
+	memcpy(b->path, bp + at[n - 1], last * sizeof *b->path);
+	b->pathlen = last;
 }

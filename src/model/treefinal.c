@@ -93,6 +93,8 @@ static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t n
 	struct tree_node *dst = NULL;
 	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n * sizeof *dst <= TREE_GATHER_MAX)
 		dst = malloc(n * sizeof *dst);
+	if (dst)
+		tree_advise_huge(dst, n * sizeof *dst);
 	if (dst) {
 		for (size_t i = 0; i < n; i++)
 			dst[nd[i].end] = nd[i];
@@ -325,6 +327,13 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	free(t->b.path);
 	t->b.path = NULL;
 	t->b.pathlen = t->b.pathcap = 0;
+	free(t->b.bids);
+	free(t->b.bpath);
+	free(t->b.bat);
+	t->b.bids = NULL;
+	t->b.bpath = NULL;
+	t->b.bat = NULL;
+	t->b.bidscap = t->b.bpathcap = t->b.batcap = 0;
 
 	/* A flame chart keeps its times in `off` while building: set aside,
 	 * and the child lists (newest first) made from the parents. */
