@@ -7,26 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "xalloc.h"
-
-void tree_advise_huge(void *p, size_t bytes)
-{
-#if defined(HAVE_MADVISE) && defined(MADV_HUGEPAGE)
-	if (bytes < ((size_t)4 << 20))
-		return;
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-	uintptr_t lo = ((uintptr_t)p + page - 1) / page * page;
-	uintptr_t hi = ((uintptr_t)p + bytes) / page * page;
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
 
 void tree_init(struct tree *t)
 {

@@ -67,7 +67,6 @@ static void grow_slots(struct tree *t)
 	if (n > SLOTS_MAX)
 		n = SLOTS_MAX;
 	uint64_t *slots = xcalloc(n, sizeof *slots);
-	tree_advise_huge(slots, n * sizeof *slots);
 	for (size_t i = 0; i < t->b.nslots; i++)
 		if (t->b.slots[i])
 			slots_place(slots, n, t->b.slots[i]);
@@ -84,7 +83,6 @@ static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	if (t->n == t->cap) {
 		t->cap *= 2;
 		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
-		tree_advise_huge(t->nodes, t->cap * sizeof *t->nodes);
 	}
 	tree_idx c = (tree_idx)t->n++;
 	struct tree_node *nd = &t->nodes[c], *pn = &t->nodes[parent];
@@ -243,7 +241,6 @@ void treebuild_ensure_hash(struct tree *t)
 	size_t n = slots_for(many);
 	free(t->b.slots);
 	t->b.slots = xcalloc(n, sizeof *t->b.slots);
-	tree_advise_huge(t->b.slots, n * sizeof *t->b.slots);
 	t->b.nslots = n;
 	t->b.nhashed = 0;
 	for (size_t i = 1; i < t->n; i++)

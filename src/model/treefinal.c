@@ -93,8 +93,6 @@ static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t n
 	struct tree_node *dst = NULL;
 	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n * sizeof *dst <= TREE_GATHER_MAX)
 		dst = malloc(n * sizeof *dst);
-	if (dst)
-		tree_advise_huge(dst, n * sizeof *dst);
 	if (dst) {
 		for (size_t i = 0; i < n; i++)
 			dst[nd[i].end] = nd[i];
@@ -177,6 +175,9 @@ static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 				stk = xreallocarray(stk, cap, sizeof *stk);
 			}
 			stk[sp++] = (links >> 32) << 32 | c;
+			/* c's newest child is read when c comes off the stack:
+			 * fetch it now, with those of c's siblings. */
+			__builtin_prefetch(&nd[links >> 32]);
 			c = (tree_idx)links;
 		}
 	}

@@ -47,16 +47,7 @@ extern unsigned long tree_test_name_compares, tree_test_item_compares;
 #define TEST_COUNT(c) ((void)0)
 #endif
 
-/* ---- tree.c */
-/* Asks the kernel for huge pages (THP, where it is set to "madvise") for the
- * pages of p[0..bytes) not touched yet, when bytes is at least 4 MiB: the
- * node array and the child hash are read at random on shuffled input, where
- * 4 KiB pages cost a TLB miss and a page walk per access, and each 2 MiB
- * fault zeroes at once what 512 faults would. A hint: nothing changes
- * where it is refused. */
-void tree_advise_huge(void *p, size_t bytes);
-
-/* decimal counts */
+/* ---- tree.c: decimal counts */
 /* Moves t to as many of `want` decimals as its sum allows. */
 void tree_dec_widen(struct tree *t, unsigned want);
 /* c in t's units (t takes more decimals first when it can). */

@@ -265,6 +265,8 @@ static inline tree_idx sorted_kid(const struct name_key *kv, const tree_idx *v, 
 	return kv ? kv[j].node : v[j];
 }
 
+#define SORT_AHEAD 16
+
 /* Sorts the child list of every node with two children or more; scratch
  * grows to the longest sibling list (not to n): in name order, a keyed
  * entry each (sort_keyed, in place), else two indices each (a merge sort
@@ -279,6 +281,11 @@ void treesort_lists(struct tree *t, enum tree_order order)
 	size_t cap = 0;
 	bool keyed = order == TREE_ORDER_NAME;
 	for (size_t i = 0; i < t->n; i++) {
+		/* The newest child of a node a few ahead: on a tree built
+		 * from shuffled input it is anywhere in the array, and
+		 * reading it is a cache miss that need not wait its turn. */
+		if (i + SORT_AHEAD < t->n)
+			__builtin_prefetch(&nd[kid_newest(&nd[i + SORT_AHEAD])]);
 		tree_idx c = kid_newest(&nd[i]);
 		if (c == 0 || kid_older(&nd[c]) == 0)
 			continue;
