@@ -193,6 +193,11 @@ strtab_id tree_intern(struct tree *t, const char *s, size_t len);
 tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
                                  size_t ntail, uint64_t count);
 
+/* Makes room for `extra` more nodes (the array grows as tree_add_stack*
+ * would grow it), so that adding that many moves no node: t->nodes stays
+ * where it is until then. */
+void tree_reserve(struct tree *t, size_t extra);
+
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and
  * dst's new nodes come after its existing ones (first-appearance order is

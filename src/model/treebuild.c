@@ -75,6 +75,19 @@ static void grow_slots(struct tree *t)
 	t->b.nslots = n;
 }
 
+void tree_reserve(struct tree *t, size_t extra)
+{
+	if (extra > TREE_MAX_NODES - t->n)
+		extra = TREE_MAX_NODES - t->n;
+	if (t->n + extra <= t->cap)
+		return;
+	size_t cap = t->cap;
+	while (cap < t->n + extra)
+		cap *= 2;
+	t->nodes = xreallocarray(t->nodes, cap, sizeof *t->nodes);
+	t->cap = cap;
+}
+
 /* Appends a node; its `end` starts as "no children". */
 static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 {

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -98,6 +99,15 @@ struct par {
 	                                   their pieces and end */
 	bool main_builds;               /* the main thread may parse pieces
 	                                   into trees of their own (under mu) */
+	/* The result's node array past what the merges have filled, faulted
+	 * in by the other threads between their pieces (pre-fault), so that
+	 * the main thread's merges do not stop for the kernel's zeroing of
+	 * fresh pages: 700 MB of nodes on 1 GiB of folded text, as much CPU
+	 * as the merges' own work. Under rmu: rbase is NULL while the main
+	 * thread may move the array (parsing into it, or growing it). */
+	pthread_mutex_t rmu;
+	char *rbase;
+	size_t rfrom, rto;              /* bytes from rbase still to fault */
 	double parse_cpu, merge_cpu;    /* of the pieces merged so far */
 	int merged;
 	/* progress, drawn by the main thread only */
@@ -229,6 +239,63 @@ static bool par_take(struct par *pa, bool main_thread)
 	return ok;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23      /* Linux 5.14 */
+#endif
+#define PAR_FAULT_STEP ((size_t)2 << 20)  /* faulted at a time, under rmu */
+
+/* Faults in what the main thread has asked for (par_window), a step at a
+ * time so that it never waits long for rmu. Faulting in changes no byte:
+ * the pages are fresh, past every node written. */
+static void par_prefault(struct par *pa)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	for (;;) {
+		pthread_mutex_lock(&pa->rmu);
+		if (!pa->rbase || atomic_load(&pa->stop)) {
+			pthread_mutex_unlock(&pa->rmu);
+			return;
+		}
+		uintptr_t a = ((uintptr_t)pa->rbase + pa->rfrom + page - 1) / page * page;
+		uintptr_t b = ((uintptr_t)pa->rbase + pa->rto) / page * page;
+		if (b > a + PAR_FAULT_STEP)
+			b = a + PAR_FAULT_STEP;
+		if (b <= a) {
+			pthread_mutex_unlock(&pa->rmu);
+			return;
+		}
+#ifdef HAVE_MADVISE
+		if (madvise((void *)a, b - a, MADV_POPULATE_WRITE) != 0)
+#endif
+			for (uintptr_t q = a; q < b; q += page)
+				*(volatile char *)q = 0;
+		pa->rfrom = b - (uintptr_t)pa->rbase;
+		pthread_mutex_unlock(&pa->rmu);
+	}
+}
+
+/* The main thread's side: before merging a piece of `nodes` nodes into t,
+ * makes room for them (no node moves during the merge) and asks the other
+ * threads to fault in the room the next pieces will take; with `open`
+ * false, withdraws the array (the main thread parses into t). */
+static void par_window(struct par *pa, struct tree *t, size_t nodes, bool open)
+{
+	pthread_mutex_lock(&pa->rmu);
+	if (open) {
+		tree_reserve(t, nodes + 2 * nodes);
+		size_t from = (t->n + nodes) * sizeof *t->nodes;
+		size_t to = (t->n + 3 * nodes) * sizeof *t->nodes;
+		if ((char *)t->nodes != pa->rbase || from > pa->rfrom)
+			pa->rfrom = from;
+		pa->rbase = (char *)t->nodes;
+		pa->rto = to;
+	} else {
+		pa->rbase = NULL;
+	}
+	pthread_mutex_unlock(&pa->rmu);
+}
+
 static void *par_thread(void *arg)
 {
 	struct par *pa = arg;
@@ -244,6 +311,9 @@ static void *par_thread(void *arg)
 			break;
 		if (!par_take(pa, false))
 			break;      /* out of memory: one thread fewer */
+		pthread_mutex_unlock(&pa->mu);
+		par_prefault(pa);
+		pthread_mutex_lock(&pa->mu);
 	}
 	pthread_mutex_unlock(&pa->mu);
 	return NULL;
@@ -472,6 +542,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 	pa.next = 1;
 	atomic_init(&pa.stop, false);
 	pthread_mutex_init(&pa.mu, NULL);
+	pthread_mutex_init(&pa.rmu, NULL);
 	pthread_cond_init(&pa.cv, NULL);
 	pthread_t tid[PAR_MAX_THREADS];
 	int nthr = par_start(&pa, tid, n - 1);
@@ -528,6 +599,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 			direct = true;
 		}
 		if (direct) {
+			par_window(&pa, t, 0, false);
 			j->r = load_reader_new(fmt, t, i ? &later : &o->perf, o->timeline);
 			par_run(j, &pa, true);
 			j->diag = *load_reader_finish(&j->r);
@@ -535,6 +607,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 		} else {
 			double cpu = thread_cpu();
 			tree_idx *map;
+			par_window(&pa, t, tree_size(&j->own), true);
 			tree_merge_map(t, &j->own, &map);
 			if (o->timeline)
 				timeline_append(o->timeline, &j->tl, timeline_leaf_map, map, 0);
@@ -586,6 +659,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 	load_report_diag(m, name, &all);
 	pthread_cond_destroy(&pa.cv);
 	pthread_mutex_destroy(&pa.mu);
+	pthread_mutex_destroy(&pa.rmu);
 	free(pa.pieces);
 	free(cut);
 	free(filter);
