@@ -51,7 +51,6 @@ void tree_free(struct tree *t)
 	free(t->nodes);
 	free(t->b.slots);
 	free(t->b.path);
-	free(t->b.bids);
 	free(t->b.bpath);
 	free(t->b.bat);
 	strtab_free(&t->names);
@@ -260,7 +259,7 @@ int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size
 size_t tree_bytes(const struct tree *t)
 {
 	return t->cap * sizeof *t->nodes + t->b.nslots * sizeof *t->b.slots +
-	       t->b.pathcap * sizeof *t->b.path + t->b.bidscap * sizeof *t->b.bids +
+	       t->b.pathcap * sizeof *t->b.path +
 	       t->b.bpathcap * sizeof *t->b.bpath + t->b.batcap * sizeof *t->b.bat +
 	       strtab_bytes(&t->names);
 }

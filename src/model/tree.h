@@ -90,11 +90,10 @@ struct tree_build {
 	size_t pathlen, pathcap;
 	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
 	                           none yet), for tree_merge's order check */
-	/* tree_add_stacks' scratch: names, paths, where each stack's are */
-	strtab_id *bids;
+	/* tree_add_stacks' scratch: paths, where each stack's starts */
 	tree_idx *bpath;
 	size_t *bat;
-	size_t bidscap, bpathcap, batcap;
+	size_t bpathcap, batcap;
 };
 
 struct tree {
@@ -149,16 +148,17 @@ void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_fram
 
 /* One stack of a batch for tree_add_stacks: the first `keep` frames are
  * those of the stack before it (the previous stack added, for the first of
- * the batch), `tail` the ntail frames after them. */
+ * the batch), `tail` the names (tree_intern) of the ntail frames after
+ * them. */
 struct tree_stack {
 	size_t keep;
-	const struct tree_frame *tail;
+	const strtab_id *tail;
 	size_t ntail;
 	struct tree_dec count;
 };
 
 /* Adds s[0..n) in order: the same tree as n calls of
- * tree_add_stack_tail_dec, but nodes are looked up depth by depth across
+ * tree_add_stack_tail_dec with those names, but nodes are looked up depth by depth across
  * the batch, so that the cache misses of different stacks overlap (the
  * child hash of a big shuffled profile misses twice a frame). The ids of
  * new nodes differ from one stack at a time (tree_finalize renumbers

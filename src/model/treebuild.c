@@ -471,33 +471,32 @@ static inline void prefetch_slot_node(const struct tree *t, tree_idx parent, str
 
 void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 {
-	if (!tree_batches(t) || n < 2) {
-		for (size_t i = 0; i < n; i++)
-			tree_add_stack_tail_dec(t, s[i].keep, s[i].tail, s[i].ntail, s[i].count);
-		return;
-	}
-	/* Names first, and where each stack's path starts in b.bpath: stack
-	 * i's node at depth d (0: the first frame) is bpath[at[i] + d]. */
-	size_t frames = 0, nodes = 0, maxd = 0;
+	size_t nodes = 0, maxd = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t d = s[i].keep + s[i].ntail;
 		if (s[i].keep > (i ? s[i - 1].keep + s[i - 1].ntail : t->b.pathlen))
 			xdie("internal error: tree_add_stacks beyond the previous stack");
-		frames += s[i].ntail;
+		for (size_t k = 0; k < s[i].ntail; k++)
+			if (s[i].tail[k] >= strtab_count(&t->names))
+				xdie("internal error: tree_add_stacks with a name not interned");
 		nodes += d;
 		maxd = d > maxd ? d : maxd;
 	}
+	if (!tree_batches(t) || n < 2) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t u = tree_dec_units(t, s[i].count);
+			add_count(t, extend_path_ids(t, s[i].keep, s[i].tail, s[i].ntail), u);
+		}
+		return;
+	}
+	/* Where each stack's path goes in b.bpath: stack i's node at depth d
+	 * (0: the first frame) is bpath[at[i] + d]. */
 	struct tree_build *b = &t->b;
-	b->bids = scratch(b->bids, &b->bidscap, frames + 1, sizeof *b->bids);
-	b->bpath = scratch(b->bpath, &b->bpathcap, nodes + n + 1, sizeof *b->bpath);
-	b->bat = scratch(b->bat, &b->batcap, 2 * n, sizeof *b->bat);
-	size_t *at = b->bat, *idat = b->bat + n;
-	for (size_t i = 0, f = 0, p = 0; i < n; i++) {
+	b->bpath = scratch(b->bpath, &b->bpathcap, nodes + 1, sizeof *b->bpath);
+	b->bat = scratch(b->bat, &b->batcap, n, sizeof *b->bat);
+	size_t *at = b->bat;
+	for (size_t i = 0, p = 0; i < n; i++) {
 		at[i] = p;
-		idat[i] = f;
-		for (size_t k = 0; k < s[i].ntail; k++)
-			b->bids[f + k] = strtab_intern(&t->names, s[i].tail[k].s, s[i].tail[k].len);
-		f += s[i].ntail;
 		p += s[i].keep + s[i].ntail;
 	}
 	/* Depth by depth, stacks in order: a node is looked up (made) after its
@@ -508,29 +507,26 @@ void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 	tree_idx *bp = b->bpath;
 	for (size_t d = 0; d < maxd; d++) {
 		for (size_t i = 0; i < n; i++) {
-			size_t depth = s[i].keep + s[i].ntail;
-			if (d < s[i].keep || d >= depth)
+			if (d < s[i].keep || d >= s[i].keep + s[i].ntail)
 				continue;
 			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
-			prefetch_child(t, parent, b->bids[idat[i] + d - s[i].keep]);
+			prefetch_child(t, parent, s[i].tail[d - s[i].keep]);
 		}
 		for (size_t i = 0; i < n; i++) {
-			size_t depth = s[i].keep + s[i].ntail;
-			if (d < s[i].keep || d >= depth)
+			if (d < s[i].keep || d >= s[i].keep + s[i].ntail)
 				continue;
 			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
-			prefetch_slot_node(t, parent, b->bids[idat[i] + d - s[i].keep]);
+			prefetch_slot_node(t, parent, s[i].tail[d - s[i].keep]);
 		}
 		for (size_t i = 0; i < n; i++) {
-			size_t depth = s[i].keep + s[i].ntail;
-			if (d >= depth)
+			if (d >= s[i].keep + s[i].ntail)
 				continue;
 			if (d < s[i].keep) {
 				bp[at[i] + d] = i ? bp[at[i - 1] + d] : b->path[d];
 				continue;
 			}
 			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
-			bp[at[i] + d] = treebuild_child_get(t, parent, b->bids[idat[i] + d - s[i].keep]);
+			bp[at[i] + d] = treebuild_child_get(t, parent, s[i].tail[d - s[i].keep]);
 		}
 	}
 	/* The counts in order (a count may move the tree to more decimals,

@@ -328,13 +328,11 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	free(t->b.path);
 	t->b.path = NULL;
 	t->b.pathlen = t->b.pathcap = 0;
-	free(t->b.bids);
 	free(t->b.bpath);
 	free(t->b.bat);
-	t->b.bids = NULL;
 	t->b.bpath = NULL;
 	t->b.bat = NULL;
-	t->b.bidscap = t->b.bpathcap = t->b.batcap = 0;
+	t->b.bpathcap = t->b.batcap = 0;
 
 	/* A flame chart keeps its times in `off` while building: set aside,
 	 * and the child lists (newest first) made from the parents. */

@@ -27,12 +27,11 @@ struct folded_reader {
 	size_t nends, capends;
 	char *own;          /* prev copied here when its block goes away */
 	size_t owncap;
-	/* Lines waiting for tree_add_stacks (tree_batches: shuffled input),
-	 * their frames in bframes; within one feed, whose block holds them. */
+	/* Lines waiting for tree_add_stacks (tree_batches: shuffled input). */
 	struct tree_stack batch[FOLDED_BATCH];
 	size_t nbatch;
-	struct tree_frame *bframes;
-	size_t nbframes, capbframes;
+	strtab_id *bids;    /* their names, interned as each line is read */
+	size_t nbids, capbids;
 };
 
 struct folded_reader *folded_reader_new(struct tree *t)
@@ -58,7 +57,7 @@ void folded_reader_free(struct folded_reader *r)
 	free(r->frames);
 	free(r->ends);
 	free(r->own);
-	free(r->bframes);
+	free(r->bids);
 	free(r);
 }
 
@@ -124,28 +123,31 @@ static void batch_flush(struct folded_reader *r)
 {
 	if (!r->nbatch)
 		return;
-	/* The frames moved while bframes grew: point the tails at them now. */
+	/* The names moved while bids grew: point the tails at them now. */
 	for (size_t i = 0, f = 0; i < r->nbatch; i++) {
-		r->batch[i].tail = r->bframes + f;
+		r->batch[i].tail = r->bids + f;
 		f += r->batch[i].ntail;
 	}
 	tree_add_stacks(r->t, r->batch, r->nbatch);
 	r->nbatch = 0;
-	r->nbframes = 0;
+	r->nbids = 0;
 }
 
-/* Puts the line just split (r->frames[0..n)) in the batch. */
+/* Puts the line just split (r->frames[0..n)) in the batch. Its names are
+ * interned now, while its bytes are those read (a file cut short while
+ * mapped reads as NULs from the cut on). */
 static void batch_add(struct folded_reader *r, size_t keep, size_t n, struct tree_dec c)
 {
-	if (r->nbframes + n > r->capbframes) {
-		size_t cap = r->capbframes ? r->capbframes : 1024;
-		while (cap < r->nbframes + n)
+	if (r->nbids + n > r->capbids) {
+		size_t cap = r->capbids ? r->capbids : 1024;
+		while (cap < r->nbids + n)
 			cap *= 2;
-		r->bframes = xreallocarray(r->bframes, cap, sizeof *r->bframes);
-		r->capbframes = cap;
+		r->bids = xreallocarray(r->bids, cap, sizeof *r->bids);
+		r->capbids = cap;
 	}
-	memcpy(r->bframes + r->nbframes, r->frames, n * sizeof *r->frames);
-	r->nbframes += n;
+	for (size_t k = 0; k < n; k++)
+		r->bids[r->nbids + k] = tree_intern(r->t, r->frames[k].s, r->frames[k].len);
+	r->nbids += n;
 	r->batch[r->nbatch++] = (struct tree_stack){ keep, NULL, n, c };
 	if (r->nbatch == FOLDED_BATCH)
 		batch_flush(r);

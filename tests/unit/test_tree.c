@@ -114,10 +114,14 @@ static void batch_tests(void)
 			for (; i < n; i++)
 				tree_add_stack_tail_dec(&one, s[i].keep, s[i].f, s[i].n, s[i].c);
 			struct tree_stack b[37];
+			static strtab_id ids[37][40];
 			for (i = first; i < n;) {
 				size_t k = 0, want = 1 + brand() % 37;
-				for (; k < want && i < n; k++, i++)
-					b[k] = (struct tree_stack){ s[i].keep, s[i].f, s[i].n, s[i].c };
+				for (; k < want && i < n; k++, i++) {
+					for (size_t f = 0; f < s[i].n; f++)
+						ids[k][f] = tree_intern(&bat, s[i].f[f].s, s[i].f[f].len);
+					b[k] = (struct tree_stack){ s[i].keep, ids[k], s[i].n, s[i].c };
+				}
 				tree_add_stacks(&bat, b, k);
 			}
 			bool batched = first < n;
