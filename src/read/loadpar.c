@@ -275,17 +275,26 @@ static void par_prefault(struct par *pa)
 	}
 }
 
+#define PAR_FAULT_AHEAD ((size_t)32 << 20)   /* faulted past a merge, at most */
+
 /* The main thread's side: before merging a piece of `nodes` nodes into t,
  * makes room for them (no node moves during the merge) and asks the other
- * threads to fault in the room the next pieces will take; with `open`
- * false, withdraws the array (the main thread parses into t). */
+ * threads to fault in the room the next two pieces will take; with `open`
+ * false, withdraws the array (the main thread parses into t). Only while
+ * t has no child hash (sorted input), where nearly every node of a piece
+ * is new: on shuffled input most are found, the merges' time goes to the
+ * lookups, and the faulted room would stay unused for long, beyond the
+ * peak memory allowed. */
 static void par_window(struct par *pa, struct tree *t, size_t nodes, bool open)
 {
 	pthread_mutex_lock(&pa->rmu);
-	if (open) {
-		tree_reserve(t, nodes + 2 * nodes);
+	if (open && !tree_batches(t)) {
+		size_t ahead = 2 * nodes;
+		if (ahead > PAR_FAULT_AHEAD / sizeof *t->nodes)
+			ahead = PAR_FAULT_AHEAD / sizeof *t->nodes;
+		tree_reserve(t, nodes + ahead);
 		size_t from = (t->n + nodes) * sizeof *t->nodes;
-		size_t to = (t->n + 3 * nodes) * sizeof *t->nodes;
+		size_t to = (t->n + nodes + ahead) * sizeof *t->nodes;
 		if ((char *)t->nodes != pa->rbase || from > pa->rfrom)
 			pa->rfrom = from;
 		pa->rbase = (char *)t->nodes;
