@@ -638,13 +638,17 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 			pthread_mutex_unlock(&pa.mu);
 			free(mem);
 			/* Merging a piece costs about what parsing it does when
-			 * its nodes are new and looked up in a big child hash
-			 * (a node with millions of children: 1.1 to 2.7 times
-			 * its parse; 0.4 to 0.8 on ordinary profiles, less on
-			 * repetitive ones). Then the other threads only add
-			 * work and memory: parse the rest here. The tree is the
-			 * same either way. */
-			if (pa.merged >= 2 && pa.merge_cpu > pa.parse_cpu && !atomic_load(&pa.stop))
+			 * its nodes are looked up in a big child hash (a node
+			 * with millions of children: 1.1 to 2.7 times its
+			 * parse; 1 GiB of shuffled genfolded output: 0.9),
+			 * 0.3 to 0.4 on sorted or real-shaped input. With
+			 * merges at r times the parse, two threads take about
+			 * (1 + r) / 2 of one's time, and the pieces waiting
+			 * add memory: from r = 1/2 on they do not pay (at 0.9
+			 * the peak was 65 MB above one thread's, for a gain
+			 * within the noise), so the rest is parsed here. The
+			 * tree is the same either way. */
+			if (pa.merged >= 2 && 2 * pa.merge_cpu > pa.parse_cpu && !atomic_load(&pa.stop))
 				par_alone(&pa);
 		}
 		const struct reader_diag *dg = &j->diag;
