@@ -1,7 +1,7 @@
 /* genfolded: write a synthetic folded-stack profile to stdout, reproducibly.
  *
  * Usage: genfolded [--size N[K|M|G]] [--seed N] [--shuffled] [--names N]
- *                  [--depth MEDIAN] [--stats]
+ *                  [--depth MEDIAN] [--real] [--stats]
  *
  *   --size      target size (default 64M; a bare number is MiB). The output is
  *               never larger than the target and ends within a few KB of it.
@@ -12,6 +12,11 @@
  *               sorted file of the same size and seed.
  *   --names     vocabulary size (default 300000 frame names)
  *   --depth     median stack depth (default 16)
+ *   --real      real-shaped: deeper stacks (median 30) that branch rarely
+ *               until near their end, then fan out into many leaves, so
+ *               that a line adds about one node, as in profiles collapsed
+ *               from real programs (gcc, clang: a node per 400-700 bytes),
+ *               where the default adds about 3.3 (a node per 60 bytes)
  *   --stats     print lines, bytes, unique names and depth statistics to stderr
  *
  * How it works. A synthetic call graph over a vocabulary of frame names: the
@@ -94,6 +99,7 @@ static double normal(void)
 static uint64_t target, out_bytes, out_lines;
 static int done;
 static int shuffled;
+static int real;                /* --real */
 static char *mem;               /* --shuffled: all lines */
 static uint64_t *line_off;      /* --shuffled: start of each line in mem */
 static size_t line_cap;
@@ -816,7 +822,19 @@ static void gen_below(uint32_t f, uint64_t L, int T, int deep, int lv)
 	}
 	int d = path_depth; /* children are at depth d+1 */
 	uint32_t k = 1;
-	if (L > 1) {
+	if (real && L > 1) {
+		/* chains with a rare small fork, then one wide fan-out */
+		if (d + 2 >= T)
+			k = L < 4000 ? (uint32_t)L : 4000;
+		else if (below(100) < 6)
+			k = 2 + below(3);
+		if (k > L)
+			k = (uint32_t)L;
+		if (deep && k > L / 2)
+			k = (uint32_t)(L / 2);
+		if (k == 0)
+			k = 1;
+	} else if (L > 1) {
 		double r = T - d, b = log((double)L) / log(3.0);
 		double pb = r > b ? b / r : 1.0;
 		if (pb < 0.08)
@@ -883,7 +901,7 @@ static void gen_below(uint32_t f, uint64_t L, int T, int deep, int lv)
 		uint32_t c = lev->e[j].name;
 		uint64_t Lc = w[j];
 		int Tc = T;
-		if (k > 1) { /* siblings vary; chains keep their target */
+		if (k > 1 && !real) { /* siblings vary; chains keep their target */
 			uint32_t x = below(10);
 			if (x < 2)
 				Tc = draw_depth();
@@ -896,7 +914,7 @@ static void gen_below(uint32_t f, uint64_t L, int T, int deep, int lv)
 		if (j == jdeep)
 			own = 0;
 		else if (Lc == 1) {
-			own = d + 1 >= Tc;
+			own = d + 1 >= Tc || (real && k > 8);
 		} else {
 			own = below(5) == 0;
 		}
@@ -1054,7 +1072,7 @@ static uint64_t parse_size(const char *s)
 static void usage(void)
 {
 	fputs("usage: genfolded [--size N[K|M|G]] [--seed N] [--shuffled] [--names N]\n"
-	      "                 [--depth MEDIAN] [--stats] > FILE\n", stderr);
+	      "                 [--depth MEDIAN] [--real] [--stats] > FILE\n", stderr);
 	exit(2);
 }
 
@@ -1068,6 +1086,8 @@ int main(int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--shuffled"))
 			shuffled = 1;
+		else if (!strcmp(a, "--real"))
+			real = 1, depth_median = 36, depth_sigma = 0.3;
 		else if (!strcmp(a, "--stats"))
 			stats = 1;
 		else if (!strcmp(a, "--size") && v)

@@ -1,16 +1,20 @@
 #!/bin/sh
 # tflame benchmarks: `make bench` runs this with the build directory as cwd.
 #
-# usage: run.sh [--quick] [--gen-only] [--size N[K|M|G]] [--seed N]
+# usage: run.sh [--quick] [--gen-only] [--load-only] [--size N[K|M|G]] [--seed N]
 #   (the same words may come in $BENCH_ARGS: `BENCH_ARGS=--quick make bench`)
 #
 #   --quick     64 MiB inputs instead of 1 GiB (well under a minute)
 #   --gen-only  generate the inputs, measure nothing
+#   --load-only the folded inputs only: issue 20's load table and their
+#               time to first paint
 #
 # Inputs go to bench/data/ under the build directory and are reused while the
 # generator, size and seed are unchanged (bench/data/NAME.stamp):
 #   folded-sorted    genfolded: unique stacks, byte-wise sorted (collapser output)
 #   folded-shuffled  the same lines in random order
+#   folded-real-*    genfolded --real (real-shaped: deep, a node per ~350 B),
+#                    sorted and shuffled
 #   perf             genperf: records of real `perf script` recordings, varied
 #   pprof            genpprof: a Go-shaped pprof profile, raw and gzip -1,
 #                    and with each stack once (--unique)
@@ -26,8 +30,10 @@
 # nodes, unique names and bytes per node when tflame has `--stats` (a line
 # "nodes N names N bytes N" on stderr). The collapse column checks that
 # `tflame --collapse` of both folded inputs reproduces the sorted file byte
-# for byte. MB means MiB (2^20 bytes) throughout. Then time to first
-# paint (best of 3), keys on the largest tree and searches (from inside
+# for byte. MB means MiB (2^20 bytes) throughout. Then issue 20's load
+# table: the four folded inputs on 1 and 2 threads side by side, wall and
+# CPU (user + sys) seconds, best of BENCH_LOAD_RUNS (default 5). Then time
+# to first paint (best of 3; the real-shaped shuffled file's against 1 s), keys on the largest tree and searches (from inside
 # tflame: --bench-keys), each the run of BENCH_RUNS with the lowest maximum,
 # with the highest maximum of all runs beside it.
 #
@@ -44,7 +50,8 @@
 # permission to record (kernel.perf_event_paranoid).
 #
 # Environment: TFLAME (default ./src/tflame), CC (default cc), BENCH_RUNS
-# (default 3), TFLAME_BENCH_PERF, BENCH_PERFDATA_MB.
+# (default 3), BENCH_LOAD_RUNS (default 5), TFLAME_BENCH_PERF,
+# BENCH_PERFDATA_MB.
 set -eu
 
 srcdir=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
@@ -56,13 +63,14 @@ runs=${BENCH_RUNS:-3}
 data=bench/data
 bin=$data/bin
 
-quick=0 gen_only=0 size='' seed=1
+quick=0 gen_only=0 load_only=0 size='' seed=1
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of words
 set -- ${BENCH_ARGS:-} "$@"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--gen-only) gen_only=1 ;;
+	--load-only) load_only=1 ;;
 	--size) size=$2; shift ;;
 	--seed) seed=$2; shift ;;
 	-h|--help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p;}' "$0"; exit 0 ;;
@@ -127,8 +135,24 @@ gen "$fs" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $size --seed $
 gen "$fu" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $size --seed $seed --shuffled" \
 	"$bin/genfolded" --size "$size" --seed "$seed" --shuffled --stats
 
+# Real-shaped (genfolded --real): deeper stacks that fork near their ends,
+# about a node per 350 bytes, as profiles collapsed from real programs.
+rs=$data/folded-real-sorted-$size-s$seed.folded
+ru=$data/folded-real-shuffled-$size-s$seed.folded
+gen "$rs" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --real --size $size --seed $seed" \
+	"$bin/genfolded" --real --size "$size" --seed "$seed" --stats
+gen "$ru" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --real --size $size --seed $seed --shuffled" \
+	"$bin/genfolded" --real --size "$size" --seed "$seed" --shuffled --stats
+
+if [ $load_only = 1 ] && [ $gen_only = 0 ]; then
+	load_speed_only=1
+else
+	load_speed_only=0
+fi
+
 # For search: a profile with over a million distinct names (a flat Zipf
 # over a big vocabulary); a quarter of the main size.
+if [ $load_speed_only = 0 ]; then
 [ $quick = 1 ] && nsize=48M nnames=1000000 || nsize=256M nnames=4000000
 fn=$data/folded-names-$nsize-s$seed.folded
 gen "$fn" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $nsize --names $nnames --zipf 0.5 --seed $seed" \
@@ -198,6 +222,8 @@ else
 	echo "python3 is missing: the cpuprofile and speedscope inputs are skipped" >&2
 fi
 
+fi
+
 [ $gen_only = 1 ] && exit 0
 
 # ---- measurements ---------------------------------------------------------
@@ -243,6 +269,7 @@ echo
 echo "tflame bench: $(uname -m), $(nproc 2>/dev/null || echo '?') cpus, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "inputs $size, seed $seed; MB = MiB; times are the best of $runs runs; RSS is peak RSS"
 echo
+if [ $load_speed_only = 0 ]; then
 echo "Load (tflame --stats --print -w 1 FILE: read, build the tree, finalize, exit)"
 row() { printf '%-16s %7s %9s %9s %7s %9s %7s %8s %8s %7s %7s %7s %s\n' "$@"; }
 row input MB lines nodes names 'cat MB/s' threads 'load s' 'MB/s' 'RSS MB' 'tree MB' 'B/node' 'target'
@@ -273,6 +300,71 @@ for f in "$fs" "$fu" $fp; do
 		echo "$label $th $rss $(mb "$tb")" >> "$tmp/rss"
 	done
 done
+fi
+
+# Issue 20's table: each folded input on 1 and 2 threads side by side, the
+# best of $lruns runs (BENCH_LOAD_RUNS, default 5): the lowest wall time and
+# the lowest user + system CPU time (of any run: on a shared machine the
+# CPU time is the steadier figure), MB/s from the wall time.
+lruns=${BENCH_LOAD_RUNS:-5}
+best_load() { # FILE THREADS -> "WALL CPU RSS_MB"
+	bw='' bc='' m=0 i=0
+	while [ $i -lt "$lruns" ]; do
+		i=$((i + 1))
+		/usr/bin/time -f '%e %U %S %M' -o "$tmp/tm" "$TFLAME" --threads="$2" --print -w 1 "$1" > /dev/null 2> "$tmp/err" ||
+			{ echo "FAIL FAIL -"; return 0; }
+		read -r w u y k < "$tmp/tm"
+		c=$(awk -v u="$u" -v y="$y" 'BEGIN { printf "%.2f", u + y }')
+		bw=$(awk -v b="$bw" -v s="$w" 'BEGIN { print (b == "" || s < b) ? s : b }')
+		bc=$(awk -v b="$bc" -v s="$c" 'BEGIN { print (b == "" || s < b) ? s : b }')
+		m=$(awk -v m="$m" -v k="$k" 'BEGIN { k /= 1024; print (k > m) ? k : m }')
+	done
+	printf '%s %s %.0f\n' "$bw" "$bc" "$m"
+}
+echo
+echo "Load speed (issue 20): tflame --threads=N --print -w 1 FILE, best of $lruns: wall s, CPU s (user + sys), MB/s of the wall"
+lrow() { printf '  %-22s %7s | %7s %7s %8s %6s | %7s %7s %8s %6s | %6s  %s\n' "$@"; }
+lrow input MB 'wall 1' 'CPU 1' 'MB/s 1' 'RSS 1' 'wall 2' 'CPU 2' 'MB/s 2' 'RSS 2' '2 / 1' target
+for f in "$fu" "$fs" "$ru" "$rs"; do
+	case $f in
+	*real-sorted*) label=real-sorted tgt='' ;;
+	*real-shuffled*) label=real-shuffled tgt='' ;;
+	*shuffled*) label=folded-shuffled tgt='1 thread >= 250 MB/s, 2 >= 400' ;;
+	*) label=folded-sorted tgt='1 thread >= 1000 MB/s, 2 >= 1.7x of 1' ;;
+	esac
+	bytes=$(filesize "$f")
+	# shellcheck disable=SC2046
+	set -- $(best_load "$f" 1)
+	w1=$1 c1=$2 m1=$3
+	# shellcheck disable=SC2046
+	set -- $(best_load "$f" 2)
+	w2=$1 c2=$2 m2=$3
+	r1=$(rate "$bytes" "$w1") r2=$(rate "$bytes" "$w2")
+	sp=$(awk -v a="$w1" -v b="$w2" 'BEGIN { if (b + 0 > 0) printf "%.2fx", a / b; else print "-" }')
+	v=''
+	case $label in
+	folded-shuffled) v=": $(verdict "$r1" '>=' 250), $(verdict "$r2" '>=' 400)" ;;
+	folded-sorted) v=": $(verdict "$r1" '>=' 1000), $(verdict "${sp%x}" '>=' 1.7)" ;;
+	esac
+	lrow "$label" "$(mb "$bytes")" "$w1" "$c1" "$r1" "$m1" "$w2" "$c2" "$r2" "$m2" "$sp" "$tgt$v"
+done
+
+if [ $load_speed_only = 1 ]; then
+	echo
+	echo "Time to first paint (process start to a complete first screen, 200x50 pty, best of 3)"
+	for f in "$fs" "$fu" "$rs" "$ru"; do
+		b=''
+		for _ in 1 2 3; do
+			ms=$("$bin/ptyrun" -s 200x50 -- "$TFLAME" "$f" | sed -n 's/^first_paint_ms //p')
+			b=$(awk -v b="$b" -v s="$ms" 'BEGIN { print (b == "" || s + 0 < b + 0) ? s : b }')
+		done
+		t=''
+		case $f in *real-shuffled*) t="  (target <= 1000 ms: $(verdict "$b" '<=' 1000))" ;; esac
+		echo "  $(basename "$f"): $b ms$t"
+	done
+	exit 0
+fi
+
 echo
 echo "Memory"
 while read -r label th rss tmb; do
@@ -319,14 +411,17 @@ done
 
 echo
 echo "Time to first paint (process start to a complete first screen, 200x50 pty)"
-for f in "$fs" "$fu" $fp; do
+for f in "$fs" "$fu" "$ru" $fp; do
 	b=''
 	for _ in 1 2 3; do
 		ms=$("$bin/ptyrun" -s 200x50 -- "$TFLAME" "$f" | sed -n 's/^first_paint_ms //p')
 		b=$(awk -v b="$b" -v s="$ms" 'BEGIN { print (b == "" || s + 0 < b + 0) ? s : b }')
 	done
 	t=''
-	case $f in *sorted*) t="  (target <= 2000 ms: $(verdict "$b" '<=' 2000))" ;; esac
+	case $f in
+	*real-shuffled*) t="  (target <= 1000 ms: $(verdict "$b" '<=' 1000))" ;;
+	*sorted*) t="  (target <= 2000 ms: $(verdict "$b" '<=' 2000))" ;;
+	esac
 	echo "  $(basename "$f"): $b ms$t"
 done
 

@@ -72,6 +72,30 @@ enum tree_order {
 	TREE_ORDER_INPUT    /* first appearance in the input */
 };
 
+/* What only the builder uses (tree_add_stack*, tree_merge*; see
+ * treeint.h): none of it is read after tree_finalize. */
+struct tree_build {
+	bool hashed;        /* the child hash is in use: set by the first stack
+	                       that sorts before the one added just before it.
+	                       Until then a child is found without it
+	                       (treebuild.c: find_sorted), which is what sorted
+	                       folded files (collapser output) get. */
+	bool revisited;     /* without the hash: a stack reached a child whose
+	                       subtree had been left before (find_sorted walked
+	                       back to it), so index order is not preorder.
+	                       Until then tree_finalize need not renumber. */
+	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
+	size_t nslots, nhashed;
+	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
+	size_t pathlen, pathcap;
+	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
+	                           none yet), for tree_merge's order check */
+	/* tree_add_stacks' scratch: paths, where each stack's starts */
+	tree_idx *bpath;
+	size_t *bat;
+	size_t bpathcap, batcap;
+};
+
 struct tree {
 	struct tree_node *nodes;
 	size_t n, cap;
@@ -87,22 +111,7 @@ struct tree {
 	                       just before (time order is kept) */
 	uint64_t stacks;    /* stacks added (lines or records) */
 	tree_count time;    /* samples added so far (a chart node's offset) */
-	/* building state */
-	bool hashed;        /* the child hash is in use: set by the first stack
-	                       that sorts before the one added just before it.
-	                       Until then a child is found without it (tree.c:
-	                       find_sorted), which is what sorted folded files
-	                       (collapser output) get. */
-	bool revisited;     /* without the hash: a stack reached a child whose
-	                       subtree had been left before (find_sorted walked
-	                       back to it), so index order is not preorder.
-	                       Until then tree_finalize need not renumber. */
-	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
-	size_t nslots, nhashed;
-	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
-	size_t pathlen, pathcap;
-	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
-	                           none yet), for tree_merge's order check */
+	struct tree_build b; /* building state, freed by tree_finalize */
 };
 
 void tree_init(struct tree *t);
@@ -137,6 +146,32 @@ tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_fram
 void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_frame *tail,
                              size_t ntail, struct tree_dec count);
 
+/* One stack of a batch for tree_add_stacks: the first `keep` frames are
+ * those of the stack before it (the previous stack added, for the first of
+ * the batch), `tail` the names (tree_intern) of the ntail frames after
+ * them. */
+struct tree_stack {
+	size_t keep;
+	const strtab_id *tail;
+	size_t ntail;
+	struct tree_dec count;
+};
+
+/* Adds s[0..n) in order: the same tree as n calls of
+ * tree_add_stack_tail_dec with those names, but nodes are looked up depth by depth across
+ * the batch, so that the cache misses of different stacks overlap (the
+ * child hash of a big shuffled profile misses twice a frame). The ids of
+ * new nodes differ from one stack at a time (tree_finalize renumbers
+ * them), so a caller that needs the leaves uses tree_add_stack*. */
+void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n);
+/* True when tree_add_stacks gains over one stack at a time: the child hash
+ * is in use (the stacks came out of order) and t is no flame chart.
+ * Otherwise it adds them one by one, and a reader may as well. */
+static inline bool tree_batches(const struct tree *t)
+{
+	return t->b.hashed && !t->chart;
+}
+
 /* Parses s[0..len): digits with an optional fraction and exponent
  * ("12", "0.25", "1.5e3", "2E-4"; no sign, at least one digit before any
  * point). False when s is not of that form. Values beyond 64 bits
@@ -157,6 +192,11 @@ strtab_id tree_intern(struct tree *t, const char *s, size_t len);
  * switches t to its child hash (no sorted-input fast path). */
 tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
                                  size_t ntail, uint64_t count);
+
+/* Makes room for `extra` more nodes (the array grows as tree_add_stack*
+ * would grow it), so that adding that many moves no node: t->nodes stays
+ * where it is until then. */
+void tree_reserve(struct tree *t, size_t extra);
 
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and

@@ -7,6 +7,10 @@
 #include "text.h"
 #include "xalloc.h"
 
+/* Lines added to the tree at once when it is hashing (see tree_add_stacks):
+ * enough for the misses of a depth to overlap. */
+#define FOLDED_BATCH 16
+
 struct folded_reader {
 	struct tree *t;
 	struct tree *before;    /* differential lines' first count, or NULL */
@@ -23,6 +27,11 @@ struct folded_reader {
 	size_t nends, capends;
 	char *own;          /* prev copied here when its block goes away */
 	size_t owncap;
+	/* Lines waiting for tree_add_stacks (tree_batches: shuffled input). */
+	struct tree_stack batch[FOLDED_BATCH];
+	size_t nbatch;
+	strtab_id *bids;    /* their names, interned as each line is read */
+	size_t nbids, capbids;
 };
 
 struct folded_reader *folded_reader_new(struct tree *t)
@@ -48,6 +57,7 @@ void folded_reader_free(struct folded_reader *r)
 	free(r->frames);
 	free(r->ends);
 	free(r->own);
+	free(r->bids);
 	free(r);
 }
 
@@ -108,6 +118,41 @@ static void bad_line(struct folded_reader *r, const char *why, const char *s, si
 	snprintf(r->d.first_msg, sizeof r->d.first_msg, "%s: \"%s\"", why, snippet);
 }
 
+/* Adds the lines waiting in the batch to the tree. */
+static void batch_flush(struct folded_reader *r)
+{
+	if (!r->nbatch)
+		return;
+	/* The names moved while bids grew: point the tails at them now. */
+	for (size_t i = 0, f = 0; i < r->nbatch; i++) {
+		r->batch[i].tail = r->bids + f;
+		f += r->batch[i].ntail;
+	}
+	tree_add_stacks(r->t, r->batch, r->nbatch);
+	r->nbatch = 0;
+	r->nbids = 0;
+}
+
+/* Puts the line just split (r->frames[0..n)) in the batch. Its names are
+ * interned now, while its bytes are those read (a file cut short while
+ * mapped reads as NULs from the cut on). */
+static void batch_add(struct folded_reader *r, size_t keep, size_t n, struct tree_dec c)
+{
+	if (r->nbids + n > r->capbids) {
+		size_t cap = r->capbids ? r->capbids : 1024;
+		while (cap < r->nbids + n)
+			cap *= 2;
+		r->bids = xreallocarray(r->bids, cap, sizeof *r->bids);
+		r->capbids = cap;
+	}
+	for (size_t k = 0; k < n; k++)
+		r->bids[r->nbids + k] = tree_intern(r->t, r->frames[k].s, r->frames[k].len);
+	r->nbids += n;
+	r->batch[r->nbatch++] = (struct tree_stack){ keep, NULL, n, c };
+	if (r->nbatch == FOLDED_BATCH)
+		batch_flush(r);
+}
+
 static void parse_line(struct folded_reader *r, const char *s, size_t len)
 {
 	const char *line = s;
@@ -161,6 +206,12 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	r->prevlen = len;
 	if (c.saturated)
 		r->d.saturated++;
+	if (!r->before && tree_batches(r->t)) {
+		batch_add(r, keep, n, c);
+		r->d.stacks++;
+		return;
+	}
+	batch_flush(r);
 	tree_add_stack_tail_dec(r->t, keep, r->frames, n, c);
 	/* Every line goes to both trees (0 when it has one count), so their
 	 * previous stacks stay equal and `keep` holds for both. */
@@ -214,6 +265,7 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 		parse_line(r, p, (size_t)(le - p));
 		p = nl ? nl + 1 : end;
 	}
+	batch_flush(r);
 	/* The block may be unmapped or overwritten before the next call. */
 	if (r->prev && r->prev != r->own) {
 		if (r->prevlen >= r->owncap) {     /* never NULL, even for "" */

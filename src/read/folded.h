@@ -14,7 +14,9 @@
 struct folded_reader;
 
 struct folded_reader *folded_reader_new(struct tree *t);
-/* buf holds whole lines; an unterminated last line is a line too. */
+/* buf holds whole lines; an unterminated last line is a line too. Every
+ * line is in the tree when this returns (out of order input reaches it in
+ * batches: tree_add_stacks). */
 void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len);
 /* Differential lines (BEFORE AFTER) also add their BEFORE count to before
  * (lines with one count add 0), in the same order: a difffolded file gives

@@ -4,8 +4,10 @@
  * pieces * len / 2 bytes on a file with few newlines (issue 21, defect 3). */
 #include "config.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "load.h"
 #include "tap.h"
 
@@ -129,9 +131,188 @@ static void random_files(void)
 	is_int(valid, runs, "random perf script files: cuts just after blank lines, increasing, bounded search");
 }
 
+
+/* ---- the same tree however the file is read (issue 20) -------------------
+ * Generated folded files of unique stacks, sorted and shuffled, read on 1
+ * and 2 threads in small pieces: --collapse's text must be the sorted file
+ * (sorted here with strcmp, not by tflame), and each order's tree the same
+ * on 1 and 2 threads. */
+
+static const char *const vocab[] = {
+	"main", "a", "ab", "a b", "a:", "a(int)", "b", "read", "read_[k]", "write",
+	"std::vector<int>::push_back", "f", "f2", "g", "x", "xy", "zz", "\xc3\xa9t\xc3\xa9",
+};
+#define NVOCAB (sizeof vocab / sizeof vocab[0])
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* n unique stacks (fewer when duplicates were drawn), sorted, in *out;
+ * returns how many. Stacks share prefixes as call trees do: each starts as
+ * a random prefix of the one before. */
+static size_t gen_stacks(size_t n, size_t depth, char ***out)
+{
+	char **v = malloc(n * sizeof *v);
+	size_t prevd = 0, idx[64] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		size_t keep = prevd ? next() % (prevd + 1) : 0;
+		size_t d = keep + 1 + next() % depth;
+		if (d > 64)
+			d = 64;
+		for (size_t k = keep; k < d; k++)
+			idx[k] = next() % NVOCAB;
+		char buf[2048];
+		size_t len = 0;
+		for (size_t k = 0; k < d; k++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", k ? ";" : "", vocab[idx[k]]);
+		v[i] = strdup(buf);
+		prevd = d;
+	}
+	qsort(v, n, sizeof *v, cmp_str);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && strcmp(v[m - 1], v[i]) == 0)
+			free(v[i]);
+		else
+			v[m++] = v[i];
+	}
+	*out = v;
+	return m;
+}
+
+/* The lines "stack COUNT\n" of v[0..n) in the order of perm (NULL: as is). */
+static char *write_lines(char **v, const uint64_t *counts, const size_t *perm, size_t n, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = perm ? perm[i] : i;
+		fprintf(f, "%s %llu\n", v[j], (unsigned long long)counts[j]);
+		fprintf(m, "%s %llu\n", v[j], (unsigned long long)counts[j]);
+	}
+	fclose(f);
+	fclose(m);
+	return text;
+}
+
+/* The tree, node by node in preorder (depth, name, self, total, offset). */
+static char *tree_text(const struct tree *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	for (tree_idx i = 0; i < tree_size(t); i++)
+		fprintf(m, "%u %s %llu %llu %llu\n", tree_depth(t, i), tree_name(t, i),
+		        (unsigned long long)tree_node(t, i)->self.u, (unsigned long long)tree_node(t, i)->total.u,
+		        (unsigned long long)tree_node(t, i)->off.u);
+	fclose(m);
+	return text;
+}
+
+/* Loads path on `threads` threads (pieces of 4 KiB) and finalizes in
+ * order; *folded gets --collapse's text. */
+static char *load_text(const char *path, int threads, enum tree_order order, char **folded)
+{
+	struct tree t;
+	tree_init(&t);
+	struct load_options o = { .format = SNIFF_UNKNOWN, .threads = threads, .threads_forced = true };
+	struct load_messages msgs = { 0 };
+	char *const paths[] = { (char *)path };
+	int rc = load_files(&t, paths, 1, &o, &msgs);
+	if (rc != 0 || msgs.len)
+		printf("# load_files: %d %s\n", rc, msgs.text ? msgs.text : "");
+	load_messages_free(&msgs);
+	tree_finalize(&t, order);
+	size_t len = 0;
+	*folded = NULL;
+	FILE *m = open_memstream(folded, &len);
+	tree_write_folded(&t, m);
+	fclose(m);
+	char *text = tree_text(&t);
+	tree_free(&t);
+	return text;
+}
+
+static void same_trees(void)
+{
+	char dir[] = "/tmp/tflame-test-load-XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	char sorted[64], shuffled[64];
+	snprintf(sorted, sizeof sorted, "%s/sorted", dir);
+	snprintf(shuffled, sizeof shuffled, "%s/shuffled", dir);
+	setenv("TFLAME_PIECE_BYTES", "4096", 1);
+	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	const char *oname[] = { "name", "weight", "input" };
+	for (int round = 0; round < 3; round++) {
+		char **v;
+		size_t n = gen_stacks(4000 + 4000 * (size_t)round, 4 + 8 * (size_t)round, &v);
+		uint64_t *counts = malloc(n * sizeof *counts);
+		size_t *perm = malloc(n * sizeof *perm);
+		for (size_t i = 0; i < n; i++) {
+			counts[i] = 1 + next() % 1000;
+			perm[i] = i;
+		}
+		for (size_t i = n; i > 1; i--) {
+			size_t j = next() % i, x = perm[i - 1];
+			perm[i - 1] = perm[j];
+			perm[j] = x;
+		}
+		char *want = write_lines(v, counts, NULL, n, sorted);
+		free(write_lines(v, counts, perm, n, shuffled));
+		const char *files[] = { sorted, shuffled }, *fname[] = { "sorted", "shuffled" };
+		for (int o = 0; o < 3; o++) {
+			char *ref = NULL;
+			for (int fi = 0; fi < 2; fi++) {
+				char *f1, *f2;
+				char *t1 = load_text(files[fi], 1, orders[o], &f1);
+				char *t2 = load_text(files[fi], 2, orders[o], &f2);
+				if (o == 0) {
+					is_str(f1, want, "generated stacks: --collapse of the file on 1 thread is the sorted file");
+					printf("#   round %d, %zu stacks, %s file\n", round, n, fname[fi]);
+				}
+				ok(strcmp(t1, t2) == 0, "round %d, %s file, %s order: the same tree on 1 and 2 threads",
+				   round, fname[fi], oname[o]);
+				ok(strcmp(f1, f2) == 0, "  ... and the same --collapse text");
+				/* Name and weight order do not depend on the input's
+				 * order: sorted and shuffled give one tree. */
+				if (o < 2) {
+					if (!ref)
+						ref = strdup(t1);
+					else
+						ok(strcmp(ref, t1) == 0, "round %d, %s order: the same tree from the sorted and the shuffled file",
+						   round, oname[o]);
+				}
+				free(t1);
+				free(t2);
+				free(f1);
+				free(f2);
+			}
+			free(ref);
+		}
+		free(want);
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		free(counts);
+		free(perm);
+	}
+	unsetenv("TFLAME_PIECE_BYTES");
+	unlink(sorted);
+	unlink(shuffled);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	few_newlines();
 	random_files();
+	same_trees();
 	return done_testing();
 }

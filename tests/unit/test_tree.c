@@ -1,5 +1,6 @@
 #include "config.h"
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,113 @@ struct kv { char key[64]; uint64_t n; };
 static int cmp_kv(const void *a, const void *b)
 {
 	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
+}
+
+
+/* ---- tree_add_stacks: the same tree as one stack at a time ------------ */
+
+static uint64_t bseed = 0x9E3779B97F4A7C15ULL;
+static uint64_t brand(void)
+{
+	bseed ^= bseed << 13;
+	bseed ^= bseed >> 7;
+	bseed ^= bseed << 17;
+	return bseed;
+}
+
+/* Names that start one another and hold bytes around ';' in value, so that
+ * sibling order has its hard cases too. */
+static const char *const bnames[] = { "a", "ab", "a b", "a:", "b", "main", "f", "f(int)", "g", "x", "" };
+#define NBNAMES (sizeof bnames / sizeof bnames[0])
+
+struct bstack {
+	size_t keep, n;
+	struct tree_frame f[40];
+	struct tree_dec c;
+};
+
+/* Random stacks; stack i keeps a random part of stack i - 1's frames (the
+ * reader's `keep`), a few counts are fractions. */
+static void bstacks(struct bstack *s, size_t n, size_t depth)
+{
+	size_t prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = 1 + brand() % depth;
+		size_t keep = i && prev ? brand() % (prev + 1) : 0;
+		if (keep > d)
+			keep = d;
+		s[i].keep = keep;
+		s[i].n = d - keep;
+		for (size_t k = 0; k < s[i].n; k++) {
+			const char *nm = bnames[brand() % NBNAMES];
+			s[i].f[k] = (struct tree_frame){ nm, strlen(nm) };
+		}
+		if (brand() % 16 == 0)
+			s[i].c = (struct tree_dec){ 1 + brand() % 1000, 1 + (unsigned)(brand() % 3), false, false };
+		else
+			s[i].c = (struct tree_dec){ 1 + brand() % 100, 0, false, false };
+		prev = d;
+	}
+}
+
+/* Every node of a and b alike: name, parent, end, depth, counts. */
+static bool same_nodes(const struct tree *a, const struct tree *b)
+{
+	if (tree_size(a) != tree_size(b) || a->decimals != b->decimals)
+		return false;
+	for (tree_idx i = 0; i < tree_size(a); i++) {
+		const struct tree_node *x = tree_node(a, i), *y = tree_node(b, i);
+		if (strcmp(tree_name(a, i), tree_name(b, i)) != 0 || x->parent != y->parent ||
+		    x->end != y->end || x->depth != y->depth || x->self.u != y->self.u ||
+		    x->total.u != y->total.u || x->off.u != y->off.u)
+			return false;
+	}
+	return true;
+}
+
+static void batch_tests(void)
+{
+	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	const char *oname[] = { "name", "weight", "input" };
+	static struct bstack s[2000];
+	for (int round = 0; round < 12; round++) {
+		size_t n = 200 + brand() % 1800, depth = 2 + brand() % 30;
+		bstacks(s, n, depth);
+		for (int o = 0; o < 3; o++) {
+			struct tree one, bat;
+			tree_init(&one);
+			tree_init(&bat);
+			/* The first stacks one at a time in both, so that the
+			 * batches start with a hashed tree (tree_batches). */
+			size_t i = 0;
+			for (; i < n && !tree_batches(&one); i++)
+				tree_add_stack_tail_dec(&one, s[i].keep, s[i].f, s[i].n, s[i].c);
+			size_t first = i;
+			for (i = 0; i < first; i++)
+				tree_add_stack_tail_dec(&bat, s[i].keep, s[i].f, s[i].n, s[i].c);
+			for (; i < n; i++)
+				tree_add_stack_tail_dec(&one, s[i].keep, s[i].f, s[i].n, s[i].c);
+			struct tree_stack b[37];
+			static strtab_id ids[37][40];
+			for (i = first; i < n;) {
+				size_t k = 0, want = 1 + brand() % 37;
+				for (; k < want && i < n; k++, i++) {
+					for (size_t f = 0; f < s[i].n; f++)
+						ids[k][f] = tree_intern(&bat, s[i].f[f].s, s[i].f[f].len);
+					b[k] = (struct tree_stack){ s[i].keep, ids[k], s[i].n, s[i].c };
+				}
+				tree_add_stacks(&bat, b, k);
+			}
+			bool batched = first < n;
+			tree_finalize(&one, orders[o]);
+			tree_finalize(&bat, orders[o]);
+			ok(same_nodes(&one, &bat) && one.stacks == bat.stacks && batched,
+			   "tree_add_stacks, round %d, %zu stacks, %s order: the tree of one stack at a time",
+			   round, n, oname[o]);
+			tree_free(&one);
+			tree_free(&bat);
+		}
+	}
 }
 
 int main(void)
@@ -354,5 +462,6 @@ int main(void)
 		free(got);
 		tree_free(&t);
 	}
+	batch_tests();
 	return done_testing();
 }

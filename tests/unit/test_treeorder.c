@@ -140,7 +140,7 @@ int main(void)
 		add(&t, "p;f", 1);
 		add(&t, "p;f 2", 2);
 		add(&t, "p;f;x", 4);
-		ok(!t.hashed, "sorted stacks: no child hash");
+		ok(!t.b.hashed, "sorted stacks: no child hash");
 		is_int((long long)tree_size(&t), 5, "f found again past its sibling \"f 2\" (no second f)");
 		tree_finalize(&t, TREE_ORDER_NAME);
 		const char *want[] = { "all", "p", "f", "x", "f 2" };
@@ -166,10 +166,10 @@ int main(void)
 		tree_init(&b);
 		add(&a, "p;f", 1);
 		add(&a, "p;f 2", 2);
-		ok(!a.revisited, "in order, no walk back: index order is preorder");
+		ok(!a.b.revisited, "in order, no walk back: index order is preorder");
 		add(&b, "p;f;x", 4);
 		tree_merge(&a, &b);
-		ok(!a.hashed && a.revisited, "merged in order; the walk back to f is seen");
+		ok(!a.b.hashed && a.b.revisited, "merged in order; the walk back to f is seen");
 		tree_finalize(&a, TREE_ORDER_NAME);
 		const char *want[] = { "all", "p", "f", "x", "f 2" };
 		int good = tree_size(&a) == 5;
@@ -188,9 +188,9 @@ int main(void)
 		struct tree t;
 		tree_init(&t);
 		add(&t, "b;c", 1);
-		ok(!t.hashed, "one stack: no hash yet");
+		ok(!t.b.hashed, "one stack: no hash yet");
 		add(&t, "a", 2);
-		ok(t.hashed, "a stack sorting before the previous one starts the hash");
+		ok(t.b.hashed, "a stack sorting before the previous one starts the hash");
 		add(&t, "b;d", 3);
 		is_int((long long)tree_size(&t), 5, "b found by the hash");
 		tree_finalize(&t, TREE_ORDER_NAME);
@@ -205,7 +205,7 @@ int main(void)
 		add(&t, "a;b", 1);
 		add(&t, "a;b", 1);
 		add(&t, "a;b;c", 1);
-		ok(!t.hashed, "repeated and extended stacks stay in order");
+		ok(!t.b.hashed, "repeated and extended stacks stay in order");
 		tree_free(&t);
 	}
 
@@ -220,9 +220,9 @@ int main(void)
 			snprintf(nm[i], sizeof nm[i], "p;f!%03d", i);
 			add(&t, nm[i], 1);
 		}
-		ok(!t.hashed, "300 siblings in order: no hash");
+		ok(!t.b.hashed, "300 siblings in order: no hash");
 		add(&t, "p;f;x", 1);
-		ok(t.hashed, "a walk past 256 siblings hands over to the hash");
+		ok(t.b.hashed, "a walk past 256 siblings hands over to the hash");
 		is_int((long long)tree_size(&t), 2 + 1 + 300 + 1, "f found, not made twice");
 		tree_free(&t);
 	}
@@ -240,7 +240,7 @@ int main(void)
 			add_stack(&sorted, &st[i]);
 		char name[128];
 		snprintf(name, sizeof name, "round %d: %zu sorted stacks built without the hash", round, n);
-		ok(!sorted.hashed, "%s", name);
+		ok(!sorted.b.hashed, "%s", name);
 
 		/* Three chunks merged in order (as the parallel loader does). */
 		struct tree part[3];
@@ -254,13 +254,13 @@ int main(void)
 		tree_merge_free(&merged, &part[1]);
 		tree_merge(&merged, &part[2]);
 		snprintf(name, sizeof name, "round %d: chunks merged in order, no hash", round);
-		ok(!merged.hashed, "%s", name);
+		ok(!merged.b.hashed, "%s", name);
 		/* The same chunks merged last-first: the hash must take over. */
 		tree_init(&wrong);
 		tree_merge(&wrong, &part[2]);
 		tree_merge(&wrong, &part[0]);
 		snprintf(name, sizeof name, "round %d: chunks merged out of order use the hash", round);
-		ok(wrong.hashed, "%s", name);
+		ok(wrong.b.hashed, "%s", name);
 		for (int c = 0; c < 3; c++)
 			if (c != 1)
 				tree_free(&part[c]);
@@ -276,13 +276,13 @@ int main(void)
 		for (size_t i = 0; i < n; i++)
 			add_stack(&shuffled, &st[i]);
 		snprintf(name, sizeof name, "round %d: shuffled stacks use the hash", round);
-		ok(shuffled.hashed, "%s", name);
+		ok(shuffled.b.hashed, "%s", name);
 		/* 3000 stacks branch enough for the hash to grow past its first
 		 * 1024 slots, by half each time (sizes that are not powers of 2). */
 		if (n >= 3000) {
 			snprintf(name, sizeof name, "round %d: the child hash grew (%zu entries, %zu slots)",
-			         round, shuffled.nhashed, shuffled.nslots);
-			ok(shuffled.nslots > 1024 && shuffled.nhashed * 5 <= shuffled.nslots * 4, "%s", name);
+			         round, shuffled.b.nhashed, shuffled.b.nslots);
+			ok(shuffled.b.nslots > 1024 && shuffled.b.nhashed * 5 <= shuffled.b.nslots * 4, "%s", name);
 		}
 
 		enum tree_order ord = round % 3 == 2 ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME;
@@ -313,7 +313,7 @@ int main(void)
 		add(&t, "a;x", 1);
 		add(&t, "a;y", 5);
 		add(&t, "b", 2);
-		ok(!t.hashed, "weight order input: sorted");
+		ok(!t.b.hashed, "weight order input: sorted");
 		tree_finalize(&t, TREE_ORDER_WEIGHT);
 		/* a (6) before b (2); under a, y (5) before x (1). */
 		is_str(tree_name(&t, 2), "y", "weight order: y first under a");
@@ -327,7 +327,7 @@ int main(void)
 		tree_add_stack_dec(&t, f, 2, (struct tree_dec){ 5, 1, false, false });
 		f[1] = (struct tree_frame){ "y", 1 };
 		tree_add_stack_dec(&t, f, 2, (struct tree_dec){ 25, 2, false, false });
-		ok(!t.hashed, "fractional counts, sorted: no hash");
+		ok(!t.b.hashed, "fractional counts, sorted: no hash");
 		tree_finalize(&t, TREE_ORDER_NAME);
 		ok(tree_off_d(&t, 3) == 0.5 && tree_total_d(&t, 1) == 0.75, "fractional offsets and totals");
 		tree_free(&t);

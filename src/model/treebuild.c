@@ -1,0 +1,545 @@
+/* tree builder: tree_add_stack* (the child hash, the sorted-input path
+ * without it, the previous stack's path). See treeint.h. */
+#include "config.h"
+#include "treeint.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+static inline uint64_t child_hash(tree_idx parent, strtab_id name)
+{
+	uint64_t x = ((uint64_t)parent << 32) | name;
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ULL;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* A slot keeps the upper 32 bits of its key's hash as a tag, and its home
+ * is that tag scaled to the table (multiply-shift): growing the table
+ * rehashes from the slots alone, without touching the nodes (a cache miss
+ * each on big trees), and works for any table size. So the table grows by
+ * half instead of doubling: it ends at 1.25 to 1.9 slots an entry rather
+ * than 1.33 to 2.7, and the moment of growth holds 2.5 tables' worth
+ * rather than 3. On a big shuffled profile the table is the largest thing
+ * beside the nodes. With 32-bit tags: at most 2^32 - 1 slots. */
+#define SLOTS_MAX ((size_t)UINT32_MAX)
+
+static inline size_t slot_home(size_t nslots, uint64_t h)
+{
+	return (size_t)(((h >> 32) * (uint64_t)nslots) >> 32);
+}
+
+static inline size_t slot_next(size_t nslots, size_t j)
+{
+	return j + 1 == nslots ? 0 : j + 1;
+}
+
+/* Slots for `entries` entries at a load of 60%, at least 1024. */
+static size_t slots_for(size_t entries)
+{
+	size_t n = entries / 3 * 5 + 5;
+	if (n < 1024)
+		n = 1024;
+	return n < SLOTS_MAX ? n : SLOTS_MAX;
+}
+
+static void slots_place(uint64_t *slots, size_t n, uint64_t v)
+{
+	size_t j = slot_home(n, v);
+	while (slots[j])
+		j = slot_next(n, j);
+	slots[j] = v;
+}
+
+static void grow_slots(struct tree *t)
+{
+	if (t->b.nslots == SLOTS_MAX) {
+		if (t->b.nhashed + 1 < SLOTS_MAX)
+			return;     /* full load from here: slow, still correct */
+		xdie("too many distinct stack frames");
+	}
+	size_t n = t->b.nslots + t->b.nslots / 2;
+	if (n > SLOTS_MAX)
+		n = SLOTS_MAX;
+	uint64_t *slots = xcalloc(n, sizeof *slots);
+	for (size_t i = 0; i < t->b.nslots; i++)
+		if (t->b.slots[i])
+			slots_place(slots, n, t->b.slots[i]);
+	free(t->b.slots);
+	t->b.slots = slots;
+	t->b.nslots = n;
+}
+
+void tree_reserve(struct tree *t, size_t extra)
+{
+	if (extra > TREE_MAX_NODES - t->n)
+		extra = TREE_MAX_NODES - t->n;
+	if (t->n + extra <= t->cap)
+		return;
+	size_t cap = t->cap;
+	while (cap < t->n + extra)
+		cap *= 2;
+	t->nodes = xreallocarray(t->nodes, cap, sizeof *t->nodes);
+	t->cap = cap;
+}
+
+/* Appends a node; its `end` starts as "no children". */
+static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
+{
+	if (t->n >= TREE_MAX_NODES)
+		xdie("too many distinct stack frames (more than %" PRIu32 ")", TREE_MAX_NODES);
+	if (t->n == t->cap) {
+		t->cap *= 2;
+		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
+	}
+	tree_idx c = (tree_idx)t->n++;
+	struct tree_node *nd = &t->nodes[c], *pn = &t->nodes[parent];
+	memset(nd, 0, sizeof *nd);
+	nd->parent = parent;
+	nd->name = name;
+	nd->end = KIDS_NONE;
+	nd->depth = pn->depth + 1;
+	if (t->chart) {
+		nd->off = t->time;  /* a chart frame starts when it is first seen */
+	} else {
+		nd->off.u = kid_newest(pn);
+		pn->off.u = (uint64_t)c << 32 | kid_older(pn);
+	}
+	return c;
+}
+
+/* Counts an entry put in the child hash. It grows at a load of 80%:
+ * linear probing stays short, as a probe reads tags (8 to a cache line),
+ * not nodes. */
+static void slot_filled(struct tree *t)
+{
+	if (++t->b.nhashed * 5 > t->b.nslots * 4)
+		grow_slots(t);
+}
+
+/* Inserts node c, known to be absent, into the child hash. */
+static void hash_insert(struct tree *t, tree_idx c)
+{
+	uint64_t h = child_hash(t->nodes[c].parent, t->nodes[c].name);
+	slots_place(t->b.slots, t->b.nslots, (h & 0xffffffff00000000ULL) | c);
+	slot_filled(t);
+}
+
+
+/* Longest walk find_sorted takes before it gives up for the hash. The walk
+ * is short on any sorted input (each child is passed over in at most one
+ * walk), so this only bounds the cost of a case not thought of. */
+#define FIND_SORTED_MAX 256
+
+/* The child of parent named name, or TREE_NONE when it has none, for a tree
+ * whose stacks came in ascending order of their text (!t->b.hashed).
+ *
+ * Why no hash is needed: let C be a child of p made by stack M, and the
+ * stack being added, L, pass through p and C. Every stack added between
+ * M and L sorts between them, so its text starts with the text of M and L
+ * up to the end of C; a child of p made by such a stack therefore has C as
+ * a proper prefix of its name ("f" then "f(int)" or "f 2": bytes below ';'
+ * sort such siblings before "f;..."). So, walking p's children from the
+ * newest, C is found before any child whose name does not start with C,
+ * and that child says C is not there. Mostly the walk ends at the first. */
+static tree_idx find_sorted(struct tree *t, tree_idx parent, strtab_id name)
+{
+	const char *s = strtab_str(&t->names, name);
+	uint32_t len = strtab_len(&t->names, name);
+	unsigned steps = 0;
+	for (tree_idx c = kid_newest(&t->nodes[parent]); c != 0; c = kid_older(&t->nodes[c])) {
+		strtab_id cn = t->nodes[c].name;
+		if (cn == name)
+			return c;
+		if (strtab_len(&t->names, cn) <= len || memcmp(strtab_str(&t->names, cn), s, len) != 0)
+			break;
+		if (++steps == FIND_SORTED_MAX) {
+			treebuild_ensure_hash(t);
+			return TREE_NONE;
+		}
+	}
+	return TREE_NONE;
+}
+
+static void hash_insert(struct tree *t, tree_idx c);
+
+/* A new child of parent named name, known to be absent. */
+tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx c = new_node(t, parent, name);
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_NONE) {
+		t->nodes[parent].end = c;
+		return c;
+	}
+	t->nodes[parent].end = KIDS_MANY;
+	if (t->b.hashed) {
+		if (only != KIDS_MANY)
+			hash_insert(t, only);
+		hash_insert(t, c);
+	}
+	return c;
+}
+
+/* The child of parent named name, created when missing.
+ *
+ * Most nodes of a call tree have no child or a single one (call chains),
+ * so while building, a node's `end` field records its only child (or
+ * KIDS_NONE), and the hash holds only the children of nodes with two or
+ * more (KIDS_MANY): walking a chain then touches no hash slot, which on big
+ * trees is a cache miss each.
+ *
+ * A hash slot holds the node index and the upper half of its key's hash,
+ * so probing past other keys does not touch their nodes either. The root
+ * (index 0) is never a child: 0 marks an empty slot. */
+tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name)
+{
+	/* In a flame chart the previous stack's frames were matched already
+	 * (add_path); any other frame starts a new node. */
+	if (t->chart)
+		return new_node(t, parent, name);
+	if (!t->b.hashed) {
+		tree_idx c = find_sorted(t, parent, name);
+		if (c != TREE_NONE)
+			return c;
+		if (!t->b.hashed)
+			return treebuild_child_add(t, parent, name);
+	}
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_NONE) {
+		tree_idx c = new_node(t, parent, name);
+		t->nodes[parent].end = c;
+		return c;
+	}
+	if (only != KIDS_MANY) {
+		if (t->nodes[only].name == name)
+			return only;
+		tree_idx c = new_node(t, parent, name);
+		t->nodes[parent].end = KIDS_MANY;
+		hash_insert(t, only);
+		hash_insert(t, c);
+		return c;
+	}
+	uint64_t h = child_hash(parent, name), tag = h & 0xffffffff00000000ULL;
+	size_t ns = t->b.nslots, j = slot_home(ns, h);
+	for (; t->b.slots[j] != 0; j = slot_next(ns, j)) {
+		uint64_t v = t->b.slots[j];
+		if ((v & 0xffffffff00000000ULL) != tag)
+			continue;
+		tree_idx c = (tree_idx)v;
+		if (t->nodes[c].parent == parent && t->nodes[c].name == name)
+			return c;
+	}
+	/* Absent: the new node takes the empty slot that ended the search. */
+	tree_idx c = new_node(t, parent, name);
+	t->b.slots[j] = tag | c;
+	slot_filled(t);
+	return c;
+}
+
+/* Puts the child hash in use: every child of a branching node goes in. */
+void treebuild_ensure_hash(struct tree *t)
+{
+	if (t->b.hashed)
+		return;
+	t->b.hashed = true;
+	size_t many = 0;
+	for (size_t i = 1; i < t->n; i++)
+		many += t->nodes[t->nodes[i].parent].end == KIDS_MANY;
+	size_t n = slots_for(many);
+	free(t->b.slots);
+	t->b.slots = xcalloc(n, sizeof *t->b.slots);
+	t->b.nslots = n;
+	t->b.nhashed = 0;
+	for (size_t i = 1; i < t->n; i++)
+		if (t->nodes[t->nodes[i].parent].end == KIDS_MANY)
+			hash_insert(t, (tree_idx)i);
+}
+
+void treebuild_path_reserve(struct tree *t, size_t n)
+{
+	if (t->finalized)
+		xdie("internal error: tree_add_stack after tree_finalize");
+	if (n > t->b.pathcap) {
+		while (t->b.pathcap < n)
+			t->b.pathcap *= 2;
+		t->b.path = xreallocarray(t->b.path, t->b.pathcap, sizeof *t->b.path);
+	}
+}
+
+/* Compares the text of stack a[0..na) with that of b[0..nb) (the names of
+ * nodes of t), as `LC_ALL=C sort` orders folded lines: byte-wise, frames
+ * joined by ';', a stack before any longer one it starts. The joining ';'
+ * sorts apart from any byte (just below a ';' inside a name, which folded
+ * text cannot hold), and no stack before one empty frame: find_sorted's
+ * reasoning needs an order in which frames can be told apart. */
+int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t na, const tree_idx *b, size_t nb)
+{
+	for (size_t i = 0;; i++) {
+		if (i == na || i == nb)
+			return (i < na) - (i < nb);
+		strtab_id id = t->nodes[b[i]].name;
+		const unsigned char *sa = (const unsigned char *)a[i].s;
+		const unsigned char *sb = (const unsigned char *)strtab_str(&t->names, id);
+		size_t la = a[i].len, lb = strtab_len(&t->names, id);
+		int c = memcmp(sa, sb, la < lb ? la : lb);
+		if (c)
+			return c;
+		if (la == lb)
+			continue;
+		/* One name starts the other: what follows the shorter one is the
+		 * end of its stack (first) or the joining ';' (before ';' or any
+		 * greater byte). */
+		if (la < lb)
+			return i + 1 == na || sb[la] >= ';' ? -1 : 1;
+		return i + 1 == nb || sa[lb] >= ';' ? 1 : -1;
+	}
+}
+
+/* One frame down from cur, to the child named name, at depth i of the path;
+ * nodes below old existed before this stack. */
+static inline tree_idx path_step(struct tree *t, size_t i, tree_idx cur, size_t old, strtab_id name)
+{
+	cur = treebuild_child_get(t, cur, name);
+	/* An existing node off the previous stack's path gets new
+	 * descendants after other subtrees: not preorder any more. */
+	if (cur < old && !(i < t->b.pathlen && t->b.path[i] == cur))
+		t->b.revisited = true;
+	t->b.path[i] = cur;
+	return cur;
+}
+
+static tree_idx path_end(struct tree *t, size_t len, tree_idx leaf)
+{
+	t->b.pathlen = len;
+	if (t->b.first_leaf == TREE_NONE)
+		t->b.first_leaf = leaf;
+	return leaf;
+}
+
+/* Extends path[0..keep) by frames f[0..n) and returns the leaf. A stack that
+ * sorts before the previous one ends the hash-free building. */
+static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
+{
+	treebuild_path_reserve(t, keep + n);
+	if (!t->b.hashed && !t->chart && t->b.first_leaf != TREE_NONE &&
+	    treebuild_cmp_stacks(t, f, n, t->b.path + keep, t->b.pathlen - keep) < 0)
+		treebuild_ensure_hash(t);
+	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
+	size_t old = t->n;  /* nodes below this index existed before */
+	for (size_t i = 0; i < n; i++)
+		cur = path_step(t, keep + i, cur, old, strtab_intern(&t->names, f[i].s, f[i].len));
+	return path_end(t, keep + n, cur);
+}
+
+/* extend_path for names interned already. Ids say nothing of the order of
+ * the stacks' text, so the child hash is on from the first. */
+static tree_idx extend_path_ids(struct tree *t, size_t keep, const strtab_id *ids, size_t n)
+{
+	treebuild_path_reserve(t, keep + n);
+	treebuild_ensure_hash(t);
+	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
+	size_t old = t->n;
+	for (size_t i = 0; i < n; i++)
+		cur = path_step(t, keep + i, cur, old, ids[i]);
+	return path_end(t, keep + n, cur);
+}
+
+/* Walks/creates the path of frames and returns the leaf. Frames equal to the
+ * previous stack's are matched by bytes against the stored names, which is
+ * much cheaper than hashing: consecutive stacks share most of their frames. */
+static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
+{
+	size_t k = 0, lim = n < t->b.pathlen ? n : t->b.pathlen;
+	while (k < lim) {
+		strtab_id id = t->nodes[t->b.path[k]].name;
+		if (strtab_len(&t->names, id) != f[k].len ||
+		    memcmp(strtab_str(&t->names, id), f[k].s, f[k].len) != 0)
+			break;
+		k++;
+	}
+	/* f may be NULL when n is 0 (the root's own samples): no offset */
+	return extend_path(t, k, n ? f + k : f, n - k);
+}
+
+static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
+{
+	t->stacks++;
+	t->time.u = t->time.u + count < count ? UINT64_MAX : t->time.u + count;
+	uint64_t s = t->nodes[leaf].self.u + count;
+	if (s < count) {
+		s = UINT64_MAX;
+		t->saturated = true;
+	}
+	t->nodes[leaf].self.u = s;
+}
+
+tree_idx tree_add_stack(struct tree *t, const struct tree_frame *frames, size_t n, uint64_t count)
+{
+	tree_idx leaf = add_path(t, frames, n);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
+}
+
+tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, uint64_t count)
+{
+	if (keep > t->b.pathlen)
+		xdie("internal error: tree_add_stack_tail beyond the previous stack");
+	tree_idx leaf = extend_path(t, keep, tail, ntail);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
+}
+
+strtab_id tree_intern(struct tree *t, const char *s, size_t len)
+{
+	return strtab_intern(&t->names, s, len);
+}
+
+tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *tail,
+                                 size_t ntail, uint64_t count)
+{
+	if (keep > t->b.pathlen)
+		xdie("internal error: tree_add_stack_tail_ids beyond the previous stack");
+	for (size_t i = 0; i < ntail; i++)
+		if (tail[i] >= strtab_count(&t->names))
+			xdie("internal error: tree_add_stack_tail_ids with a name not interned");
+	tree_idx leaf = extend_path_ids(t, keep, tail, ntail);
+	add_count(t, leaf, tree_units_from(t, count, 0));
+	return leaf;
+}
+
+void tree_add_stack_dec(struct tree *t, const struct tree_frame *frames, size_t n,
+                        struct tree_dec count)
+{
+	uint64_t u = tree_dec_units(t, count);
+	add_count(t, add_path(t, frames, n), u);
+}
+
+void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_frame *tail,
+                             size_t ntail, struct tree_dec count)
+{
+	if (keep > t->b.pathlen)
+		xdie("internal error: tree_add_stack_tail beyond the previous stack");
+	uint64_t u = tree_dec_units(t, count);
+	add_count(t, extend_path(t, keep, tail, ntail), u);
+}
+
+/* ---- batches of stacks ------------------------------------------------- */
+
+/* Grows a scratch array to hold n elements of size sz. */
+static void *scratch(void *p, size_t *cap, size_t n, size_t sz)
+{
+	if (n <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 256;
+	while (c < n)
+		c *= 2;
+	*cap = c;
+	return xreallocarray(p, c, sz);
+}
+
+/* The first memory child_get reads for (parent, name) beyond the parent:
+ * the only child's node, or the child hash's home slot. Fetched for the
+ * stacks of a batch together, these misses overlap instead of following
+ * one another. */
+static inline void prefetch_child(const struct tree *t, tree_idx parent, strtab_id name)
+{
+	tree_idx only = t->nodes[parent].end;
+	if (only == KIDS_MANY)
+		__builtin_prefetch(&t->b.slots[slot_home(t->b.nslots, child_hash(parent, name))]);
+	else if (only != KIDS_NONE)
+		__builtin_prefetch(&t->nodes[only]);
+}
+
+/* The node that the home slot of (parent, name) points at, when its tag
+ * matches: the second miss of a lookup, fetched once the slot is in. */
+static inline void prefetch_slot_node(const struct tree *t, tree_idx parent, strtab_id name)
+{
+	if (t->nodes[parent].end != KIDS_MANY)
+		return;
+	uint64_t h = child_hash(parent, name);
+	uint64_t v = t->b.slots[slot_home(t->b.nslots, h)];
+	if (v && (v & 0xffffffff00000000ULL) == (h & 0xffffffff00000000ULL))
+		__builtin_prefetch(&t->nodes[(tree_idx)v]);
+}
+
+void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
+{
+	size_t nodes = 0, maxd = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = s[i].keep + s[i].ntail;
+		if (s[i].keep > (i ? s[i - 1].keep + s[i - 1].ntail : t->b.pathlen))
+			xdie("internal error: tree_add_stacks beyond the previous stack");
+		for (size_t k = 0; k < s[i].ntail; k++)
+			if (s[i].tail[k] >= strtab_count(&t->names))
+				xdie("internal error: tree_add_stacks with a name not interned");
+		nodes += d;
+		maxd = d > maxd ? d : maxd;
+	}
+	if (!tree_batches(t) || n < 2) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t u = tree_dec_units(t, s[i].count);
+			add_count(t, extend_path_ids(t, s[i].keep, s[i].tail, s[i].ntail), u);
+		}
+		return;
+	}
+	/* Where each stack's path goes in b.bpath: stack i's node at depth d
+	 * (0: the first frame) is bpath[at[i] + d]. */
+	struct tree_build *b = &t->b;
+	b->bpath = scratch(b->bpath, &b->bpathcap, nodes + 1, sizeof *b->bpath);
+	b->bat = scratch(b->bat, &b->batcap, n, sizeof *b->bat);
+	size_t *at = b->bat;
+	for (size_t i = 0, p = 0; i < n; i++) {
+		at[i] = p;
+		p += s[i].keep + s[i].ntail;
+	}
+	/* Depth by depth, stacks in order: a node is looked up (made) after its
+	 * parent, and siblings are made in the order of the stacks, as one
+	 * stack at a time would; so the tree is the same, only the ids of new
+	 * nodes differ (tree_finalize renumbers). Frames a stack keeps from the
+	 * one before are copied from it once that one has them. */
+	tree_idx *bp = b->bpath;
+	for (size_t d = 0; d < maxd; d++) {
+		for (size_t i = 0; i < n; i++) {
+			if (d < s[i].keep || d >= s[i].keep + s[i].ntail)
+				continue;
+			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
+			prefetch_child(t, parent, s[i].tail[d - s[i].keep]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (d < s[i].keep || d >= s[i].keep + s[i].ntail)
+				continue;
+			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
+			prefetch_slot_node(t, parent, s[i].tail[d - s[i].keep]);
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (d >= s[i].keep + s[i].ntail)
+				continue;
+			if (d < s[i].keep) {
+				bp[at[i] + d] = i ? bp[at[i - 1] + d] : b->path[d];
+				continue;
+			}
+			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
+			bp[at[i] + d] = treebuild_child_get(t, parent, s[i].tail[d - s[i].keep]);
+		}
+	}
+	/* The counts in order (a count may move the tree to more decimals,
+	 * which scales those added before it), and the last path. */
+	for (size_t i = 0; i < n; i++) {
+		size_t depth = s[i].keep + s[i].ntail;
+		tree_idx leaf = depth ? bp[at[i] + depth - 1] : TREE_ROOT;
+		if (b->first_leaf == TREE_NONE)
+			b->first_leaf = leaf;
+		add_count(t, leaf, tree_dec_units(t, s[i].count));
+	}
+	size_t last = s[n - 1].keep + s[n - 1].ntail;
+	treebuild_path_reserve(t, last);
+	memcpy(b->path, bp + at[n - 1], last * sizeof *b->path);
+	b->pathlen = last;
+}

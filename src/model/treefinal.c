@@ -1,0 +1,405 @@
+/* tree_finalize: preorder numbering, moving the nodes, totals, offsets
+ * and ends. */
+#include "config.h"
+#include "treeint.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+/* Moves every node i to its `end` field's index. A permutation far from
+ * the identity (shuffled input) is scattered into a new array when that
+ * costs at most TREE_GATHER_MAX bytes: its cycles are chains of dependent
+ * cache misses, while the scattered writes are independent. Otherwise the
+ * nodes are swapped in place, one cycle at a time, with no extra memory,
+ * which keeps the peak memory of big trees at the tree's own; `from`
+ * (nfrom entries, or NULL) lists every node that moves, so that a nearly
+ * sorted tree is not read through to find the few cycles. */
+#ifndef TREE_GATHER_MAX     /* the tests set it and the next one smaller */
+#define TREE_GATHER_MAX ((size_t)96 << 20)
+#endif
+
+/* Puts every node of [lo, hi) where its `end` says, following cycles; the
+ * targets of these nodes must lie in [lo, hi) or be already in place. */
+static void follow_cycles(struct tree_node *nd, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi; i++) {
+		while (nd[i].end != i) {
+			tree_idx j = nd[i].end;
+			struct tree_node tn = nd[j];
+			nd[j] = nd[i];
+			nd[i] = tn;
+		}
+	}
+}
+
+/* The same for a permutation far from the identity, in place and without
+ * a cache miss per node: an American flag sort of the nodes by target, 8
+ * bits at a time from the top. A pass writes each of its 256 buckets in
+ * order, so memory is read and written in streams; a range small enough
+ * for the cache is finished by following cycles. No recursion: ranges wait
+ * on a stack of at most 4 levels of 256. */
+#ifndef TREE_RADIX_SMALL
+#define TREE_RADIX_SMALL ((size_t)1 << 15)
+#endif
+static void permute_radix(struct tree_node *nd, size_t n)
+{
+	struct range {
+		size_t lo, hi;
+		unsigned shift;     /* a target's bucket: (target - lo) >> shift */
+	} stk[4 * 256 + 1];
+	size_t sp = 0, head[256], stop[256];
+	unsigned bits = 0;
+	while (bits < 40 && ((size_t)1 << bits) < n)
+		bits++;
+	stk[sp++] = (struct range){ 0, n, bits > 8 ? bits - 8 : 0 };
+	while (sp) {
+		struct range r = stk[--sp];
+		if (r.hi - r.lo <= TREE_RADIX_SMALL) {
+			follow_cycles(nd, r.lo, r.hi);
+			continue;
+		}
+		size_t nb = ((r.hi - r.lo - 1) >> r.shift) + 1;
+		for (size_t b = 0; b < nb; b++) {
+			head[b] = r.lo + (b << r.shift);
+			stop[b] = head[b] + ((size_t)1 << r.shift) < r.hi ? head[b] + ((size_t)1 << r.shift) : r.hi;
+		}
+		for (size_t b = 0; b < nb; b++) {
+			while (head[b] < stop[b]) {
+				struct tree_node x = nd[head[b]];
+				size_t tb = (x.end - r.lo) >> r.shift;
+				while (tb != b) {
+					struct tree_node y = nd[head[tb]];
+					nd[head[tb]++] = x;
+					x = y;
+					tb = (x.end - r.lo) >> r.shift;
+				}
+				nd[head[b]++] = x;
+			}
+		}
+		if (r.shift == 0)
+			continue;       /* one target per bucket: all in place */
+		for (size_t b = 0; b < nb; b++) {
+			size_t lo = r.lo + (b << r.shift);
+			stk[sp++] = (struct range){ lo, stop[b], r.shift > 8 ? r.shift - 8 : 0 };
+		}
+	}
+}
+
+static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom)
+{
+	size_t n = t->n;
+	struct tree_node *nd = t->nodes;
+	struct tree_node *dst = NULL;
+	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n * sizeof *dst <= TREE_GATHER_MAX)
+		dst = malloc(n * sizeof *dst);
+	if (dst) {
+		for (size_t i = 0; i < n; i++)
+			dst[nd[i].end] = nd[i];
+		free(nd);
+		t->nodes = dst;
+		t->cap = n;
+		return;
+	}
+	if (from) {
+		for (size_t k = 0; k < nfrom; k++)
+			follow_cycles(nd, from[k], from[k] + 1);
+	} else {
+		permute_radix(nd, n);
+	}
+}
+
+
+#ifndef TREE_FROM_MAX
+#define TREE_FROM_MAX ((size_t)1 << 20)
+#endif
+
+/* The nodes that move in a renumbering: listed while they are at most
+ * TREE_FROM_MAX, then only counted (permute then reads them all). */
+struct moved {
+	tree_idx *from;
+	size_t n, cap;
+	bool listing;
+};
+
+static void moved_add(struct moved *m, tree_idx u)
+{
+	if (m->listing && m->n == m->cap) {
+		if (m->cap == TREE_FROM_MAX) {
+			m->listing = false;
+		} else {
+			m->cap = m->cap ? m->cap * 2 : 1024;
+			m->from = xreallocarray(m->from, m->cap, sizeof *m->from);
+		}
+	}
+	if (m->listing)
+		m->from[m->n] = u;
+	m->n++;
+}
+
+/* Hands the list over (NULL when it overflowed) and returns the count. */
+static size_t moved_end(struct moved *m, tree_idx **from, size_t *nfrom)
+{
+	if (!m->listing) {
+		free(m->from);
+		m->from = NULL;
+	}
+	*from = m->from;
+	*nfrom = m->listing ? m->n : 0;
+	return m->n;
+}
+
+/* Preorder numbers, into each node's `end`, from the child lists, by a
+ * depth-first walk with an explicit stack: a node's children are pushed
+ * newest first, so the oldest (first in the lists' order) comes off first.
+ * A stack entry carries the node's newest child too, read with its sibling
+ * link: each node is read once. Returns how many nodes move, and lists
+ * them in *from while they are few (else *from is NULL). */
+static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
+{
+	struct tree_node *nd = t->nodes;
+	size_t cap = 1024, sp = 0, k = 0;
+	uint64_t *stk = xmalloc(cap * sizeof *stk);    /* newest child << 32 | node */
+	struct moved m = { NULL, 0, 0, true };
+	stk[sp++] = (uint64_t)kid_newest(&nd[TREE_ROOT]) << 32 | TREE_ROOT;
+	while (sp) {
+		uint64_t e = stk[--sp];
+		tree_idx u = (tree_idx)e;
+		if (u != k)
+			moved_add(&m, u);
+		nd[u].end = (tree_idx)k++;
+		for (tree_idx c = (tree_idx)(e >> 32); c != 0;) {
+			uint64_t links = nd[c].off.u;
+			if (sp == cap) {
+				cap *= 2;
+				stk = xreallocarray(stk, cap, sizeof *stk);
+			}
+			stk[sp++] = (links >> 32) << 32 | c;
+			/* c's newest child is read when c comes off the stack:
+			 * fetch it now, with those of c's siblings. */
+			__builtin_prefetch(&nd[links >> 32]);
+			c = (tree_idx)links;
+		}
+	}
+	free(stk);
+	return moved_end(&m, from, nfrom);
+}
+
+/* number_preorder for a tree whose siblings are in index order (built
+ * without the hash: creation order is name order) and whose totals are
+ * all 0 (integer counts, summed later): two passes by index instead of a
+ * walk, whose reads of each node's children scatter over the array. The
+ * subtree sizes go bottom-up into `total` (children come after their
+ * parent), then each node's number is its parent's next free one, which
+ * then moves past the node's subtree (kept in `off`, read by the children
+ * only, which come later). Same results as number_preorder. */
+static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
+{
+	struct tree_node *nd = t->nodes;
+	size_t n = t->n;
+	struct moved m = { NULL, 0, 0, true };
+	for (size_t i = n; i-- > 1;) {
+		nd[i].total.u += 1;
+		nd[nd[i].parent].total.u += nd[i].total.u;
+	}
+	nd[0].end = 0;
+	nd[0].off.u = 1;
+	for (size_t i = 1; i < n; i++) {
+		struct tree_node *p = &nd[nd[i].parent];
+		tree_idx k = (tree_idx)p->off.u;
+		p->off.u += nd[i].total.u;
+		nd[i].end = k;
+		nd[i].off.u = (uint64_t)k + 1;
+		nd[i].total.u = 0;
+		if (k != i)
+			moved_add(&m, (tree_idx)i);
+	}
+	nd[0].total.u = 0;
+	return moved_end(&m, from, nfrom);
+}
+
+/* Totals bottom-up, by index: parents are always made before their
+ * children, and in preorder too. `total` must be 0 on entry. */
+static void totals_backward(struct tree *t)
+{
+	struct tree_node *nd = t->nodes;
+	for (size_t i = t->n; i-- > 0;) {
+		nd[i].total = count_add(t, nd[i].total, nd[i].self);
+		if (i)
+			nd[nd[i].parent].total = count_add(t, nd[nd[i].parent].total, nd[i].total);
+	}
+}
+
+/* Ends, parents and, for integer counts, offsets (and totals when `totals`)
+ * of nodes in preorder, in one pass forwards along the path from the root
+ * (stk[d]: its node at depth d); the parents are renumbered here for free,
+ * after the nodes moved. With `before` the sum of the self counts of the
+ * nodes before node i: i's offset is `before` less the self counts of its
+ * ancestors (the rest are whole subtrees to its left), and its total is
+ * `before` where its subtree ends less `before` at i. Returns false when
+ * those sums would overflow: then neither offsets nor totals are set. */
+static bool ends_and_offsets(struct tree *t, bool totals)
+{
+	struct tree_node *nd = t->nodes;
+	size_t n = t->n, cap = 64, sp = 1;
+	bool sums = !t->chart && !t->saturated;
+	tree_idx *stk = xmalloc(cap * sizeof *stk);
+	uint64_t *cum = xmalloc(cap * sizeof *cum);     /* self counts down the path */
+	uint64_t *start = xmalloc(cap * sizeof *start); /* `before` at the node */
+	uint64_t before = 0;
+	stk[0] = TREE_ROOT;
+	start[0] = 0;
+	cum[0] = nd[0].self.u;
+	if (sums && __builtin_add_overflow(before, nd[0].self.u, &before))
+		sums = false;
+	for (size_t i = 1; i < n; i++) {
+		size_t d = nd[i].depth;
+		while (sp > d) {
+			tree_idx j = stk[--sp];
+			nd[j].end = (tree_idx)i;
+			if (sums && totals)
+				nd[j].total.u = before - start[sp];
+		}
+		nd[i].parent = stk[sp - 1];
+		if (sp == cap) {
+			cap *= 2;
+			stk = xreallocarray(stk, cap, sizeof *stk);
+			cum = xreallocarray(cum, cap, sizeof *cum);
+			start = xreallocarray(start, cap, sizeof *start);
+		}
+		if (sums) {
+			uint64_t self = nd[i].self.u;
+			nd[i].off.u = before - cum[sp - 1];
+			cum[sp] = cum[sp - 1] + self;
+			start[sp] = before;
+			if (__builtin_add_overflow(before, self, &before))
+				sums = false;
+		}
+		stk[sp++] = (tree_idx)i;
+	}
+	while (sp) {
+		tree_idx j = stk[--sp];
+		nd[j].end = (tree_idx)n;
+		if (sums && totals)
+			nd[j].total.u = before - start[sp];
+	}
+	free(stk);
+	free(cum);
+	free(start);
+	if (sums)
+		nd[0].off.u = 0;
+	return sums || t->chart || t->saturated;
+}
+
+/* Offsets sibling by sibling from the totals (fractions, saturated sums). */
+static void offsets_by_siblings(struct tree *t)
+{
+	struct tree_node *nd = t->nodes;
+	memset(&nd[0].off, 0, sizeof nd[0].off);
+	for (size_t i = 0; i < t->n; i++) {
+		tree_count x = nd[i].off;
+		for (tree_idx c = (tree_idx)i + 1; c < nd[i].end; c = nd[c].end) {
+			nd[c].off = x;
+			x = count_add(t, x, nd[c].total);
+		}
+	}
+}
+
+void tree_finalize(struct tree *t, enum tree_order order)
+{
+	tree_finalize_map(t, order, NULL);
+}
+
+void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
+{
+	if (map)
+		*map = NULL;
+	if (t->finalized)
+		return;
+	/* A flame chart's siblings are in time order and its offsets are
+	 * times: any other order would draw overlapping, unsorted spans. */
+	if (t->chart)
+		order = TREE_ORDER_INPUT;
+	size_t n = t->n;
+	struct tree_node *nd = t->nodes;
+	free(t->b.slots);
+	t->b.slots = NULL;
+	t->b.nslots = 0;
+	free(t->b.path);
+	t->b.path = NULL;
+	t->b.pathlen = t->b.pathcap = 0;
+	free(t->b.bpath);
+	free(t->b.bat);
+	t->b.bpath = NULL;
+	t->b.bat = NULL;
+	t->b.bpathcap = t->b.batcap = 0;
+
+	/* A flame chart keeps its times in `off` while building: set aside,
+	 * and the child lists (newest first) made from the parents. */
+	tree_count *times = NULL;
+	if (t->chart) {
+		times = xreallocarray(NULL, n, sizeof *times);
+		for (size_t i = 0; i < n; i++)
+			times[i] = nd[i].off;
+		nd[0].off.u = 0;
+		for (size_t i = 1; i < n; i++) {
+			struct tree_node *p = &nd[nd[i].parent];
+			nd[i].off.u = kid_newest(p);
+			p->off.u = (uint64_t)i << 32 | kid_older(p);
+		}
+	}
+
+	/* Integer totals come out of the last pass, unless sorting by weight
+	 * needs them first; sums too big for 64 bits saturate, which only the
+	 * sum bottom-up by index does. */
+	bool late = !t->chart && !t->saturated && order != TREE_ORDER_WEIGHT;
+	if (!late)
+		totals_backward(t);
+	/* Sibling lists are in creation order; stacks added in sorted order
+	 * made them in name order already (find_sorted's reasoning), unless
+	 * a name holds a ';', where the two orders part. */
+	bool semicolons = order == TREE_ORDER_NAME && !t->b.hashed && treesort_names_have_semicolon(t);
+	if (order == TREE_ORDER_WEIGHT || (order == TREE_ORDER_NAME && (t->b.hashed || semicolons)))
+		treesort_lists(t, order);
+
+	/* Built without the hash, siblings are in index order: a tree built
+	 * in order without revisits is in preorder already (nothing to number
+	 * or move), and one with revisits is numbered by index. */
+	tree_idx *from = NULL;
+	size_t nfrom = 0, moved = 0;
+	bool by_index = !t->b.hashed && !t->chart &&
+	                (order == TREE_ORDER_INPUT || (order == TREE_ORDER_NAME && !semicolons));
+	if (by_index && !t->b.revisited)
+		;
+	else if (by_index && late)
+		moved = number_by_index(t, &from, &nfrom);
+	else
+		moved = number_preorder(t, &from, &nfrom);
+	if (times) {
+		for (size_t i = 0; i < n; i++)
+			nd[i].off = times[i];
+		free(times);
+	}
+	if (moved && map) {     /* numbering left each node's new id in `end` */
+		*map = xmalloc(n * sizeof **map);
+		for (size_t i = 0; i < n; i++)
+			(*map)[i] = nd[i].end;
+	}
+	if (moved)
+		permute(t, moved, from, nfrom);     /* parents are renumbered below */
+	free(from);
+	nd = t->nodes;
+	if (!ends_and_offsets(t, late)) {
+		/* The sums overflowed: totals the saturating way. */
+		for (size_t i = 0; i < n; i++)
+			memset(&nd[i].total, 0, sizeof nd[i].total);
+		totals_backward(t);
+	}
+	if (!t->chart && t->saturated)
+		offsets_by_siblings(t);
+	if (t->cap > n) {   /* growth doubled the array: give the slack back */
+		t->nodes = xreallocarray(t->nodes, n, sizeof *t->nodes);
+		t->cap = n;
+	}
+	t->finalized = true;
+}

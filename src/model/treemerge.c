@@ -1,0 +1,167 @@
+/* tree_merge*: adding one tree being built to another. */
+#include "config.h"
+#include "treeint.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "xalloc.h"
+
+
+/* Returns to the system the pages of src's node array below node i, which
+ * the merge has read (release mode only). Only whole pages strictly inside
+ * the array are given back: malloc's bookkeeping around it stays intact. */
+static void release_below(const struct tree *src, size_t i, uintptr_t *done)
+{
+#ifdef HAVE_MADVISE
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	uintptr_t lo = ((uintptr_t)src->nodes + page - 1) / page * page;
+	uintptr_t hi = (uintptr_t)(src->nodes + i) / page * page;
+	if (*done < lo)
+		*done = lo;
+	if (hi > *done) {
+		madvise((void *)*done, hi - *done, MADV_DONTNEED);
+		*done = hi;
+	}
+#else
+	(void)src;
+	(void)i;
+	(void)done;
+#endif
+}
+
+/* True when src's stacks can follow dst's without the child hash: both
+ * came in order, and src's first stack does not sort before dst's last. */
+static bool merge_in_order(const struct tree *dst, const struct tree *src)
+{
+	if (dst->b.hashed || src->b.hashed)
+		return false;
+	if (dst->b.first_leaf == TREE_NONE || src->b.first_leaf == TREE_NONE)
+		return true;
+	size_t n = src->nodes[src->b.first_leaf].depth;
+	struct tree_frame *f = xmalloc((n ? n : 1) * sizeof *f);
+	tree_idx i = src->b.first_leaf;
+	for (size_t k = n; k > 0; k--) {
+		strtab_id id = src->nodes[i].name;
+		f[k - 1] = (struct tree_frame){ strtab_str(&src->names, id), strtab_len(&src->names, id) };
+		i = src->nodes[i].parent;
+	}
+	bool ok = treebuild_cmp_stacks(dst, f, n, dst->b.path, dst->b.pathlen) >= 0;
+	free(f);
+	return ok;
+}
+
+static void merge(struct tree *dst, const struct tree *src, bool release, tree_idx **mapout)
+{
+	if (dst->finalized || src->finalized || dst->chart)
+		xdie("internal error: tree_merge on a finalized tree or a flame chart");
+	if (!merge_in_order(dst, src))
+		treebuild_ensure_hash(dst);
+	/* Counts in dst's units: as many of src's decimals as dst takes. */
+	if (src->decimals > dst->decimals)
+		tree_dec_widen(dst, src->decimals);
+	/* Names are interned once each, not once per node. */
+	size_t nnames = strtab_count(&src->names);
+	strtab_id *names = xmalloc((nnames ? nnames : 1) * sizeof *names);
+	for (size_t k = 0; k < nnames; k++)
+		names[k] = strtab_intern(&dst->names, strtab_str(&src->names, (strtab_id)k),
+		                         strtab_len(&src->names, (strtab_id)k));
+	/* Parents come before children in src: map them in index order. Below
+	 * a node that the merge created, every child is new: no lookup. */
+	size_t fresh = dst->n;
+	tree_idx *map = xmalloc(src->n * sizeof *map);
+	map[0] = TREE_ROOT;
+	uintptr_t released = 0;
+	/* A new child of a new node, in a tree without the hash, in the same
+	 * units: written here in full (what treebuild_child_add and new_node
+	 * would do, without a call, a check and a clearing per node), into
+	 * room made once. Sorted pieces merge almost only such nodes. */
+	bool append = !dst->b.hashed && src->decimals == dst->decimals;
+	if (append)
+		tree_reserve(dst, src->n);
+	for (size_t i = 0; i < src->n; i++) {
+		if (release && (i & 0xfffff) == 0 && i)
+			release_below(src, i, &released);
+		const struct tree_node *sn = &src->nodes[i];
+		tree_idx pf;
+		if (i && append && (pf = map[sn->parent]) >= fresh && dst->n < dst->cap &&
+		    dst->n < TREE_MAX_NODES) {
+			tree_idx c = (tree_idx)dst->n++;
+			struct tree_node *pn = &dst->nodes[pf], *dn = &dst->nodes[c];
+			dn->parent = pf;
+			dn->name = names[sn->name];
+			dn->end = KIDS_NONE;
+			dn->depth = pn->depth + 1;
+			dn->self = sn->self;
+			dn->total.u = 0;
+			dn->off.u = kid_newest(pn);
+			pn->off.u = (uint64_t)c << 32 | kid_older(pn);
+			pn->end = pn->end == KIDS_NONE ? c : KIDS_MANY;
+			map[i] = c;
+			continue;
+		}
+		if (i) {
+			tree_idx p = map[sn->parent];
+			map[i] = p >= fresh ? treebuild_child_add(dst, p, names[sn->name])
+			                    : treebuild_child_get(dst, p, names[sn->name]);
+			/* As in extend_path: an old node off dst's last path. */
+			tree_idx c = map[i];
+			uint32_t d = dst->nodes[c].depth;
+			if (c < fresh && !(d - 1 < dst->b.pathlen && dst->b.path[d - 1] == c))
+				dst->b.revisited = true;
+		}
+		struct tree_node *dn = &dst->nodes[map[i]];
+		uint64_t add = tree_units_from(dst, sn->self.u, src->decimals);
+		uint64_t v = dn->self.u + add;
+		if (v < add) {
+			v = UINT64_MAX;
+			dst->saturated = true;
+		}
+		dn->self.u = v;
+	}
+	if (src->b.first_leaf != TREE_NONE) {
+		if (dst->b.first_leaf == TREE_NONE)
+			dst->b.first_leaf = map[src->b.first_leaf];
+		treebuild_path_reserve(dst, src->b.pathlen);
+		for (size_t k = 0; k < src->b.pathlen; k++)
+			dst->b.path[k] = map[src->b.path[k]];
+		dst->b.pathlen = src->b.pathlen;
+	}
+	if (mapout)
+		*mapout = map;
+	else
+		free(map);
+	free(names);
+	dst->stacks += src->stacks;
+	dst->saturated |= src->saturated;
+	dst->rounded += src->rounded;
+	dst->b.revisited |= src->b.revisited;
+}
+
+void tree_merge(struct tree *dst, const struct tree *src)
+{
+	merge(dst, src, false, NULL);
+}
+
+void tree_merge_map(struct tree *dst, const struct tree *src, tree_idx **map)
+{
+	merge(dst, src, false, map);
+}
+
+void tree_merge_free(struct tree *dst, struct tree *src)
+{
+	tree_merge_free_map(dst, src, NULL);
+}
+
+void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map)
+{
+	/* Big trees give their read pages back as the merge goes, so that
+	 * the peak is not dst plus the whole of src. */
+	free(src->b.slots);       /* never looked up again */
+	src->b.slots = NULL;
+	src->b.nslots = 0;
+	merge(dst, src, src->n * sizeof *src->nodes >= ((size_t)64 << 20), map);
+	tree_free(src);
+}

@@ -1,0 +1,57 @@
+/* loadint: what load.c (choosing readers, the serial loop, progress,
+ * messages) and loadpar.c (the parallel piece loader) share; other modules
+ * use load.h only. */
+#ifndef TFLAME_LOADINT_H
+#define TFLAME_LOADINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "folded.h"
+#include "load.h"
+#include "perfscript.h"
+#include "reader.h"
+#include "source.h"
+#include "timeline.h"
+
+/* A progress line on stderr (a terminal only). */
+struct load_progress {
+	bool enabled, shown;
+	double start, last;
+	char name[64];
+};
+
+/* Monotonic seconds. */
+double load_now(void);
+/* Redraws p's status line on stderr, at most 10 times a second and only
+ * once loading has taken 0.3 s (short loads stay silent); `final` erases
+ * it. size 0: unknown. */
+void load_progress_update(struct load_progress *p, uint64_t off, uint64_t size, uint64_t stacks,
+                          bool final);
+/* Adds the "skipped N malformed lines" and "clamped" messages of d. */
+void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d);
+
+/* The folded and perf script readers behind one face, so that the serial
+ * and parallel loops serve both formats. Exactly one is set. */
+struct load_reader {
+	struct folded_reader *f;
+	struct perf_reader *p;
+};
+
+/* A perf script reader (fmt SNIFF_PERF, with po and tl) or a folded one. */
+struct load_reader load_reader_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
+                                   struct timeline *tl);
+void load_reader_feed(struct load_reader *r, const char *buf, size_t len);
+/* Flushes a pending record (perf) and returns the diagnostics. */
+const struct reader_diag *load_reader_finish(struct load_reader *r);
+void load_reader_free(struct load_reader *r);
+
+/* Parses the mapped file of s, of format fmt (folded or perf script), into
+ * t on o->threads threads, reporting diagnostics under name. False when
+ * that does not apply (stream, small file, one thread, no piece
+ * boundaries, no perf event found early): the caller then reads it the
+ * usual way; nothing was added to t then. */
+bool load_par(struct tree *t, struct source *s, enum sniff_format fmt, const struct load_options *o,
+              struct load_progress *pr, struct load_messages *m, const char *name);
+
+#endif
