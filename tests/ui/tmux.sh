@@ -26,6 +26,11 @@
 # separator, q shell-quotes for tm_run, and
 #   tm_tflame [ENV=V... --] ARG...  clear, run tflame with ARGs (quote them
 #                         with q), the shell printing rc=N when it exits
+#   tm_tflame_pid [ENV=V... --] ARG...  the same, tflame's PID in $T_TMP/pid
+#                         (for signals and tm_idle)
+#   tm_idle               poll until tflame (tm_tflame_pid) runs one thread:
+#                         what it started in the background (the search
+#                         index of a new tree) has ended; Linux /proc
 #   status_is TEXT        poll until the status line (the last) starts so
 #   quit                  q, and poll until tflame exited with 0
 
@@ -56,6 +61,20 @@ tm_tflame() {
 	esac
 	tm_run "clear; ${envs:+env$envs }$(q "$TFLAME") $*; echo rc=\$?"
 }
+tm_tflame_pid() {
+	local envs=""
+	case " $* " in
+	*" -- "*) while [ "$1" != "--" ]; do envs="$envs $1"; shift; done; shift ;;
+	esac
+	rm -f "$T_TMP/pid"
+	tm_run "clear; sh -c 'echo \$\$ >\"\$0\"; exec \"\$@\"' $(q "$T_TMP/pid") ${envs:+env$envs }$(q "$TFLAME") $*; echo rc=\$?"
+}
+tm__one_thread() {
+	local p
+	p=$(cat "$T_TMP/pid" 2>/dev/null) && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = tflame ] &&
+		[ "$(ls "/proc/$p/task" | wc -l)" -eq 1 ]
+}
+tm_idle() { tm_wait tm__one_thread; }
 status_is() { tm_wait_prefix $((TM_H - 1)) "$1"; }
 quit() { tm_keys q; tm_wait_grep '^rc=0$'; }
 
