@@ -73,16 +73,11 @@ check "--hide='(a*)*\\\\1b': a note on the costly name" \
 	grep -qx 'tflame: --hide: the pattern was too costly on 1 name (not hidden)' "$T_TMP/err"
 
 # ---- the browser ----
-alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
-tty_sane() {
-	tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
-	expect "$1: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
-}
 # start FILE ARGS...: tflame through a shell that records its PID
 start() {
 	f=$1
 	shift
-	tm_run "clear; sh -c 'echo \$\$ >$(q "$T_TMP/pid"); exec $(q "$TFLAME") --no-config $* $(q "$f")'; echo rc=\$?"
+	tm_tflame_pid --no-config "$@" "$(q "$f")"
 }
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }

@@ -15,7 +15,6 @@
 
 tm_require
 
-alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
 title_is() { [ "$(tm_format '#{pane_title}')" = "$1" ]; }
 no_buffers() { [ -z "$(tm list-buffers 2>/dev/null)" ]; }
 # tmux untouched: our title, no buffer (OSC 52), and the alternate screen
@@ -130,13 +129,7 @@ expect "q: the message on stderr is sanitized" \
 expect_state "after exit: tmux state unchanged" 0
 
 # ---- signals ----
-start_pid() { # starts tflame via a shell that records its PID
-	tm_run "clear; sh -c 'echo \$\$ >$(q "$T_TMP/pid"); exec $(q "$TFLAME") evil*.folded evil.perf'; echo rc=\$?"
-}
-tty_sane() {
-	tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
-	expect "$1: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
-}
+start_pid() { tm_tflame_pid 'evil*.folded' evil.perf; }   # the glob: in the pane's shell
 
 start_pid
 expect "started for SIGHUP" tm_wait_prefix 28 "all"

@@ -18,17 +18,6 @@ tm_require
 F="$top_srcdir/tests/ui/search.folded"
 
 
-# SGR attribute A (4 underline, 2 dim) set somewhere on line N of the -e
-# screen; 38/48 colour arguments are skipped.
-line_has_attr() {
-	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | grep -o "$(printf '\033')\[[0-9;]*m" |
-		sed "s/^$(printf '\033')\[//; s/m\$//" | awk -F';' -v a="$2" '{
-		for (i = 1; i <= NF; i++) {
-			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }
-			if ($i == a) found = 1
-		}
-	} END { exit !found }'
-}
 # The attributes in force where TEXT first starts on line N: the SGR
 # parameters since the last reset (tmux writes ESC[0m, or ESC[0;Am, before
 # a change), carried over from the lines above as tmux does.

@@ -33,6 +33,14 @@
 #                         index of a new tree) has ended; Linux /proc
 #   status_is TEXT        poll until the status line (the last) starts so
 #   quit                  q, and poll until tflame exited with 0
+#   alternate_is 0|1      whether the pane is on its alternate screen
+#   tty_sane NAME         one TAP line: the pane's tty is in canonical mode
+#                         with echo (run at the prompt, after tflame)
+#   line_has_attr N A     line N of the last -e screen sets SGR attribute A
+#                         (1 bold, 2 dim, 4 underline, 7 reverse)
+#   bg_before N TEXT      the 256-colour background where TEXT starts on
+#                         line N of the last -e screen
+#   click COL ROW [N]     N (1) clicks of button 1 as X10 mouse reports
 
 TM_SOCK="tflame-test-$$"
 TM_TIMEOUT_MS=${TM_TIMEOUT_MS:-5000}
@@ -90,6 +98,42 @@ tm_start() {
 		"env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i" 2>/dev/null ||
 		return 1
 	tm_wait_grep '^\$ ?$'
+}
+
+alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
+tty_sane() {
+	tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
+	expect "$1: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
+}
+# SGR parameters of line N of the last -e screen, one sequence per line.
+sgr_params() {
+	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | grep -o "$(printf '\033')\[[0-9;]*m" |
+		sed "s/^$(printf '\033')\[//; s/m\$//"
+}
+# 38/48 colour arguments are skipped, so 48;5;2 is not "dim".
+line_has_attr() {
+	sgr_params "$1" | awk -F';' -v a="$2" '{
+		for (i = 1; i <= NF; i++) {
+			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }
+			if ($i == a) found = 1
+		}
+	} END { exit !found }'
+}
+bg_before() {
+	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" |
+		sed -n "s/.*48;5;\([0-9]*\)m$2.*/\1/p"
+}
+# X10 reports (ESC [ M b x y, +32 each), the bytes a terminal (here tmux)
+# sends for button 1: press and release, N times in one go (2: a double-click).
+click() {
+	local x y bytes="" k=0
+	x=$(printf "\\$(printf %o $((33 + $1)))")
+	y=$(printf "\\$(printf %o $((33 + $2)))")
+	while [ $k -lt "${3:-1}" ]; do
+		bytes="$bytes$(printf '\033[M ')$x$y$(printf '\033[M#')$x$y"
+		k=$((k + 1))
+	done
+	tm_bytes "$bytes"
 }
 
 tm_stop() { tm kill-server 2>/dev/null || :; }

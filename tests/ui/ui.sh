@@ -15,32 +15,9 @@ tm_require
 F="$top_srcdir/tests/ui/basic.folded"
 trap 'tm_stop; tmux -L "$TM_SOCK-in" kill-server 2>/dev/null; rm -rf "$T_TMP" "$HOME"' EXIT
 
-# Single-quotes $1 for the pane's shell.
-# Starts tflame on the fixture at the prompt; the shell then prints rc=N.
-alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
 
-# SGR parameters of line N of the last -e screen, one sequence per line.
-sgr_params() {
-	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | grep -o "$(printf '\033')\[[0-9;]*m" |
-		sed "s/^$(printf '\033')\[//; s/m\$//"
-}
-# Whether line N sets attribute A (a plain SGR number: 2 dim, 7 reverse);
-# 38/48 colour arguments are skipped, so 48;5;2 is not "dim".
-line_has_attr() {
-	sgr_params "$1" | awk -F';' -v a="$2" '{
-		for (i = 1; i <= NF; i++) {
-			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }
-			if ($i == a) found = 1
-		}
-	} END { exit !found }'
-}
 line_has_colour() { sgr_params "$1" | grep -Eq '(^|;)(48;5;[0-9]+|4[0-7])(;|$)'; }
 screen_has_colour() { grep -Eq "$(printf '\033')\[([0-9;]*;)?(38;5|48;5|3[0-7]|4[0-7])[;m]" "$TM_SCREEN_E_FILE"; }
-# Background colour (256 form) of the cell where TEXT starts on line N.
-bg_before() {
-	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" |
-		sed -n "s/.*48;5;\([0-9]*\)m$2.*/\1/p"
-}
 
 # ---- terminal that cannot be opened (no tmux needed) ----
 if command -v setsid >/dev/null 2>&1; then
@@ -87,16 +64,6 @@ expect "0 j j: back to all, all selected" \
 
 # ---- mouse: X10 reports typed into the pane (ESC [ M b x y, +32 each),
 # the bytes the pane's terminal (here tmux) sends for button 1 ----
-click() { # col row [n]: n press+release pairs in one go (2: a double-click)
-	local x y bytes="" k=0
-	x=$(printf "\\$(printf %o $((33 + $1)))")
-	y=$(printf "\\$(printf %o $((33 + $2)))")
-	while [ $k -lt "${3:-1}" ]; do
-		bytes="$bytes$(printf '\033[M ')$x$y$(printf '\033[M#')$x$y"
-		k=$((k + 1))
-	done
-	tm_bytes "$bytes"
-}
 # The pane's terminal must have been asked for clicks (mode 1000): tmux
 # only sends reports then, whatever bytes we type in ourselves below.
 expect "mouse reporting is on while tflame runs" \
@@ -131,17 +98,15 @@ expect "fg: the graph is redrawn" \
 tm_keys q
 expect "q: exit status 0" tm_wait_grep '^rc=0$'
 expect "q: alternate screen off" tm_wait alternate_is 0
-tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
-expect "q: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
+tty_sane q
 
 # ---- SIGTERM ----
-tm_run "clear; sh -c 'echo \$\$ >$(q "$T_TMP/pid"); exec $(q "$TFLAME") $(q "$F")'; echo rc=\$?"
+tm_tflame_pid "$(q "$F")"
 expect "started for SIGTERM" status_is "all${SEP}100 samples"
 kill -TERM "$(cat "$T_TMP/pid")"
 expect "SIGTERM: exit status 143" tm_wait_grep '^rc=143$'
 expect "SIGTERM: alternate screen off" tm_wait alternate_is 0
-tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
-expect "SIGTERM: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
+tty_sane SIGTERM
 
 # ---- Ctrl-C ----
 tm_tflame "$(q "$F")"

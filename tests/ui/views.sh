@@ -18,36 +18,10 @@ tm_require
 
 F="$top_srcdir/tests/ui/views.folded"
 
-# Background colour (256 form) of the cell where TEXT starts on line N.
-bg_before() {
-	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" |
-		sed -n "s/.*48;5;\([0-9]*\)m$2.*/\1/p"
-}
 bg_is() { [ "$(bg_before "$1" "$2")" = "$3" ]; }
-# Whether line N sets SGR attribute A (7: reverse), skipping colour args.
-line_has_attr() {
-	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | grep -o "$(printf '\033')\[[0-9;]*m" |
-		sed "s/^$(printf '\033')\[//; s/m\$//" | awk -F';' -v a="$2" '{
-		for (i = 1; i <= NF; i++) {
-			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }
-			if ($i == a) found = 1
-		}
-	} END { exit !found }'
-}
 # Table row: SELF SELF% TOTAL TOTAL% CALLERS NAME, counts 5 wide (the
 # root's 100 has 3 digits; the header words need 5).
 row() { printf '%5s %6s%% %5s %6s%% %7s  %s' "$@"; }
-# X10 mouse reports (ESC [ M b x y, +32 each) as tmux sends for button 1.
-click() { # col row [n]: n press+release pairs in one go (2: a double-click)
-	local x y bytes="" k=0
-	x=$(printf "\\$(printf %o $((33 + $1)))")
-	y=$(printf "\\$(printf %o $((33 + $2)))")
-	while [ $k -lt "${3:-1}" ]; do
-		bytes="$bytes$(printf '\033[M ')$x$y$(printf '\033[M#')$x$y"
-		k=$((k + 1))
-	done
-	tm_bytes "$bytes"
-}
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
 tm_tflame "$(q "$F")"
