@@ -194,4 +194,12 @@ else
 	skip "perf pipe" "gzip is not installed"
 fi
 
+# ---- the config file applies to the browser ----
+mkdir -p "$T_TMP/home/.config/tflame"
+printf '# icicle by default\ninverted = yes\n' > "$T_TMP/home/.config/tflame/config"
+hl_open 100 30 "HOME=$T_TMP/home" XDG_CONFIG_HOME= -- "$F"
+hl_line "config inverted = yes: the root row is on top (line 1)" 1 "all"
+hl_keys q
+hl_end
+
 done_testing
