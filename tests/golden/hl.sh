@@ -29,11 +29,21 @@
 HL_DIR="$T_TMP/hl"
 HL_SESSION=0
 
-hl_q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+# The words quoted for eval, in HL_Q, without a process per word (a test
+# has hundreds of them).
 hl_quote() {
-	local s="" a
-	for a in "$@"; do s="$s $(hl_q "$a")"; done
-	printf '%s' "$s"
+	local a r q=""
+	for a in "$@"; do
+		r=""
+		while :; do
+			case $a in
+			*\'*) r="$r${a%%\'*}'\\''"; a=${a#*\'} ;;
+			*) break ;;
+			esac
+		done
+		q="$q '$r$a'"
+	done
+	HL_Q=$q
 }
 
 hl_open() {
@@ -43,9 +53,10 @@ hl_open() {
 	HL_W=$1 HL_H=$2 HL_N=0 HL_DUMPS=0 HL_DIRTY=1 HL_ENV="" HL_STDIN=""
 	shift 2
 	case " $* " in
-	*" -- "*) while [ "$1" != "--" ]; do HL_ENV="$HL_ENV $(hl_q "$1")"; shift; done; shift ;;
+	*" -- "*) while [ "$1" != "--" ]; do hl_quote "$1"; HL_ENV="$HL_ENV$HL_Q"; shift; done; shift ;;
 	esac
-	HL_ARGS=$(hl_quote "$@")
+	hl_quote "$@"
+	HL_ARGS=$HL_Q
 	printf 'size=%dx%d\n' "$HL_W" "$HL_H" > "$HL_DIR/keys"
 	: > "$HL_DIR/heights"
 }
@@ -74,20 +85,39 @@ hl_dump() {
 hl_expect() {
 	[ "$HL_DIRTY" = 1 ] && hl_dump
 	HL_N=$((HL_N + 1))
-	printf '%s\n' "$HL_DUMPS" > "$HL_DIR/c.$HL_N.screen"
-	hl_quote "$@" > "$HL_DIR/c.$HL_N"
+	hl_quote "$@"
+	eval "HL_C$HL_N=\$HL_Q HL_S$HL_N=$HL_DUMPS"
 }
 hl_line() { hl_expect "$1" sc_is "$2" "$3"; }
 hl_prefix() { hl_expect "$1" sc_starts "$2" "$3"; }
 hl_status() { hl_expect "$1" sc_starts "$((HL_H - 1))" "$2"; }
 hl_grep() { hl_expect "$1" sc_grep "$2"; }
 
-sc_line() { sed -n "$(($1 + 1))p" "$HL_SCREEN"; }
-sc_is() { [ "$(sc_line "$1")" = "$2" ]; }
+# The screen's lines are read once into HL_L0, HL_L1, ... (no process
+# per check).
+hl__load() {
+	local i=0 l
+	[ "$HL_LOADED" = "$HL_SCREEN" ] && return
+	while IFS= read -r l; do
+		eval "HL_L$i=\$l"
+		i=$((i + 1))
+	done < "$HL_SCREEN"
+	HL_NL=$i
+	HL_LOADED=$HL_SCREEN
+}
+sc_line() {
+	hl__load
+	if [ "$1" -lt "$HL_NL" ]; then eval "printf '%s\\n' \"\$HL_L$1\""; else echo; fi
+}
+sc_is() {
+	hl__load
+	[ "$1" -lt "$HL_NL" ] || { [ -z "$2" ]; return; }
+	eval "[ \"\$HL_L$1\" = \"\$2\" ]"
+}
 sc_starts() {
-	local l
-	l=$(sc_line "$1")
-	case $l in "$2"*) return 0 ;; esac
+	hl__load
+	[ "$1" -lt "$HL_NL" ] || { [ -z "$2" ]; return; }
+	eval "case \$HL_L$1 in \"\$2\"*) return 0 ;; esac"
 	return 1
 }
 sc_grep() { grep -Eq -- "$1" "$HL_SCREEN"; }
@@ -95,11 +125,12 @@ sc_grep() { grep -Eq -- "$1" "$HL_SCREEN"; }
 hl_end() {
 	local want=${1:-0} k=1 n name
 	rc=0
+	HL_LOADED=
 	if [ -n "$HL_STDIN" ]; then
-		eval "cat $(hl_q "$HL_STDIN") | timeout -k 5 $T ${HL_ENV:+env$HL_ENV} $(hl_q "$TFLAME") --script=$(hl_q "$HL_DIR/keys") $HL_ARGS" \
+		eval "cat \"\$HL_STDIN\" | timeout -k 5 $T ${HL_ENV:+env$HL_ENV} \"\$TFLAME\" \"--script=\$HL_DIR/keys\" $HL_ARGS" \
 			> "$HL_DIR/out" 2> "$HL_DIR/err" || rc=$?
 	else
-		eval "timeout -k 5 $T ${HL_ENV:+env$HL_ENV} $(hl_q "$TFLAME") --script=$(hl_q "$HL_DIR/keys") $HL_ARGS" \
+		eval "timeout -k 5 $T ${HL_ENV:+env$HL_ENV} \"\$TFLAME\" \"--script=\$HL_DIR/keys\" $HL_ARGS" \
 			< /dev/null > "$HL_DIR/out" 2> "$HL_DIR/err" || rc=$?
 	fi
 	if [ "$rc" -eq "$want" ]; then
@@ -114,10 +145,10 @@ hl_end() {
 		  if (d > nd) exit
 		  print > (dir "/s." d); used++ }' d=1 "$HL_DIR/heights" "$HL_DIR/out"
 	while [ "$k" -le "$HL_N" ]; do
-		n=$(cat "$HL_DIR/c.$k.screen")
+		eval "n=\$HL_S$k"
 		HL_SCREEN="$HL_DIR/s.$n"
 		[ -f "$HL_SCREEN" ] || : > "$HL_SCREEN"
-		eval "set -- $(cat "$HL_DIR/c.$k")"
+		eval "eval \"set -- \$HL_C$k\""
 		name=$1
 		shift
 		if "$@"; then
