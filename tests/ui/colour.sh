@@ -32,6 +32,7 @@ elif infocmp screen-256color >/dev/null 2>&1; then TERM_256=screen-256color; fi
 # attributes over line ends, so what is in force at TEXT may come from above.
 sgr_upto() {
 	local line prefix
+	tm__e
 	line=$(sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE")
 	prefix=${line%%"$2"*}
 	[ "$prefix" = "$line" ] && { printf 'absent\n'; return; }
@@ -89,6 +90,7 @@ bg_rgb() {
 		{ exit !($1 == 2 && NF == 4 && $2 >= r0 && $2 <= r1 && $3 >= g0 && $3 <= g1 && $4 >= b0 && $4 <= b1) }'
 }
 no_colour_sgr() {
+	tm__e
 	! grep -Eq "$ESC\[([0-9;]*;)?(38;5|48;5|38;2|48;2|3[0-7]|4[0-7]|9[0-7]|10[0-7])[;m]" "$TM_SCREEN_E_FILE"
 }
 differs() { [ "$(bg_of "$1" "$2")" != "$(bg_of "$3" "$4")" ] && [ -n "$(bg_of "$1" "$2")" ]; }

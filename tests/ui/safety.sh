@@ -86,6 +86,7 @@ expect "escapes: level 2 labels too" tm_wait eval \
 # A leaked ESC [31m or ESC [42m would show as SGR 31 or 42 in the -e
 # capture; tflame itself uses 256-colour backgrounds (48;5;N) at this TERM.
 no_leaked_sgr() {
+	tm__e
 	! grep -o "$(printf '\033')\[[0-9;]*m" "$TM_SCREEN_E_FILE" | sed "s/^$(printf '\033')\[//; s/m\$//" |
 		awk -F';' '{ for (i = 1; i <= NF; i++) {
 			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }

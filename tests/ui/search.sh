@@ -22,6 +22,7 @@ F="$top_srcdir/tests/ui/search.folded"
 # parameters since the last reset (tmux writes ESC[0m, or ESC[0;Am, before
 # a change), carried over from the lines above as tmux does.
 attrs_at() {
+	tm__e
 	awk -v n="$(($1 + 1))" -v t="$2" '
 	function scan(s,    k, m, parts, p) {
 		m = split(s, parts, "\033\\[")

@@ -14,7 +14,8 @@
 #   tm_screen [-e]        the screen now (-e: with SGR attributes)
 #   tm_line N [-e]        line N of the screen (0 = top)
 #   tm_wait CMD...        poll until CMD succeeds; CMD sees the screen in
-#                         $TM_SCREEN_FILE (plain) and $TM_SCREEN_E_FILE (-e)
+#                         $TM_SCREEN_FILE (plain) and $TM_SCREEN_E_FILE (-e,
+#                         after tm__e)
 #   tm_wait_line N TEXT   poll until line N is exactly TEXT
 #   tm_wait_prefix N TEXT poll until line N starts with TEXT
 #   tm_wait_grep ERE      poll until some line matches ERE
@@ -107,6 +108,7 @@ tty_sane() {
 }
 # SGR parameters of line N of the last -e screen, one sequence per line.
 sgr_params() {
+	tm__e
 	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | grep -o "$(printf '\033')\[[0-9;]*m" |
 		sed "s/^$(printf '\033')\[//; s/m\$//"
 }
@@ -120,6 +122,7 @@ line_has_attr() {
 	} END { exit !found }'
 }
 bg_before() {
+	tm__e
 	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" |
 		sed -n "s/.*48;5;\([0-9]*\)m$2.*/\1/p"
 }
@@ -155,11 +158,17 @@ tm_format() { tm display-message -p -t t "$1"; }
 # Sleeps 50 ms; the fallback keeps a shell without fractional sleep usable.
 tm_nap() { sleep 0.05 2>/dev/null || sleep 1; }
 
+# A poll takes the plain screen only, kept in $TM_SCR too (lines are read
+# from it without a process per check); the -e screen is taken when a check
+# first needs it (tm__e), so most polls cost one tmux call, not two.
+TM_NL='
+'
 tm_wait() {
 	local waited=0
 	while :; do
-		tm_screen >"$TM_SCREEN_FILE" 2>/dev/null || :
-		tm_screen -e >"$TM_SCREEN_E_FILE" 2>/dev/null || :
+		TM_SCR=$(tm_screen 2>/dev/null) || TM_SCR=
+		printf '%s\n' "$TM_SCR" >"$TM_SCREEN_FILE"
+		rm -f "$TM_SCREEN_E_FILE"
 		"$@" && return 0
 		[ "$waited" -ge "$TM_TIMEOUT_MS" ] && return 1
 		tm_nap
@@ -167,11 +176,25 @@ tm_wait() {
 	done
 }
 
-tm__line_is() { [ "$(sed -n "$(($1 + 1))p" "$TM_SCREEN_FILE")" = "$2" ]; }
+# tm__e: the -e screen of this poll in $TM_SCREEN_E_FILE (every reader of
+# it calls this first).
+tm__e() { [ -e "$TM_SCREEN_E_FILE" ] || tm_screen -e >"$TM_SCREEN_E_FILE" 2>/dev/null || :; }
+# Line N of the polled screen in TM_LINE.
+tm__nth() {
+	local s=$TM_SCR n=$1
+	while [ "$n" -gt 0 ]; do
+		case $s in
+		*"$TM_NL"*) s=${s#*"$TM_NL"} ;;
+		*) s= ;;
+		esac
+		n=$((n - 1))
+	done
+	TM_LINE=${s%%"$TM_NL"*}
+}
+tm__line_is() { tm__nth "$1"; [ "$TM_LINE" = "$2" ]; }
 tm__line_starts() {
-	local l
-	l=$(sed -n "$(($1 + 1))p" "$TM_SCREEN_FILE")
-	case $l in "$2"*) return 0 ;; esac
+	tm__nth "$1"
+	case $TM_LINE in "$2"*) return 0 ;; esac
 	return 1
 }
 tm__grep() { grep -Eq -- "$1" "$TM_SCREEN_FILE"; }

@@ -17,7 +17,7 @@ trap 'tm_stop; tmux -L "$TM_SOCK-in" kill-server 2>/dev/null; rm -rf "$T_TMP" "$
 
 
 line_has_colour() { sgr_params "$1" | grep -Eq '(^|;)(48;5;[0-9]+|4[0-7])(;|$)'; }
-screen_has_colour() { grep -Eq "$(printf '\033')\[([0-9;]*;)?(38;5|48;5|3[0-7]|4[0-7])[;m]" "$TM_SCREEN_E_FILE"; }
+screen_has_colour() { tm__e; grep -Eq "$(printf '\033')\[([0-9;]*;)?(38;5|48;5|3[0-7]|4[0-7])[;m]" "$TM_SCREEN_E_FILE"; }
 
 # ---- terminal that cannot be opened (no tmux needed) ----
 if command -v setsid >/dev/null 2>&1; then
