@@ -63,7 +63,7 @@ hl_open() {
 hl_stdin() { HL_STDIN=$1; }
 hl_keys() { printf '%s\n' "$*" >> "$HL_DIR/keys"; HL_DIRTY=1; }
 hl_type() {
-	local t=$1 c
+	local t="$1" c
 	while [ -n "$t" ]; do
 		c=${t%"${t#?}"}
 		t=${t#?}
@@ -123,7 +123,7 @@ sc_starts() {
 sc_grep() { grep -Eq -- "$1" "$HL_SCREEN"; }
 
 hl_end() {
-	local want=${1:-0} k=1 n name
+	local want="${1:-0}" k=1 n name
 	rc=0
 	HL_LOADED=
 	if [ -n "$HL_STDIN" ]; then

@@ -138,7 +138,7 @@ hl_grep "help: Enter zooms" '^  Enter +zoom into the selected frame'
 # footer's "(end)"; pages are gathered from the dumps FIRST..LAST, each one
 # further down than the one before until the end.
 help_pages() {
-	local n=$1 foot="" f
+	local n="$1" foot="" f
 	: >"$T_TMP/help"
 	while [ "$n" -le "$2" ]; do
 		f=$(grep -E '^(lines [0-9]+-[0-9]+ of [0-9]+|press any key)' "$HL_DIR/s.$n") || return 1

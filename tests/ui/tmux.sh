@@ -181,7 +181,7 @@ tm_wait() {
 tm__e() { [ -e "$TM_SCREEN_E_FILE" ] || tm_screen -e >"$TM_SCREEN_E_FILE" 2>/dev/null || :; }
 # Line N of the polled screen in TM_LINE.
 tm__nth() {
-	local s=$TM_SCR n=$1
+	local s="$TM_SCR" n="$1"
 	while [ "$n" -gt 0 ]; do
 		case $s in
 		*"$TM_NL"*) s=${s#*"$TM_NL"} ;;
