@@ -329,7 +329,7 @@ echo "Keys on the largest tree ($(basename "$big"), $bignodes nodes), 200x50 hea
 echo "the run of $runs with the lowest maximum (the highest maximum of all runs beside it)"
 keys='k*40 Enter*3 BS*3 Home l*20 h*20 j*40 i*4 resize*4 Enter Home'
 has_search=0
-if "$TFLAME" --list-keys 2> /dev/null | grep -q '^/'; then
+if "$TFLAME" --list-keys 2> /dev/null | grep -Eq '(^|	)/	'; then
 	has_search=1
 fi
 # The script runs $runs times, like the loads (best of $runs): a key's row

@@ -10,7 +10,7 @@ _tflame_options='
 	--colors= --color-rule= --palette-map=
 	--reverse --focus= --hide= --merge-recursion --view= --top= --time= --only-pid= --only-tid= --only-comm= --table-sort=
 	--diff --negate --normalize
-	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --label-root= --profile= --threads=
+	--format= --pid --tid --kernel --jit --all --addrs --event-filter= --symfs= --sample-type= --unit= --label-root= --profile= --threads=
 	--script= --config= --no-config --help --version
 	-c -p -w= -i -f= -h -V'
 

@@ -100,7 +100,18 @@ static int print_view(const struct settings *set, const struct transform_stack *
 	if (set->view == VIEW_TABLE) {
 		struct toptable tt;
 		toptable_compute(&tt, t, TREE_ROOT, set->table_sort);
-		int rc = toptable_write(&tt, (size_t)set->top, stdout);
+		int rc;
+		const struct tree *bt = set->diff ? transform_stack_tree2(views) : NULL;
+		if (bt) {
+			/* --diff: the same functions' totals in BEFORE, and the delta */
+			struct toptable tb;
+			double ta = tree_total_d(t, TREE_ROOT), tbt = tree_total_d(bt, TREE_ROOT);
+			toptable_compute(&tb, bt, TREE_ROOT, set->table_sort);
+			rc = toptable_write_diff(&tt, &tb, set->normalize && tbt > 0 ? ta / tbt : 1.0,
+			                         (size_t)set->top, stdout);
+			toptable_free(&tb);
+		} else
+			rc = toptable_write(&tt, (size_t)set->top, stdout);
 		toptable_free(&tt);
 		return rc ? 1 : 0;
 	}
@@ -123,16 +134,21 @@ static int print_view(const struct settings *set, const struct transform_stack *
 			load_messages_add(msgs, "tflame: %s", err);
 		return rc ? 1 : 0;
 	}
+	struct diff d;
 	if (set->diff) {
-		struct diff d;
 		char line[256];
 		diff_compute(&d, t, transform_stack_tree2(views), set->normalize, false);
 		diff_describe(&d, t, TREE_ROOT, line, sizeof line);
-		diff_free(&d);
-		if (printf("diff: %s\n", line) < 0)
+		if (printf("diff: %s\n", line) < 0) {
+			diff_free(&d);
 			return 1;
+		}
+		po.diff = &d;
 	}
-	return printer_print(t, &po, stdout) != 0 ? 1 : 0;
+	int rc = printer_print(t, &po, stdout) != 0 ? 1 : 0;
+	if (set->diff)
+		diff_free(&d);
+	return rc;
 }
 
 /* Whether thread th passes the --only options: one of each kind given. */
@@ -219,8 +235,66 @@ static int sample_filter(struct tree *t, const struct timeline *tl, const struct
 		load_messages_add(msgs, "tflame: --time=%s: no samples in that range%s (the recording spans %.6f s)",
 		                  safe, set->nonly ? " on the chosen threads" : "",
 		                  (double)(tl->tmax - tl->tmin) / 1e9);
+		return 1;
 	}
 	return 0;
+}
+
+/* Why the input gave no samples (issue 18 item 9): the events a perf
+ * input had when --event-filter kept none of them, else the plain fact. */
+static void say_empty_input(const struct settings *set, const struct perf_events *ev, size_t nfiles,
+                            struct load_messages *msgs)
+{
+	const char *filter = set->lo.perf.event_filter;
+	bool seen = false;      /* records of the filter's event (weighing 0) */
+	for (size_t i = 0; filter && i < ev->n; i++)
+		seen |= strcmp(ev->ev[i].name, filter) == 0;
+	if (filter && !seen && (ev->n || ev->other)) {
+		char safe[128], list[1024];
+		text_sanitize(filter, strlen(filter), safe, sizeof safe);
+		perf_events_list(ev, list, sizeof list);
+		load_messages_add(msgs, "tflame: --event-filter=%s: no samples of that event; events in %s: %s", safe,
+		                  nfiles > 1 ? "these files" : "this file", list);
+		return;
+	}
+	load_messages_add(msgs, "tflame: no samples in the input");
+}
+
+/* True when the transforms hid every frame of t (shown has only its
+ * root); says so, naming the --hide patterns and how many names there were. */
+static bool say_all_hidden(const struct settings *set, const struct tree *t, const struct tree *shown,
+                           struct load_messages *msgs)
+{
+	/* "--hide=A --hide=B" */
+	char hides[300] = "";
+	size_t len = 0;
+	for (size_t k = 0; k < set->ntrs; k++) {
+		if (set->trs[k].kind != TRANSFORM_HIDE)
+			continue;
+		char safe[128];
+		text_sanitize(set->trs[k].arg, strlen(set->trs[k].arg), safe, sizeof safe);
+		int w = snprintf(hides + len, sizeof hides - len, "%s--hide=%s", len ? " " : "", safe);
+		if (w < 0 || (size_t)w >= sizeof hides - len)
+			break;
+		len += (size_t)w;
+	}
+	if (!len || tree_size(shown) > 1 || tree_size(t) <= 1)
+		return false;
+	/* the distinct names of the frames (the root's "all" is not one) */
+	size_t nnames = strtab_count(&t->names), distinct = 0;
+	bool *seen = xcalloc(nnames ? nnames : 1, sizeof *seen);
+	for (tree_idx i = 1; i < tree_size(t); i++)
+		if (!seen[t->nodes[i].name]) {
+			seen[t->nodes[i].name] = true;
+			distinct++;
+		}
+	free(seen);
+	char digits[24], count[40];
+	snprintf(digits, sizeof digits, "%zu", distinct);
+	unit_group(digits, count, sizeof count);
+	load_messages_add(msgs, "tflame: %s: every frame is hidden (the input has %s distinct name%s); "
+	                  "nothing is left to show", hides, count, distinct == 1 ? "" : "s");
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -321,6 +395,11 @@ int main(int argc, char **argv)
 	/* Each sample's time, thread and stack, when the input has them. */
 	struct timeline tl;
 	timeline_init(&tl);
+	/* the events a perf input had, for an --event-filter that keeps none
+	 * (without one the first event is kept: counting would be wasted) */
+	static struct perf_events pevents;
+	if (set.lo.perf.event_filter)
+		set.lo.perf.events = &pevents;
 	if (!set.diff)
 		set.lo.timeline = &tl;
 	double t0 = seconds();
@@ -341,6 +420,8 @@ int main(int argc, char **argv)
 	unit_set(&unit, nfiles == 1 && !set.diff ? pinfo.event : NULL, pinfo.samples);
 	if (nfiles == 1 && !set.diff && ppinfo.type[0])
 		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
+	if (set.unit)       /* what the user says wins */
+		unit_set_user(&unit, set.unit, unit.samples);
 	tree_idx *renum;
 	tree_finalize_map(&t, set.order, &renum);
 	timeline_renumber(&tl, renum);
@@ -348,6 +429,12 @@ int main(int argc, char **argv)
 	tree_finalize(&before, set.order);
 	uint64_t range_t0 = 0, range_t1 = UINT64_MAX;
 	bool *chosen = NULL;
+	/* A run that keeps no samples fails, saying why (--collapse would
+	 * write nothing, the browser show nothing). */
+	if (rc == 0 && tree_total_d(&t, TREE_ROOT) == 0 && (!set.diff || tree_total_d(&before, TREE_ROOT) == 0)) {
+		say_empty_input(&set, &pevents, nfiles, &msgs);
+		rc = 1;
+	}
 	if ((set.time_range || set.nonly) && rc == 0)
 		rc = sample_filter(&t, &tl, &set, set.order, &msgs, &range_t0, &range_t1, &chosen);
 	if (set.view == VIEW_HEATMAP && set.mode != MODE_PRINT)
@@ -358,9 +445,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	double t2 = seconds();
-	/* An empty graph says little by itself (--collapse: empty output). */
-	if (rc == 0 && set.mode != MODE_COLLAPSE && tree_total_d(&t, TREE_ROOT) == 0)
-		load_messages_add(&msgs, "tflame: no samples in the input");
 
 	struct transform_stack views;
 	transform_stack_init(&views, &t, set.diff ? &before : NULL, set.order);
@@ -380,6 +464,8 @@ int main(int argc, char **argv)
 		}
 	}
 	const struct tree *shown = transform_stack_tree(&views);
+	if (rc == 0 && say_all_hidden(&set, &t, shown, &msgs))
+		rc = 1;
 	if (t.saturated)
 		load_messages_add(&msgs, "tflame: sample totals exceed %" PRIu64 " and were clamped", UINT64_MAX);
 	if (t.rounded)
@@ -478,17 +564,20 @@ int main(int argc, char **argv)
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	} else {
-		/* "A.folded → B.folded" for a diff of two files; "a + 2 more" */
+		/* "A.folded → B.folded" for a diff of two files; "a + 2 more";
+		 * standard input is "stdin", not "-" */
 		char title[512];
 		const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
+		const char *f0 = strcmp(files[0], "-") ? files[0] : "stdin";
+		const char *f1 = nfiles > 1 && strcmp(files[1], "-") == 0 ? "stdin" : nfiles > 1 ? files[1] : "";
 		if (recorded)
 			snprintf(title, sizeof title, "%s", rec.title);
 		else if (set.diff && nfiles == 2)
-			snprintf(title, sizeof title, "%s%s%s", files[0], arrow, files[1]);
+			snprintf(title, sizeof title, "%s%s%s", f0, arrow, f1);
 		else if (nfiles > 1)
-			snprintf(title, sizeof title, "%s + %zu more", files[0], nfiles - 1);
+			snprintf(title, sizeof title, "%s + %zu more", f0, nfiles - 1);
 		else
-			snprintf(title, sizeof title, "%s", files[0]);
+			snprintf(title, sizeof title, "%s", f0);
 		struct ui_options uo = {
 			.orient = set.orient, .min_width = set.min_width,
 			.views = &views, .diff = set.diff, .negate = set.negate, .normalize = set.normalize,

@@ -263,6 +263,19 @@ static bool set_string(struct settings *s, const struct opt_row *o, const char *
 	return true;
 }
 
+/* --unit: a word (letters, digits, - and _), as it will be shown. */
+static bool set_unit(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
+{
+	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
+	if (n == 0 || arg[n] || n > 32) {
+		char safe[64];
+		text_sanitize(arg, strlen(arg), safe, sizeof safe);
+		return fail(c, "--%s needs a word such as samples, ns, ms, bytes or cycles, not '%s'", o->name, safe);
+	}
+	s->unit = arg;
+	return true;
+}
+
 static bool set_only(struct settings *s, const struct opt_row *o, const char *arg, struct opt_ctx *c)
 {
 	if (o->arg_int != ONLY_COMM && !parse_id(arg)) {
@@ -410,7 +423,7 @@ static const struct opt_row rows[] = {
 	{ "table-sort", 0, VALUE, "KEY", CONFIG, false, "self total name", NULL,
 	  "table rows by self (default), total or name", set_choice, ACT_NONE, C_TABLE_SORT },
 	{ "top", 0, VALUE, "N", CONFIG, false, NULL, NULL,
-	  "table: only the first N rows (--print)", set_top, ACT_NONE, 0 },
+	  "table: only the first N rows (--print; implies --view=table)", set_top, ACT_NONE, 0 },
 	{ "time", 0, VALUE, "START,END", CLI, false, NULL, NULL,
 	  "only the samples from START to END seconds after the\n"
 	  "first (END excluded; either may be empty), or N%,M%\n"
@@ -481,6 +494,9 @@ static const struct opt_row rows[] = {
 	{ "symfs", 0, VALUE, "DIR", CONFIG, false, NULL, NULL,
 	  "perf.data: look for the recorded programs and\n"
 	  "libraries under DIR (a copy of the recording machine)", set_string, ACT_NONE, S_SYMFS },
+	{ "unit", 0, VALUE, "UNIT", CONFIG, false, NULL, NULL,
+	  "what the counts are: samples (default), ns, us, ms, s,\n"
+	  "bytes, or a name (cycles...); shown in the status line", set_unit, ACT_NONE, 0 },
 	{ "sample-type", 0, VALUE, "TYPE", CONFIG, false, NULL, NULL,
 	  "pprof: weigh by TYPE (cpu, alloc_space, inuse_space...\n"
 	  "or its index; default: the profile's default, else\n"
@@ -718,6 +734,7 @@ int options_parse(struct settings *s, int argc, char **argv, char **config_text)
 	opterr = 1;
 	optind = 0;     /* glibc: start over */
 	char err[512];
+	bool cli_top = false, cli_view = false;
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct opt_row *o = row_of_val(c);
 		if (!o) {       /* '?': getopt said what */
@@ -733,12 +750,24 @@ int options_parse(struct settings *s, int argc, char **argv, char **config_text)
 		case ACT_NONE: break;
 		}
 		struct opt_ctx ctx = { err, sizeof err, false };
+		cli_top = cli_top || o->set == set_top;
+		cli_view = cli_view || o->set == set_view;
 		if (o->set(s, o, optarg, &ctx))
 			continue;
 		fprintf(stderr, "tflame: %s\n", err);     /* its parts were sanitized */
 		if (!ctx.file_error)
 			fputs("Try 'tflame --help' for more information.\n", stderr);
 		return 2;
+	}
+	/* --top=N on the command line is about the table: it opens it, unless
+	 * another view is asked for there too (a config file's view yields). */
+	if (cli_top && s->view != VIEW_TABLE) {
+		if (cli_view) {
+			fputs("tflame: --top applies to the table: add --view=table\n"
+			      "Try 'tflame --help' for more information.\n", stderr);
+			return 2;
+		}
+		s->view = VIEW_TABLE;
 	}
 	return -1;
 }

@@ -42,6 +42,7 @@ struct settings {
 	const char *sandwich;       /* --view=sandwich=NAME, else NULL */
 	enum toptable_key table_sort;
 	int top;
+	const char *unit;           /* --unit: what the counts are, or NULL */
 	const char *time_range;     /* --time, checked once the times are known */
 	/* --only-pid, --only-tid, --only-comm (each repeatable): a sample's
 	 * thread must match one of each kind given */

@@ -12,7 +12,8 @@ IDENT=0     # golden outputs reproduced byte for byte
 GOLDEN=0    # golden comparisons made
 
 # golden NAME INPUT WANT [OPTION...]: stdout must equal WANT byte for byte,
-# with exit status 0 and nothing on stderr (no corpus input is malformed).
+# with exit status 0 and nothing on stderr (no corpus input is malformed);
+# for an empty WANT, exit status 1 and "no samples in the input".
 golden() {
 	name=$1 in=$2 want=$3
 	shift 3
@@ -24,9 +25,13 @@ golden() {
 		"$TFLAME" --collapse --threads=$th "$@" "$in" > "$T_TMP/got" 2> "$T_TMP/err" || rc=$?
 		label=$name
 		[ "$th" -gt 1 ] && label="$name ($th threads)"
+		# An empty golden (no-events.txt): the same empty output, but a run
+		# that keeps no samples fails with a reason (issue 18 item 9).
+		want_rc=0 want_err=
+		[ -s "$want" ] || { want_rc=1 want_err="tflame: no samples in the input"; }
 		if cmp -s "$T_TMP/got" "$want"; then
 			IDENT=$((IDENT + 1))
-			if [ "$rc" -eq 0 ] && [ ! -s "$T_TMP/err" ]; then
+			if [ "$rc" -eq "$want_rc" ] && [ "$(cat "$T_TMP/err")" = "$want_err" ]; then
 				pass "$label"
 			else
 				fail "$label" "output identical, but exit status $rc and stderr:" "$(head -5 "$T_TMP/err")"

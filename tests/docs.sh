@@ -45,7 +45,9 @@ awk -F '\t' '$3 != "-" { print $1 "\t" $3 }' "$T_TMP/listopts" > "$T_TMP/fixed"
 check "some options have a fixed set of values" test -s "$T_TMP/fixed"
 
 "$TFLAME" --list-keys > "$T_TMP/keys" 2> /dev/null || : > "$T_TMP/keys"
-cut -f1 "$T_TMP/keys" > "$T_TMP/keynames"
+# "VIEW<TAB>KEYS": the man page's KEYS has a subsection per view (.SS, the
+# view's title), README's Keys a sub-heading ("Title:").
+cut -f1,2 "$T_TMP/keys" > "$T_TMP/keynames"
 
 # ---- the man page as text -------------------------------------------------
 
@@ -81,12 +83,13 @@ function plain(line,    name, rest, n, i, c, q, arg, args, out, sep) {
 	for (i = 1; i <= n; i++) out = out (i > 1 ? sep : "") args[i]
 	return unescape(out)
 }
-/^\.SH/ { sec = $0; sub(/^\.SH[ \t]*/, "", sec); gsub(/"/, "", sec); next }
-tag { tag = 0; print sec "\t" plain($0); next }
+/^\.SH/ { sec = $0; sub(/^\.SH[ \t]*/, "", sec); gsub(/"/, "", sec); ss = ""; next }
+/^\.SS/ { ss = $0; sub(/^\.SS[ \t]*/, "", ss); gsub(/"/, "", ss); ss = unescape(ss); next }
+tag { tag = 0; print sec "\t" plain($0) "\t" ss; next }
 /^\.TP/ { tag = 1 }
 ' "$MAN" > "$T_TMP/mantags"
 awk -F '\t' '$1 == "OPTIONS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/manopts"
-awk -F '\t' '$1 == "KEYS" { print $2 }' "$T_TMP/mantags" > "$T_TMP/mankeys"
+awk -F '\t' '$1 == "KEYS" { print $3 "\t" $2 }' "$T_TMP/mantags" > "$T_TMP/mankeys"
 
 # ---- man page: sections, environment ---------------------------------------
 
@@ -212,8 +215,9 @@ done < "$T_TMP/options"
 # The Keys section: lines "    KEYS   description" between "Keys" and the
 # next underlined heading (unindented lines in between are sub-headings).
 awk '/^Keys$/ { on = 1; ul = 1; next } on && ul && /^-+$/ { ul = 0; next }
-     on && /^-+$/ { on = 0 } on && /^    [^ ]/ {
-	sub(/^    /, ""); split($0, a, /  +/); print a[1] }' "$README" > "$T_TMP/readmekeys"
+     on && /^-+$/ { on = 0 } on && /^[^ ].*:$/ { sub(/:$/, ""); view = $0; next }
+     on && /^    [^ ]/ { sub(/^    /, ""); split($0, a, /  +/); print view "\t" a[1] }' \
+	"$README" > "$T_TMP/readmekeys"
 if [ -s "$T_TMP/keynames" ]; then
 	while IFS= read -r k; do
 		grep -qxF -- "$k" "$T_TMP/readmekeys" && pass "README: Keys has '$k'" ||

@@ -11,18 +11,19 @@
 command -v timeout >/dev/null 2>&1 || skip_all "timeout(1) is not installed"
 D=$T_TMP
 
-# ---- empty input ----
+# ---- empty input: a run that keeps no samples fails, saying so (issue 18
+# item 9) ----
 : > "$D/empty"
 run --collapse "$D/empty"
-expect_rc "empty file --collapse" 0
+expect_rc "empty file --collapse" 1
 check "empty file --collapse: no output" test ! -s "$D/out"
+expect_err "empty file --collapse" '^tflame: no samples in the input$'
 run --print -w 20 "$D/empty"
-expect_rc "empty file --print" 0
-printf 'all: 0 samples\n' > "$D/want"
-expect_out "empty file --print: the header says 0 samples" "$D/want"
+expect_rc "empty file --print" 1
+check "empty file --print: no output" test ! -s "$D/out"
 expect_err "empty file --print" '^tflame: no samples in the input$'
 run --collapse /dev/null
-expect_rc "/dev/null (character device, empty)" 0
+expect_rc "/dev/null (character device, empty)" 1
 
 # ---- NUL bytes: inside a name they are data; a line of NULs is malformed ----
 printf 'a\000b;c 3\n\000\000\000\nx;y 2\n' > "$D/nul"
@@ -53,7 +54,7 @@ printf 'ok;first 2\nok;last 3\n' > "$D/want"
 expect_out "garbage between valid lines: the valid lines are loaded" "$D/want"
 expect_err "garbage between valid lines" 'skipped [0-9]+ malformed lines \(first at line 2: '
 run --collapse --format=perf "$D/garbage"
-expect_rc "binary garbage read as perf script" 0
+expect_rc "binary garbage read as perf script" 1
 check "binary garbage read as perf script: no stacks" test ! -s "$D/out"
 check "binary garbage read as perf script: clean messages" clean_err "$D/err"
 

@@ -240,6 +240,27 @@ if [ -n "$HAVE_CPU" ]; then
 	rec_case two-events file -e $EV -F 999 -g ./cpu &&
 		folded --event-filter=task-clock && expect two-events "task-clock samples" test -s "$T_TMP/two-events.folded"
 	EXTRA=
+	# --event-filter of an event not recorded: exit status 1, and the
+	# events listed with their samples as perf script -F event counts them
+	# (names without modifiers, the busiest first, digits grouped)
+	if [ -s "$T_TMP/two-events.data" ]; then
+		perf script -i "$T_TMP/two-events.data" -F event 2> /dev/null |
+			awk '{ sub(/:.*/, ""); n[$1]++ } END { for (e in n) print n[e], e }' | sort -k1,1nr -k2,2 |
+			awk 'function grp(x,  s) { s = ""; while (length(x) > 3) { s = "," substr(x, length(x) - 2) s
+			                           x = substr(x, 1, length(x) - 3) } return x s }
+			     { printf "%s%s (%s sample%s)", (NR > 1 ? ", " : ""), $2, grp($1 ""), ($1 == 1 ? "" : "s") }' \
+			> "$T_TMP/evlist"
+		want="tflame: --event-filter=nope: no samples of that event; events in this file: $(cat "$T_TMP/evlist")"
+		rc=0
+		"$TFLAME" --collapse --event-filter=nope "$T_TMP/two-events.data" > "$T_TMP/got" 2> "$T_TMP/err" || rc=$?
+		got_err=$(grep -Ev ': perf lost [0-9,]+ samples? while recording$' "$T_TMP/err")
+		if [ "$rc" -eq 1 ] && [ ! -s "$T_TMP/got" ] && [ "$got_err" = "$want" ]; then
+			pass "two-events --event-filter=nope: the file's events and their samples"
+		else
+			fail "two-events --event-filter=nope: the file's events and their samples" \
+				"exit status $rc (want 1)" "want: $want" "got: $got_err"
+		fi
+	fi
 fi
 
 # 10. Pipe mode: perf record -o - writes the data to standard output.

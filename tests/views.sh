@@ -101,13 +101,15 @@ same "--print --reverse keeps every sample" "$T_TMP/got" "$T_TMP/want"
 printf 'a;b 10\na;c 10\n' > "$T_TMP/before"
 printf 'a;b 30\na;c 5\n' > "$T_TMP/after"
 # 20 -> 35 samples: +15, +75%. Widths from AFTER: 35 samples, b 30 c 5.
+# Each frame says its change: b 10 -> 30 (+200%), a and all 20 -> 35
+# (+75%); c (10 -> 5, -50%) has 4 columns, too few for "c" and "-50%".
 "$TFLAME" --print -w 35 --diff "$T_TMP/before" "$T_TMP/after" > "$T_TMP/got" 2>&1
 cat > "$T_TMP/want" <<'X'
 diff: before 20  after 35  delta +15 (+75.00%)
 all: 35 samples
-b                            |c   |
-a                                 |
-all                               |
+b +200%                      |c   |
+a +75%                            |
+all +75%                          |
 X
 same "--diff BEFORE AFTER: widths from AFTER, totals in the header" "$T_TMP/got" "$T_TMP/want"
 "$TFLAME" --print -w 35 --diff --normalize "$T_TMP/before" "$T_TMP/after" | head -1 > "$T_TMP/got"

@@ -155,3 +155,22 @@ int diff_describe(const struct diff *d, const struct tree *after, tree_idx i, ch
 	return snprintf(buf, size, "before %s  after %s  delta %s%s (%s)", sb, sa,
 	                delta < 0 ? "-" : "+", sd, pct);
 }
+
+int diff_mark(const struct diff *d, const struct tree *after, tree_idx i, char *buf, size_t size)
+{
+	double b = d->before_total[i], a = tree_total_d(after, i);
+	int n = 0;
+	if (b <= 0)
+		n = a > 0 ? snprintf(buf, size, "new") : 0;
+	else {
+		double p = 100.0 * (a - b) / b;
+		if (p >= 0.5 || p <= -0.5)
+			n = snprintf(buf, size, "%+.0f%%", p);
+	}
+	if (n <= 0 || (size_t)n >= size) {
+		if (size)
+			buf[0] = '\0';
+		return 0;
+	}
+	return n;
+}

@@ -46,4 +46,9 @@ struct palette_rgb diff_color(const struct diff *d, const struct tree *after, tr
 int diff_describe(const struct diff *d, const struct tree *after, tree_idx i, char *buf,
                   size_t size);
 
+/* The change of node i's total as a short mark: "+12%", "-40%" (rounded,
+ * relative to BEFORE's total), "new" (BEFORE has none); "" (returns 0)
+ * when it changed by less than 1%. Returns its length. */
+int diff_mark(const struct diff *d, const struct tree *after, tree_idx i, char *buf, size_t size);
+
 #endif

@@ -126,6 +126,7 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 {
 	l->n = 0;
 	l->visited = 0;
+	l->deeper = 0;
 	l->rows = p->height > 0 ? p->height : 0;
 	l->row_start = xreallocarray(l->row_start, (size_t)l->rows + 1, sizeof *l->row_start);
 	memset(l->row_start, 0, ((size_t)l->rows + 1) * sizeof *l->row_start);
@@ -133,6 +134,7 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 		return;
 	int minw = p->min_width < 1 ? 1 : p->min_width;
 	uint64_t last_level = (uint64_t)p->scroll + (uint64_t)p->height - 1;
+	uint64_t look_level = last_level + LAYOUT_LOOKAHEAD, deepest = 0;
 
 	/* Ancestors of the zoom root, full width. */
 	for (tree_idx a = tree_parent(t, p->zoom); a != TREE_NONE; a = tree_parent(t, a)) {
@@ -161,6 +163,8 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 		}
 		narrow = 0;
 		uint32_t level = tree_depth(t, i);
+		if (level > deepest)
+			deepest = level;
 		int row = layout_row_of_level(p, level);
 		if (row >= 0) {
 			if (c0 < row_end[row])
@@ -170,9 +174,11 @@ void layout_compute(struct layout *l, const struct tree *t, const struct layout_
 				row_end[row] = c1;
 			}
 		}
-		i = (uint64_t)level < last_level ? i + 1 : tree_end(t, i);
+		i = (uint64_t)level < look_level ? i + 1 : tree_end(t, i);
 	}
 	free(row_end);
+	if (deepest > last_level)
+		l->deeper = (uint32_t)(deepest - last_level);
 
 	/* Stable counting sort by row; within a row preorder is left to right. */
 	size_t *cnt = l->row_start;

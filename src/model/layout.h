@@ -47,7 +47,13 @@ struct layout {
 	size_t *row_start;          /* spans of row r: [row_start[r], row_start[r+1]) */
 	int rows;                   /* height the spans were made for */
 	size_t visited;             /* nodes examined (for tests and benches) */
+	/* Levels with frames wide enough to draw beyond the area, towards
+	 * the leaves: the view says "73 more levels". Looked for up to
+	 * LAYOUT_LOOKAHEAD levels deep (deeper: LAYOUT_LOOKAHEAD), through
+	 * drawable frames only, so the cost stays a screen's width a level. */
+	uint32_t deeper;
 };
+#define LAYOUT_LOOKAHEAD 1000u
 
 void layout_init(struct layout *l);
 void layout_free(struct layout *l);

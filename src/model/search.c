@@ -50,6 +50,7 @@ int search_get_threads(void)
 }
 
 struct search {
+	unsigned refs;          /* holders; freed with the last (search_free) */
 	const struct tree *t;
 	char *pattern;
 	bool icase;
@@ -123,6 +124,7 @@ static uint64_t now_ns(void)
 static struct search *alloc_search(const struct tree *t)
 {
 	struct search *s = xcalloc(1, sizeof *s);
+	s->refs = 1;
 	s->t = t;
 	s->hit = xcalloc(strtab_count(&t->names) ? strtab_count(&t->names) : 1, 1);
 	s->bits = xmalloc((tree_size(t) / 64 + 1) * sizeof *s->bits);
@@ -324,9 +326,16 @@ void search_pause(struct search *s)
 	}
 }
 
+struct search *search_ref(struct search *s)
+{
+	if (s)
+		s->refs++;
+	return s;
+}
+
 void search_free(struct search *s)
 {
-	if (!s)
+	if (!s || --s->refs > 0)
 		return;
 	if (s->helper_on) {
 		atomic_store(&s->cancel, true);

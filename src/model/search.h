@@ -57,6 +57,10 @@ const char *search_exact_name(const struct search *s, size_t *len);
 /* Names on which the pattern was too costly (rx.h) so far: each counted
  * as no match. 0 for plain text and exact names. */
 size_t search_costly(const struct search *s);
+/* A search is reference counted: search_new* return it with one
+ * reference, search_ref adds one (returns s; NULL stays NULL) and
+ * search_free drops one, freeing the search with the last. */
+struct search *search_ref(struct search *s);
 void search_free(struct search *s);
 /* Threads a search may use (default 1): with more, a big search shares
  * its work with a second thread (the names of a plain-text one, the node

@@ -1,6 +1,8 @@
 #include "config.h"
 #include "toptable.h"
+#include "unit.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "text.h"
@@ -187,16 +189,24 @@ double toptable_percent(const struct toptable *tt, tree_count c)
 	return all > 0 ? 100.0 * tree_count_d(tt->t, c) / all : 0.0;
 }
 
+int toptable_count_text(const struct tree *t, tree_count c, char *out, size_t size)
+{
+	char raw[64];
+	tree_format_count(t, c, raw, sizeof raw);
+	unit_group(raw, out, size);
+	return (int)strlen(out);
+}
+
 int toptable_write(const struct toptable *tt, size_t limit, FILE *out)
 {
 	const struct tree *t = tt->t;
 	size_t n = limit && limit < tt->n ? limit : tt->n;
-	char self[64], total[64];
+	char self[96], total[96];
 	/* Column widths from the widest count shown. */
 	int ws = 4, wt = 5;
 	for (size_t k = 0; k < n; k++) {
-		int a = tree_format_count(t, tt->rows[k].self, self, sizeof self);
-		int b = tree_format_count(t, tt->rows[k].total, total, sizeof total);
+		int a = toptable_count_text(t, tt->rows[k].self, self, sizeof self);
+		int b = toptable_count_text(t, tt->rows[k].total, total, sizeof total);
 		ws = a > ws ? a : ws;
 		wt = b > wt ? b : wt;
 	}
@@ -206,8 +216,8 @@ int toptable_write(const struct toptable *tt, size_t limit, FILE *out)
 	char name[512];
 	for (size_t k = 0; k < n; k++) {
 		const struct toptable_row *r = &tt->rows[k];
-		tree_format_count(t, r->self, self, sizeof self);
-		tree_format_count(t, r->total, total, sizeof total);
+		toptable_count_text(t, r->self, self, sizeof self);
+		toptable_count_text(t, r->total, total, sizeof total);
 		text_sanitize(strtab_str(&t->names, r->name), strtab_len(&t->names, r->name), name,
 		              sizeof name);
 		if (fprintf(out, "%*s %6.2f%% %*s %6.2f%% %7u  %s\n", ws, self,
@@ -216,4 +226,97 @@ int toptable_write(const struct toptable *tt, size_t limit, FILE *out)
 			return -1;
 	}
 	return ferror(out) ? -1 : 0;
+}
+
+/* A possibly fractional amount rounded to a whole, grouped; signed when
+ * sign. */
+static void amount_text(double v, bool sign, char *out, size_t size)
+{
+	char raw[64], grouped[96];
+	snprintf(raw, sizeof raw, "%.0f", v < 0 ? -v : v);
+	unit_group(raw, grouped, sizeof grouped);
+	snprintf(out, size, "%s%s", sign ? (v < 0 ? "-" : "+") : "", grouped);
+}
+
+int toptable_write_diff(const struct toptable *tt, const struct toptable *before, double scale,
+                        size_t limit, FILE *out)
+{
+	const struct tree *t = tt->t, *bt = before->t;
+	/* BEFORE's rows by their name id, and which of them AFTER has. */
+	size_t nb = strtab_count(&bt->names);
+	size_t *row_of = xcalloc(nb ? nb : 1, sizeof *row_of);     /* row + 1 */
+	bool *taken = xcalloc(before->n ? before->n : 1, sizeof *taken);
+	for (size_t k = 0; k < before->n; k++)
+		row_of[before->rows[k].name] = k + 1;
+	size_t n = limit && limit < tt->n ? limit : tt->n;
+	double *bef = xcalloc(n ? n : 1, sizeof *bef);
+	for (size_t k = 0; k < tt->n; k++) {
+		strtab_id id = tt->rows[k].name;
+		int64_t b = strtab_find(&bt->names, strtab_str(&t->names, id), strtab_len(&t->names, id));
+		if (b < 0 || !row_of[b])
+			continue;
+		taken[row_of[b] - 1] = true;
+		if (k < n)
+			bef[k] = tree_count_d(bt, before->rows[row_of[b] - 1].total) * scale;
+	}
+
+	char self[96], total[96], b[128], d[128], pct[32], name[512];
+	int ws = 4, wt = 5, wb = 6, wd = 5;
+	for (size_t k = 0; k < n + before->n; k++) {
+		double a, bv;
+		if (k < n) {
+			int x = toptable_count_text(t, tt->rows[k].self, self, sizeof self);
+			int y = toptable_count_text(t, tt->rows[k].total, total, sizeof total);
+			ws = x > ws ? x : ws;
+			wt = y > wt ? y : wt;
+			a = tree_count_d(t, tt->rows[k].total);
+			bv = bef[k];
+		} else if (!limit && !taken[k - n] && before->rows[k - n].total.u) {
+			a = 0;
+			bv = tree_count_d(bt, before->rows[k - n].total) * scale;
+		} else
+			continue;
+		amount_text(bv, false, b, sizeof b);
+		amount_text(a - bv, true, d, sizeof d);
+		wb = (int)strlen(b) > wb ? (int)strlen(b) : wb;
+		wd = (int)strlen(d) > wd ? (int)strlen(d) : wd;
+	}
+	int rc = fprintf(out, "%*s %7s %*s %7s %*s %*s %8s  %s\n", ws, "SELF", "SELF%", wt, "TOTAL", "TOTAL%",
+	                 wb, "BEFORE", wd, "DELTA", "DELTA%", "FUNCTION") < 0 ? -1 : 0;
+	for (size_t k = 0; k < n + before->n && rc == 0; k++) {
+		double a, bv;
+		strtab_id id;
+		const struct tree *nt;
+		tree_count sc = { 0 }, tc = { 0 };
+		if (k < n) {
+			sc = tt->rows[k].self;
+			tc = tt->rows[k].total;
+			a = tree_count_d(t, tc);
+			bv = bef[k];
+			id = tt->rows[k].name;
+			nt = t;
+		} else if (!limit && !taken[k - n] && before->rows[k - n].total.u) {
+			a = 0;
+			bv = tree_count_d(bt, before->rows[k - n].total) * scale;
+			id = before->rows[k - n].name;
+			nt = bt;
+		} else
+			continue;
+		toptable_count_text(t, sc, self, sizeof self);
+		toptable_count_text(t, tc, total, sizeof total);
+		amount_text(bv, false, b, sizeof b);
+		amount_text(a - bv, true, d, sizeof d);
+		if (bv > 0)
+			snprintf(pct, sizeof pct, "%+.2f%%", 100.0 * (a - bv) / bv);
+		else
+			snprintf(pct, sizeof pct, "%s", a > 0 ? "new" : "-");
+		text_sanitize(strtab_str(&nt->names, id), strtab_len(&nt->names, id), name, sizeof name);
+		if (fprintf(out, "%*s %6.2f%% %*s %6.2f%% %*s %*s %8s  %s\n", ws, self, toptable_percent(tt, sc),
+		            wt, total, toptable_percent(tt, tc), wb, b, wd, d, pct, name) < 0)
+			rc = -1;
+	}
+	free(row_of);
+	free(taken);
+	free(bef);
+	return rc == 0 && !ferror(out) ? 0 : -1;
 }

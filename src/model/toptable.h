@@ -50,8 +50,20 @@ void toptable_free(struct toptable *tt);
 /* Share of the zoom root's total, in percent (0 when it is 0). */
 double toptable_percent(const struct toptable *tt, tree_count c);
 
+/* A count as the table shows it: digits grouped by thousands ("1,234,567",
+ * a fraction kept). Returns its length. */
+int toptable_count_text(const struct tree *t, tree_count c, char *out, size_t size);
+
 /* Writes the first `limit` rows (0: all) as a text table with a header:
  * "SELF SELF% TOTAL TOTAL% CALLERS NAME"; names sanitized (text.h). */
 int toptable_write(const struct toptable *tt, size_t limit, FILE *out);
+
+/* The same for a diff (--diff): tt is AFTER's table, before BEFORE's (its
+ * counts times scale, 1 or --normalize's); each row gains the function's
+ * total in BEFORE, the delta and the delta relative to BEFORE ("new" when
+ * BEFORE has none): "SELF SELF% TOTAL TOTAL% BEFORE DELTA DELTA% NAME".
+ * Functions found only in BEFORE follow, with 0 in AFTER. */
+int toptable_write_diff(const struct toptable *tt, const struct toptable *before, double scale,
+                        size_t limit, FILE *out);
 
 #endif

@@ -45,6 +45,25 @@ void unit_group(const char *in, char *out, size_t size)
 	out[j] = '\0';
 }
 
+void unit_set_user(struct unit *u, const char *name, uint64_t samples)
+{
+	static const struct { const char *name; double ns; } times[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	memset(u, 0, sizeof *u);
+	u->samples = samples;
+	if (!name || !*name || strcmp(name, "samples") == 0)
+		return;
+	snprintf(u->event, sizeof u->event, "%s", name);
+	for (size_t k = 0; k < sizeof times / sizeof times[0]; k++)
+		if (strcmp(name, times[k].name) == 0) {
+			u->ns = u->bare = true;
+			u->scale = times[k].ns;
+		}
+	if (strcmp(name, "bytes") == 0)
+		u->bytes = u->bare = true;
+}
+
 /* Nanoseconds as the largest unit that keeps a digit before the point. */
 static void format_time(double ns, char *out, size_t size)
 {
@@ -84,12 +103,13 @@ static void format_bytes(double b, char *out, size_t size)
 void unit_amount(const struct unit *u, double w, char *out, size_t size)
 {
 	char num[64];
+	const char *label = u && u->bare ? "" : u ? u->event : "", *sp = label[0] ? " " : "";
 	if (u && u->event[0] && u->bytes) {
 		format_bytes(w, num, sizeof num);
-		snprintf(out, size, "%s %s", num, u->event);
+		snprintf(out, size, "%s%s%s", num, sp, label);
 	} else if (u && u->event[0] && u->ns) {
-		format_time(w, num, sizeof num);
-		snprintf(out, size, "%s %s", num, u->event);
+		format_time(w * (u->scale > 0 ? u->scale : 1), num, sizeof num);
+		snprintf(out, size, "%s%s%s", num, sp, label);
 	} else if (u && u->event[0]) {
 		format_count(w, num, sizeof num);
 		snprintf(out, size, "%s %s", num, u->event);

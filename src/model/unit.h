@@ -14,6 +14,8 @@ struct unit {
 	bool ns;                /* weights are nanoseconds (cpu-clock, task-clock) */
 	bool bytes;             /* weights are bytes (pprof's alloc_space...) */
 	uint64_t samples;       /* how many samples there were (0: unknown) */
+	double scale;           /* ns: nanoseconds per count (0 taken as 1) */
+	bool bare;              /* the amount alone: "1.50 s", not "1.50 s NAME" */
 };
 
 /* Sets u from an event name ("cpu-clock", "cycles:u"); NULL or "": samples. */
@@ -22,6 +24,11 @@ void unit_set(struct unit *u, const char *event, uint64_t samples);
 /* Sets u for a profile that names its sample type and unit (pprof: "cpu"
  * in "nanoseconds", "alloc_space" in "bytes", "samples" in "count"). */
 void unit_set_typed(struct unit *u, const char *type, const char *unit, uint64_t samples);
+
+/* Sets u from what the user says the counts are (--unit): "samples";
+ * "ns", "us", "ms", "s" (times); "bytes"; any other name counts that
+ * thing ("cycles": "1,234 cycles"). */
+void unit_set_user(struct unit *u, const char *name, uint64_t samples);
 
 /* "1,234" into out (digits grouped by thousands, the rest copied). */
 void unit_group(const char *digits, char *out, size_t size);

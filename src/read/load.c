@@ -1010,12 +1010,19 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		}
 	}
 
-	if (load_parallel(t, s, fmt, o, &pr, m, name)) {
+	/* -f folded on perf script output: every line is malformed; say what
+	 * the lines look like (issue 18 item 9) */
+	uint64_t bad0 = 0, stacks0 = t->stacks;
+	bool perf_like = o->format == SNIFF_FOLDED &&
+	                 sniff_detect(buf, (size_t)n, source_at_eof(s), &bad0) == SNIFF_PERF;
+	int rc = 0;
+	if (load_parallel(t, s, fmt, o, &pr, m, name))
 		report_shrank(m, name, s);
-		source_close(s);
-		return 0;
-	}
-	int rc = load_text(t, s, fmt, buf, n, o, &pr, m, name);
+	else
+		rc = load_text(t, s, fmt, buf, n, o, &pr, m, name);
+	if (perf_like && t->stacks == stacks0)
+		load_messages_add(m, "tflame: %s: its lines look like perf script output, not folded stacks: "
+		                  "leave out -f folded, or give -f perf", name);
 	source_close(s);
 	return rc;
 }

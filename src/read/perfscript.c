@@ -4,389 +4,23 @@
  *
  * The hot path works on byte spans of the caller's block. The only copies
  * are the frame names of the pending record, which live in buffers owned by
- * the reader and reused from record to record (a record may span blocks). */
+ * the reader and reused from record to record (a record may span blocks).
+ *
+ * This file reads records; perfscript_impl.h says which file does the
+ * rest. */
 #include "config.h"
-#include "perfscript.h"
+#include "perfscript_impl.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "text.h"
 #include "timeline.h"
-#include "xalloc.h"
-
-/* A frame name of the pending record: a span of r->fbuf (offsets, because
- * fbuf moves when it grows). */
-struct perf_ent {
-	size_t off, len;
-};
-
-struct perf_reader {
-	struct tree *t;
-	struct perf_options o;
-	struct reader_diag d;
-	uint64_t weird_events, weird_stacks;
-	bool started;           /* the BOM check has been done */
-
-	/* Record state, as inferno's collapser keeps it. */
-	bool in_event;          /* the next non-blank line is a frame line */
-	bool skip;              /* event filtered out: ignore frames until blank */
-	bool have_period;
-	uint64_t period;
-	bool have_time;
-	uint64_t time;          /* ns */
-	struct timeline *tl;    /* NULL: times are not kept */
-	/* the record's thread in tl, and the key it was found for */
-	uint32_t th_idx;
-	bool th_valid;
-	int64_t th_pid, th_tid;
-	char th_comm[64];
-	size_t th_comm_len;
-	bool payload;           /* event line carried a non-frame payload (§A.10 a) */
-	bool have_filter;
-	char *filter;           /* the event name kept; NULL until known */
-	size_t filter_len, filter_cap;
-	char *pname;
-	size_t pname_len, pname_cap;
-	bool java;              /* pname starts with "java": tidy_java applies */
-
-	char *fbuf;             /* frame name bytes of the pending record */
-	size_t flen, fcap;
-	struct perf_ent *ents;  /* leaf first; each line's parts reversed */
-	size_t nent, entcap;
-	struct tree_frame *frames;  /* root..leaf, built at flush */
-	size_t framecap;
-	char *scratch;          /* output of the Rust symbol fix */
-	size_t scratchcap;
-	char *scratch2;         /* a symbol without line breaks */
-	size_t scratch2cap;
-	char *scratch3;         /* a module name without line breaks */
-	size_t scratch3cap;
-
-	/* perf_reader_record: the last comm, pid and tid, whose pname is in
-	 * pname (fields_pname set) */
-	bool fields_pname;
-	char last_comm[64];
-	size_t last_comm_len;
-	int32_t last_pid, last_tid;
-
-	/* the frame cache: entries keyed by (obj, addr, variant, java), the
-	 * frames' text in blob as [u32 count] then per frame [u32 len][bytes] */
-	struct perf_cent {
-		const void *obj;
-		uint64_t addr;
-		uint32_t variant;       /* UINT32_MAX: empty slot */
-		uint32_t off;           /* into blob */
-	} *cache;
-	size_t cache_n, cache_cap;
-	char *blob;
-	size_t blob_len, blob_cap;
-	size_t cache_from;      /* nent at perf_reader_cache_begin */
-};
-
-/* ---- byte helpers ------------------------------------------------------ */
-
-static void perf_reserve(char **buf, size_t *cap, size_t need)
-{
-	size_t n;
-
-	if (need <= *cap)
-		return;
-	n = *cap ? *cap : 256;
-	while (n < need)
-		n = n > SIZE_MAX / 2 ? need : n * 2;
-	*buf = xrealloc(*buf, n);
-	*cap = n;
-}
-
-static inline bool perf_is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool perf_is_hex(unsigned char c)
-{
-	return perf_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static inline bool perf_ascii_ws(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-/* True when s[0..n), n being 2 or 3, is exactly one non-ASCII Unicode
- * White_Space character in UTF-8 (Rust's trim removes those too). */
-static bool perf_uws(const unsigned char *s, size_t n)
-{
-	if (n == 2)
-		return s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0);
-	switch (s[0]) {
-	case 0xE1:
-		return s[1] == 0x9A && s[2] == 0x80;
-	case 0xE2:
-		if (s[1] == 0x80)
-			return (s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 ||
-			       s[2] == 0xA9 || s[2] == 0xAF;
-		return s[1] == 0x81 && s[2] == 0x9F;
-	case 0xE3:
-		return s[1] == 0x80 && s[2] == 0x80;
-	default:
-		return false;
-	}
-}
-
-/* Length of s[0..n) without trailing white space. */
-static size_t perf_rtrim(const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	while (n) {
-		unsigned char c = u[n - 1];
-		if (c < 0x80) {
-			if (!perf_ascii_ws(c))
-				break;
-			n--;
-		} else if (n >= 2 && perf_uws(u + n - 2, 2)) {
-			n -= 2;
-		} else if (n >= 3 && perf_uws(u + n - 3, 3)) {
-			n -= 3;
-		} else {
-			break;
-		}
-	}
-	return n;
-}
-
-/* Number of leading white-space bytes of s[0..n). */
-static size_t perf_ltrim(const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < n) {
-		if (u[i] < 0x80) {
-			if (!perf_ascii_ws(u[i]))
-				break;
-			i++;
-		} else if (n - i >= 2 && perf_uws(u + i, 2)) {
-			i += 2;
-		} else if (n - i >= 3 && perf_uws(u + i, 3)) {
-			i += 3;
-		} else {
-			break;
-		}
-	}
-	return i;
-}
-
-void perf_trim(const char **s, size_t *len)
-{
-	size_t k = perf_ltrim(*s, *len);
-
-	*s += k;
-	*len = perf_rtrim(*s, *len - k);
-}
-
-/* Last c in s[0..n), or NULL (memrchr is not portable). */
-static const char *perf_rchr(const char *s, size_t n, char c)
-{
-	while (n--)
-		if (s[n] == c)
-			return s + n;
-	return NULL;
-}
-
-static bool perf_contains(const char *s, size_t n, const char *pat, size_t plen)
-{
-	const char *end = s + n;
-
-	while ((size_t)(end - s) >= plen) {
-		const char *p = memchr(s, pat[0], (size_t)(end - s) - plen + 1);
-		if (!p)
-			return false;
-		if (memcmp(p, pat, plen) == 0)
-			return true;
-		s = p + 1;
-	}
-	return false;
-}
-
-static bool perf_ends_with(const char *s, size_t n, const char *suf, size_t slen)
-{
-	return n >= slen && memcmp(s + n - slen, suf, slen) == 0;
-}
-
-/* Rust's u64 parse: an optional '+', then one or more digits, no overflow. */
-static bool perf_parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (n && s[0] == '+') {
-		s++;
-		n--;
-	}
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
-}
-
-/* ---- line parsers (shared with sniff) ---------------------------------- */
-
-bool perf_event_line_parts(const char *line, size_t len, struct perf_event_parts *ep)
-{
-	size_t word_start = 0, slash = SIZE_MAX;
-	bool digits = false, last_space = false;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if (c == ' ') {
-			if (digits && !last_space) {
-				const char *comm = line;
-				size_t clen = word_start - 1;
-				if (slash != SIZE_MAX) {
-					ep->pid = line + word_start;
-					ep->pid_len = slash - word_start;
-					ep->tid = line + slash + 1;
-					ep->tid_len = i - slash - 1;
-				} else {
-					ep->pid = "?";
-					ep->pid_len = 1;
-					ep->tid = line + word_start;
-					ep->tid_len = i - word_start;
-				}
-				perf_trim(&comm, &clen);
-				ep->comm = comm;
-				ep->comm_len = clen;
-				ep->end = i + 1;
-				return true;
-			}
-			word_start = i + 1;
-			digits = true;
-		} else if (c == '/') {
-			if (digits)
-				slash = i;
-		} else if (!perf_is_digit(c)) {
-			digits = false;
-			slash = SIZE_MAX;
-		}
-		last_space = c == ' ';
-	}
-	return false;
-}
-
-/* §A.10 (b): the DSO is the parenthesis group that ends the line, found by
- * matching parentheses backwards (or, when unbalanced, the last " ("). The
- * group must start after a space inside rest, as inferno needs a symbol
- * field. Sets *open to its '('. */
-static bool perf_module_group(const char *rest, const char *end, const char **open)
-{
-	const char *q = end - 1;
-	long depth = 1;
-
-	if (end - rest < 3 || end[-1] != ')')
-		return false;
-	while (q > rest) {
-		q--;
-		if (*q == ')') {
-			depth++;
-		} else if (*q == '(' && --depth == 0) {
-			if (q > rest && q[-1] == ' ') {
-				*open = q;
-				return true;
-			}
-			break;
-		}
-	}
-	for (q = end - 1; q > rest + 1; q--) {
-		if (q[-1] == '(' && q[-2] == ' ') {
-			*open = q - 1;
-			return true;
-		}
-	}
-	return false;
-}
-
-bool perf_frame_line_parts(const char *line, size_t len, struct perf_frame_parts *fp)
-{
-	const char *end = line + len;
-	const char *s = line + perf_ltrim(line, len);
-	const char *sp, *rest, *msp, *sym_end, *open;
-	const char *sym;
-	size_t slen;
-
-	sp = memchr(s, ' ', (size_t)(end - s));
-	if (!sp)
-		return false;
-	fp->pc = s;
-	fp->pc_len = perf_rtrim(s, (size_t)(sp - s));
-	rest = sp + 1;
-	msp = perf_rchr(rest, (size_t)(end - rest), ' ');
-	if (msp && end - msp >= 3 && msp[1] == '(' && end[-1] == ')') {
-		sym_end = msp;
-		fp->module = msp + 2;
-	} else if (perf_module_group(rest, end, &open)) {
-		sym_end = open - 1;
-		fp->module = open + 1;
-	} else {
-		return false;
-	}
-	fp->module_len = (size_t)(end - 1 - fp->module);
-	sym = rest;
-	slen = (size_t)(sym_end - rest);
-	perf_trim(&sym, &slen);
-	if (!slen) {
-		/* An empty symbol is " ", as in stackcollapse-perf.pl. */
-		sym = " ";
-		slen = 1;
-	}
-	fp->func = sym;
-	fp->func_len = slen;
-	return true;
-}
-
-/* `perf script -F+srcline` prints "  file.c:123" or "  dso[1a2b]" after a
- * frame (§A.10 c). Such lines are skipped without a warning. */
-static bool perf_is_srcline(const char *s, size_t n)
-{
-	static const char disc[] = " (discriminator ";
-	size_t k = perf_ltrim(s, n), i;
-
-	s += k;
-	n -= k;
-	if (n && s[n - 1] == ')') {
-		/* "file.c:12 (discriminator 3)" from addr2line */
-		i = n - 1;
-		while (i && perf_is_digit((unsigned char)s[i - 1]))
-			i--;
-		if (i == n - 1 || i < sizeof disc - 1 ||
-		    memcmp(s + i - (sizeof disc - 1), disc, sizeof disc - 1) != 0)
-			return false;
-		n = i - (sizeof disc - 1);
-	}
-	if (!n)
-		return false;
-	i = n;
-	while (i && perf_is_digit((unsigned char)s[i - 1]))
-		i--;
-	if (i < n && i >= 2 && s[i - 1] == ':')
-		return true;
-	if (s[n - 1] == ']') {
-		i = n - 1;
-		while (i && perf_is_hex((unsigned char)s[i - 1]))
-			i--;
-		if (i < n - 1 && i >= 2 && s[i - 1] == '[')
-			return true;
-	}
-	return false;
-}
+#include "tree.h"
+#include "unit.h"
 
 /* ---- diagnostics ------------------------------------------------------- */
 
@@ -467,272 +101,6 @@ static void perf_bad(struct perf_reader *r, const char *what, const char *line, 
 _Static_assert(sizeof(((struct reader_diag *)0)->first_msg) >= 40 + 3 + 80 + 3 + 2,
                "first_msg too small for perf_bad");
 
-/* ---- the per-frame pipeline (SPEC §A.5) -------------------------------- */
-
-static bool perf_is_vmlinux(const char *m, size_t n)
-{
-	const char *v = NULL;
-
-	/* last occurrence of "vmlinux" */
-	for (size_t i = n; i >= 7; i--) {
-		if (m[i - 7] == 'v' && memcmp(m + i - 7, "vmlinux", 7) == 0) {
-			v = m + i - 7;
-			break;
-		}
-	}
-	if (!v)
-		return false;
-	for (const char *p = v; p < m + n; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (!(perf_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      c == '-' || c == '.' || c == '_'))
-			return false;
-	}
-	return true;
-}
-
-static bool perf_is_unknown(const char *s, size_t n)
-{
-	return n == 9 && memcmp(s, "[unknown]", 9) == 0;
-}
-
-static bool perf_is_kernel(const char *m, size_t n)
-{
-	return ((n && m[0] == '[') || perf_ends_with(m, n, ".ko", 3) || perf_is_vmlinux(m, n)) &&
-	       !perf_is_unknown(m, n);
-}
-
-static bool perf_is_jit(const char *m, size_t n)
-{
-	return (n >= 10 && memcmp(m, "/tmp/perf-", 10) == 0 && perf_ends_with(m, n, ".map", 4)) ||
-	       (perf_contains(m, n, "/jitted-", 8) && perf_ends_with(m, n, ".so", 3));
-}
-
-/* Where inferno cuts the argument list: the first '(' at bracket depth 0
- * that neither follows a '.' (Go "pkg.(*T).M") nor opens
- * "(anonymous namespace)". Returns len when nothing is cut. */
-static size_t perf_args_cut(const char *s, size_t len)
-{
-	static const char anon[] = "(anonymous namespace)";
-	long depth = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		switch (s[i]) {
-		case '<': case '{': case '[':
-			depth++;
-			break;
-		case '>': case '}': case ']': case ')':
-			depth--;
-			break;
-		case '(':
-			if (depth == 0 && !(i && s[i - 1] == '.') &&
-			    !(len - i >= sizeof anon - 1 && memcmp(s + i, anon, sizeof anon - 1) == 0))
-				return i;
-			depth++;
-			break;
-		default:
-			break;
-		}
-	}
-	return len;
-}
-
-/* Ends in "h" + 16 hex digits: a Rust legacy symbol hash. */
-static bool perf_rust_hash(const char *s, size_t n)
-{
-	if (n < 17 || s[n - 17] != 'h')
-		return false;
-	for (size_t i = n - 16; i < n; i++)
-		if (!perf_is_hex((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-/* inferno's fix for partially demangled Rust symbols (§A.5 step 3), into
- * r->scratch. The output is never longer than the input. */
-static const char *perf_rust_fix(struct perf_reader *r, const char *s, size_t *np)
-{
-	static const struct { const char *pat; size_t len; char rep; } esc[] = {
-		{ "$SP$", 4, '@' }, { "$BP$", 4, '*' }, { "$RF$", 4, '&' },
-		{ "$LT$", 4, '<' }, { "$GT$", 4, '>' }, { "$LP$", 4, '(' },
-		{ "$RP$", 4, ')' }, { "$C$", 3, ',' }, { "$u7e$", 5, '~' },
-		{ "$u20$", 5, ' ' }, { "$u27$", 5, '\'' }, { "$u3d$", 5, '=' },
-		{ "$u5b$", 5, '[' }, { "$u5d$", 5, ']' }, { "$u7b$", 5, '{' },
-		{ "$u7d$", 5, '}' }, { "$u3b$", 5, ';' }, { "$u2b$", 5, '+' },
-		{ "$u21$", 5, '!' }, { "$u22$", 5, '"' },
-	};
-	size_t n = *np - 17, i = 0;
-	char *o;
-
-	if (n >= 2 && s[n - 2] == ':' && s[n - 1] == ':')
-		n -= 2;
-	if (n >= 2 && s[0] == '_' && s[1] == '$') {
-		s++;
-		n--;
-	}
-	perf_reserve(&r->scratch, &r->scratchcap, n + 1);
-	o = r->scratch;
-	while (i < n) {
-		if (s[i] == '.') {
-			if (i + 1 < n && s[i + 1] == '.') {
-				*o++ = ':';
-				*o++ = ':';
-				i += 2;
-			} else {
-				*o++ = '.';
-				i++;
-			}
-		} else if (s[i] == '$') {
-			size_t k;
-			for (k = 0; k < sizeof esc / sizeof esc[0]; k++) {
-				if (n - i >= esc[k].len && memcmp(s + i, esc[k].pat, esc[k].len) == 0)
-					break;
-			}
-			if (k == sizeof esc / sizeof esc[0]) {
-				/* unknown escape: the rest is copied as is */
-				memcpy(o, s + i, n - i);
-				o += n - i;
-				break;
-			}
-			*o++ = esc[k].rep;
-			i += esc[k].len;
-		} else {
-			size_t j = i;
-			while (j < n && s[j] != '$' && s[j] != '.')
-				j++;
-			memcpy(o, s + i, j - i);
-			o += j - i;
-			i = j;
-		}
-	}
-	*np = (size_t)(o - r->scratch);
-	return r->scratch;
-}
-
-static void perf_push_ent(struct perf_reader *r, size_t off, size_t len)
-{
-	if (r->nent == r->entcap) {
-		r->entcap = r->entcap ? r->entcap * 2 : 64;
-		r->ents = xreallocarray(r->ents, r->entcap, sizeof *r->ents);
-	}
-	r->ents[r->nent].off = off;
-	r->ents[r->nent].len = len;
-	r->nent++;
-}
-
-/* Steps 5-8 for one "->" part: module fallback, tidy_generic, tidy_java,
- * annotation; the name is appended to fbuf. */
-static void perf_part(struct perf_reader *r, const char *s, size_t n, bool inlined,
-                      const struct perf_frame_parts *fp)
-{
-	size_t start = r->flen, len, off;
-	char *b;
-
-	if (perf_is_unknown(s, n) && (r->o.addrs || !perf_is_unknown(fp->module, fp->module_len))) {
-		const char *base = "unknown";
-		size_t blen = 7;
-		if (!perf_is_unknown(fp->module, fp->module_len)) {
-			const char *sl = perf_rchr(fp->module, fp->module_len, '/');
-			base = sl ? sl + 1 : fp->module;
-			blen = (size_t)(fp->module + fp->module_len - base);
-		}
-		/* "[" base " <" pc ">]" and a 4-byte annotation */
-		perf_reserve(&r->fbuf, &r->fcap, start + blen + fp->pc_len + 9);
-		b = r->fbuf + start;
-		*b++ = '[';
-		memcpy(b, base, blen);
-		b += blen;
-		if (r->o.addrs) {
-			*b++ = ' ';
-			*b++ = '<';
-			memcpy(b, fp->pc, fp->pc_len);
-			b += fp->pc_len;
-			*b++ = '>';
-		}
-		*b++ = ']';
-		len = (size_t)(b - (r->fbuf + start));
-	} else {
-		perf_reserve(&r->fbuf, &r->fcap, start + n + 4);
-		memcpy(r->fbuf + start, s, n);
-		len = n;
-	}
-	b = r->fbuf + start;
-
-	/* tidy_generic: drop the argument list, then ';' -> ':' (the cut does
-	 * not depend on ';', so the order does not matter) */
-	if (memchr(b, '(', len))
-		len = perf_args_cut(b, len);
-	for (char *q = b, *e = b + len; q < e && (q = memchr(q, ';', (size_t)(e - q))); q++)
-		*q = ':';
-
-	/* tidy_java */
-	off = start;
-	if (r->java && len && b[0] == 'L' && memchr(b, '/', len)) {
-		off++;
-		len--;
-		b++;
-	}
-
-	/* annotations; the buffer has 4 spare bytes after the name */
-	if (inlined) {
-		if (!perf_contains(b, len, "_[i]", 4)) {
-			memcpy(b + len, "_[i]", 4);
-			len += 4;
-		}
-	} else if (r->o.kernel && perf_is_kernel(fp->module, fp->module_len)) {
-		memcpy(b + len, "_[k]", 4);
-		len += 4;
-	} else if (r->o.jit && perf_is_jit(fp->module, fp->module_len) &&
-	           !perf_contains(b, len, "_[j]", 4)) {
-		memcpy(b + len, "_[j]", 4);
-		len += 4;
-	}
-	r->flen = off + len;
-	perf_push_ent(r, off, len);
-}
-
-/* One parsed frame line (§A.5). perf prints the leaf first; the parts of a
- * line go into ents reversed, so walking ents backwards gives root..leaf. */
-static void perf_frame(struct perf_reader *r, const struct perf_frame_parts *fp)
-{
-	const char *f = fp->func, *p, *end;
-	size_t n = fp->func_len, k = n, first = r->nent;
-
-	/* 1. symbol offset: "+0x" followed only by hex digits (maybe none) */
-	while (k && perf_is_hex((unsigned char)f[k - 1]))
-		k--;
-	if (k >= 3 && f[k - 3] == '+' && f[k - 2] == '0' && f[k - 1] == 'x')
-		n = k - 3;
-	/* 2. "process name" frames */
-	if (n && f[0] == '(')
-		return;
-	/* 3. Rust legacy hashes */
-	if (perf_rust_hash(f, n))
-		f = perf_rust_fix(r, f, &n);
-	/* 4. Java inlining "A->B->C"; 9. prepended as a group */
-	p = f;
-	end = f + n;
-	for (bool inlined = false;; inlined = true) {
-		const char *a = p, *arrow = NULL;
-		while ((a = memchr(a, '-', (size_t)(end - a))) && a + 1 < end) {
-			if (a[1] == '>') {
-				arrow = a;
-				break;
-			}
-			a++;
-		}
-		perf_part(r, p, (size_t)((arrow ? arrow : end) - p), inlined, fp);
-		if (!arrow)
-			break;
-		p = arrow + 2;
-	}
-	for (size_t i = first, j = r->nent - 1; i < j; i++, j--) {
-		struct perf_ent tmp = r->ents[i];
-		r->ents[i] = r->ents[j];
-		r->ents[j] = tmp;
-	}
-}
-
 /* ---- records ----------------------------------------------------------- */
 
 /* End of record (§A.6): hand the stack to the tree and reset. */
@@ -789,9 +157,41 @@ static void perf_set_pname(struct perf_reader *r, const struct perf_event_parts 
 	r->fields_pname = false;
 }
 
+/* Counts a record of event ev[0..n) (for o.events): most records are of
+ * the event of the record before. (A name with a NUL byte counts under the
+ * name before the NUL when that one is listed.) */
+static void perf_count_event(struct perf_reader *r, const char *ev, size_t n)
+{
+	struct perf_events *e = &r->evs;
+	if (n >= sizeof e->ev[0].name) {
+		e->other++;
+		return;
+	}
+	if (r->ev_last < e->n && e->ev[r->ev_last].name[n] == '\0' && memcmp(e->ev[r->ev_last].name, ev, n) == 0) {
+		e->ev[r->ev_last].records++;
+		return;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		if (memcmp(e->ev[i].name, ev, n) == 0 && e->ev[i].name[n] == '\0') {
+			e->ev[i].records++;
+			r->ev_last = i;
+			return;
+		}
+	if (e->n == PERF_EVENTS_MAX || memchr(ev, '\0', n)) {
+		e->other++;
+		return;
+	}
+	memcpy(e->ev[e->n].name, ev, n);
+	e->ev[e->n].name[n] = '\0';
+	e->ev[e->n].records = 1;
+	r->ev_last = e->n++;
+}
+
 /* Event filter (§A.3.3): the given one, else the first event name seen. */
 static bool perf_event_kept(struct perf_reader *r, const char *ev, size_t n)
 {
+	if (r->o.events)
+		perf_count_event(r, ev, n);
 	if (r->have_filter)
 		return n == r->filter_len && memcmp(ev, r->filter, n) == 0;
 	perf_reserve(&r->filter, &r->filter_cap, n + 1);
@@ -1096,114 +496,6 @@ void perf_reader_record_end(struct perf_reader *r)
 	r->flen = 0;
 }
 
-/* ---- the frame cache ---------------------------------------------------- */
-
-#define PERF_CACHE_MAX_BLOB ((size_t)64 << 20)
-
-static size_t perf_cache_slot(const struct perf_reader *r, const void *obj, uint64_t addr, uint32_t variant)
-{
-	uint64_t h = ((uint64_t)(uintptr_t)obj * 0x9E3779B97F4A7C15ull) ^ (addr * 0xC2B2AE3D27D4EB4Full) ^ variant;
-	h ^= h >> 29;
-	size_t mask = r->cache_cap - 1, i = (size_t)(h * 0x9E3779B97F4A7C15ull >> 20) & mask;
-	while (r->cache[i].variant != UINT32_MAX &&
-	       !(r->cache[i].obj == obj && r->cache[i].addr == addr && r->cache[i].variant == variant))
-		i = (i + 1) & mask;
-	return i;
-}
-
-static uint32_t perf_cache_variant(const struct perf_reader *r, unsigned variant)
-{
-	/* Java's tidying depends on the process name */
-	return (uint32_t)((variant & 0x7fffffffu) << 1 | (r->java ? 1u : 0u));
-}
-
-bool perf_reader_cached(struct perf_reader *r, const void *obj, uint64_t addr, unsigned variant)
-{
-	if (r->skip || !r->cache_cap)
-		return false;
-	uint32_t v = perf_cache_variant(r, variant);
-	const struct perf_cent *e = &r->cache[perf_cache_slot(r, obj, addr, v)];
-	if (e->variant == UINT32_MAX)
-		return false;
-	const char *b = r->blob + e->off;
-	uint32_t n, len;
-	memcpy(&n, b, 4);
-	b += 4;
-	for (uint32_t k = 0; k < n; k++) {
-		memcpy(&len, b, 4);
-		b += 4;
-		perf_reserve(&r->fbuf, &r->fcap, r->flen + len);
-		memcpy(r->fbuf + r->flen, b, len);
-		perf_push_ent(r, r->flen, len);
-		r->flen += len;
-		b += len;
-	}
-	return true;
-}
-
-void perf_reader_cache_begin(struct perf_reader *r)
-{
-	r->cache_from = r->nent;
-}
-
-void perf_reader_cache_end(struct perf_reader *r, const void *obj, uint64_t addr, unsigned variant)
-{
-	if (r->skip || r->nent < r->cache_from)
-		return;
-	size_t n = r->nent - r->cache_from, need = 4;
-	for (size_t k = r->cache_from; k < r->nent; k++)
-		need += 4 + r->ents[k].len;
-	if (r->blob_len + need > PERF_CACHE_MAX_BLOB || need > UINT32_MAX) {
-		/* full: start over rather than grow without bound */
-		r->blob_len = 0;
-		r->cache_n = 0;
-		for (size_t i = 0; i < r->cache_cap; i++)
-			r->cache[i].variant = UINT32_MAX;
-		if (need > PERF_CACHE_MAX_BLOB)
-			return;
-	}
-	if ((r->cache_n + 1) * 2 > r->cache_cap) {
-		size_t cap = r->cache_cap ? r->cache_cap * 2 : 4096;
-		struct perf_cent *old = r->cache;
-		size_t oldcap = r->cache_cap;
-		r->cache = xreallocarray(NULL, cap, sizeof *r->cache);
-		r->cache_cap = cap;
-		for (size_t i = 0; i < cap; i++)
-			r->cache[i].variant = UINT32_MAX;
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].variant != UINT32_MAX)
-				r->cache[perf_cache_slot(r, old[i].obj, old[i].addr, old[i].variant)] = old[i];
-		free(old);
-	}
-	uint32_t v = perf_cache_variant(r, variant);
-	size_t slot = perf_cache_slot(r, obj, addr, v);
-	if (r->cache[slot].variant != UINT32_MAX)
-		return;
-	perf_reserve(&r->blob, &r->blob_cap, r->blob_len + need);
-	char *b = r->blob + r->blob_len;
-	uint32_t n32 = (uint32_t)n;
-	memcpy(b, &n32, 4);
-	b += 4;
-	for (size_t k = r->cache_from; k < r->nent; k++) {
-		uint32_t len = (uint32_t)r->ents[k].len;
-		memcpy(b, &len, 4);
-		memcpy(b + 4, r->fbuf + r->ents[k].off, len);
-		b += 4 + len;
-	}
-	r->cache[slot].obj = obj;
-	r->cache[slot].addr = addr;
-	r->cache[slot].variant = v;
-	r->cache[slot].off = (uint32_t)r->blob_len;
-	r->blob_len += need;
-	r->cache_n++;
-}
-
-void perf_reader_record_clear(struct perf_reader *r)
-{
-	r->nent = 0;
-	r->flen = 0;
-}
-
 /* ---- public ------------------------------------------------------------ */
 
 struct perf_reader *perf_reader_new(struct tree *t, const struct perf_options *o)
@@ -1246,11 +538,78 @@ lines:
 	}
 }
 
+/* One lock for every load's counts: readers add theirs once, at the end. */
+static pthread_mutex_t perf_events_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Adds the counts of from to to (names unseen there are appended). */
+static void perf_events_merge(struct perf_events *to, const struct perf_events *from)
+{
+	to->other += from->other;
+	for (size_t i = 0; i < from->n; i++) {
+		size_t k = 0;
+		while (k < to->n && strcmp(to->ev[k].name, from->ev[i].name) != 0)
+			k++;
+		if (k < to->n) {
+			to->ev[k].records += from->ev[i].records;
+		} else if (to->n < PERF_EVENTS_MAX) {
+			to->ev[to->n] = from->ev[i];
+			to->n++;
+		} else {
+			to->other += from->ev[i].records;
+		}
+	}
+}
+
 void perf_reader_finish(struct perf_reader *r)
 {
 	/* the last record counts without a final blank line */
 	if (r->nent)
 		perf_flush(r);
+	if (r->o.events && (r->evs.n || r->evs.other)) {
+		pthread_mutex_lock(&perf_events_mu);
+		perf_events_merge(r->o.events, &r->evs);
+		pthread_mutex_unlock(&perf_events_mu);
+		memset(&r->evs, 0, sizeof r->evs);
+		r->ev_last = 0;
+	}
+}
+
+void perf_events_list(const struct perf_events *e, char *out, size_t size)
+{
+	/* the busiest first, then by name: the same list whatever order the
+	 * readers finished in */
+	size_t order[PERF_EVENTS_MAX], used = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		size_t k = i;
+		while (k > 0 && (e->ev[order[k - 1]].records < e->ev[i].records ||
+		                 (e->ev[order[k - 1]].records == e->ev[i].records &&
+		                  strcmp(e->ev[order[k - 1]].name, e->ev[i].name) > 0))) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	if (size)
+		out[0] = '\0';
+	for (size_t i = 0; i <= e->n && size; i++) {
+		char name[200], digits[24], count[40];
+		uint64_t records = i < e->n ? e->ev[order[i]].records : e->other;
+		if (i == e->n && !e->other)
+			break;
+		if (i < e->n)
+			text_sanitize(e->ev[order[i]].name, strlen(e->ev[order[i]].name), name, sizeof name);
+		else
+			snprintf(name, sizeof name, "%s", e->n ? "other events" : "events");
+		snprintf(digits, sizeof digits, "%" PRIu64, records);
+		unit_group(digits, count, sizeof count);
+		int w = snprintf(out + used, size - used, "%s%s (%s sample%s)", i ? ", " : "", name, count,
+		                 records == 1 ? "" : "s");
+		if (w < 0 || (size_t)w >= size - used) {
+			out[used] = '\0';
+			break;
+		}
+		used += (size_t)w;
+	}
 }
 
 const char *perf_reader_filter(const struct perf_reader *r)

@@ -10,6 +10,27 @@
 #include "reader.h"
 #include "tree.h"
 
+/* The events the perf readers of one load saw, so that a result that kept
+ * no samples can say what the input had: each reader counts the records of
+ * every event (kept or filtered out) and adds its counts here once, when it
+ * finishes (perf_reader_finish; several threads may). Zeroed by the caller
+ * before the load. */
+#define PERF_EVENTS_MAX 16
+struct perf_events {
+	size_t n;
+	struct perf_event_count {
+		char name[64];      /* as --event-filter compares it ("cpu-clock"):
+		                       raw bytes of the input, NUL-terminated */
+		uint64_t records;
+	} ev[PERF_EVENTS_MAX];  /* in the order first seen */
+	uint64_t other;         /* records of the events beyond these, or whose
+	                           names take 64 bytes or more or hold a NUL */
+};
+
+/* "cpu-clock (4,621 samples), cycles (12 samples)" into out[0..size): the
+ * busiest first, then by name; the names sanitized; "" when e has none. */
+void perf_events_list(const struct perf_events *e, char *out, size_t size);
+
 struct perf_options {
 	bool pid;               /* root "comm-PID" */
 	bool tid;               /* root "comm-PID/TID" (implies pid) */
@@ -19,6 +40,7 @@ struct perf_options {
 	const char *event_filter; /* keep only this event; NULL: the first seen */
 	bool mid_stream;        /* input starts after the file's start (a
 	                           parallel chunk): no byte order mark check */
+	struct perf_events *events; /* event counts go here (NULL: none) */
 };
 
 struct perf_reader;

@@ -64,13 +64,23 @@ int printer_print(const struct tree *t, const struct printer_options *o, FILE *o
 				col++;
 			}
 			int w = sp->col1 - sp->col0;
+			char mark[32];
+			int mw = o->diff ? diff_mark(o->diff, t, sp->node, mark, sizeof mark) : 0;
+			if (mw && w - 1 < mw + 2)
+				mw = 0;         /* no room for a letter and the mark */
 			/* Labels leave out the annotation ("_[k]"), as the browser's. */
 			const char *name = tree_name(t, sp->node);
-			int used = text_fit(name, palette_base_len(name, tree_name_len(t, sp->node)), w - 1,
-			                    label, TEXT_FIT_BYTES(width));
+			int used = text_fit(name, palette_base_len(name, tree_name_len(t, sp->node)),
+			                    w - 1 - (mw ? mw + 1 : 0), label, TEXT_FIT_BYTES(width));
 			size_t ll = strlen(label);
 			memcpy(line + len, label, ll);
 			len += ll;
+			if (mw) {
+				line[len++] = ' ';
+				memcpy(line + len, mark, (size_t)mw);
+				len += (size_t)mw;
+				used += mw + 1;
+			}
 			for (col += used; col < sp->col1 - 1; col++)
 				line[len++] = ' ';
 			line[len++] = o->search && search_matches(o->search, sp->node) ? '*' : '|';

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "diff.h"
 #include "layout.h"
 #include "search.h"
 #include "tree.h"
@@ -20,6 +21,10 @@ struct printer_options {
 	bool no_ancestors;          /* leave out the zoom root's ancestor rows */
 	const char *header;         /* first line; NULL: "all: N samples" */
 	const struct search *search; /* finished search, or NULL */
+	/* --diff: a frame whose total changed by 1% or more of its BEFORE
+	 * total says so after its label ("+12%", "-40%"; "new" when BEFORE
+	 * has none), when the frame is wide enough. NULL: no diff. */
+	const struct diff *diff;
 };
 
 /* Writes a header line ("all: N samples"); with a search, the match line

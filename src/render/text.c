@@ -426,6 +426,19 @@ int text_fit(const char *s, size_t len, int cols, char *out, size_t outsize)
 	return cols;
 }
 
+int text_fit_head(const char *s, size_t len, int cols, char *out, size_t outsize, size_t *used)
+{
+	struct cursor c = { 0, 0, 0, NOBASE }, ck = c;
+
+	*used = 0;
+	if (outsize == 0)
+		return 0;
+	emit((const unsigned char *)s, len, clamp_cols(cols, outsize), -1, out, &c, &ck);
+	out[c.o] = '\0';
+	*used = c.pos;
+	return c.w;
+}
+
 int text_fit_middle(const char *s, size_t len, int cols, char *out, size_t outsize)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -55,6 +55,12 @@ int text_width(const char *s, size_t len);
 int text_fit(const char *s, size_t len, int cols, char *out, size_t outsize);
 #define TEXT_FIT_BYTES(cols) ((size_t)(cols) * 12u + 16u)
 
+/* The longest prefix of whole units of s that fits in cols columns, in
+ * display form, without "..": for wrapping a long text over lines. *used
+ * gets the bytes of s it took (0 when not even the first unit fits).
+ * Returns the columns written; outsize as for text_fit. */
+int text_fit_head(const char *s, size_t len, int cols, char *out, size_t outsize, size_t *used);
+
 /* As text_fit, but a cut keeps the start and the end: "std::vec..::push".
  * The head is the longest prefix of width <= ceil((cols - 2) / 2); the tail
  * the longest suffix within the columns left over that starts at a unit of

@@ -164,7 +164,7 @@ static enum lineedit_result history(struct lineedit *e, int dir)
 enum lineedit_result lineedit_key(struct lineedit *e, int ch)
 {
 	bool changed = true;
-	switch (keymap_prompt_lookup(ch)) {
+	switch (keymap_lookup(KEYMAP_PROMPT, ch)) {
 	case KEYMAP_PROMPT_ACCEPT: return LINEEDIT_ACCEPT;
 	case KEYMAP_PROMPT_CANCEL: return LINEEDIT_CANCEL;
 	case KEYMAP_PROMPT_HISTORY: return history(e, ch == KEY_UP ? -1 : +1);

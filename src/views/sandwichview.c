@@ -8,6 +8,7 @@
 #else
 #include <curses.h>
 #endif
+#include "flamepane.h"
 #include "layout.h"
 #include "text.h"
 #include "transform.h"
@@ -18,7 +19,7 @@ enum { TOP, BOTTOM };
 struct pane {
 	struct tree t;
 	struct layout lay;
-	struct layout_params lp;
+	struct flamepane fp;        /* its lp; its sel when the pane is the selected one */
 	int y;                      /* first screen row of the pane, from y0 */
 };
 
@@ -26,16 +27,17 @@ struct sandwichview {
 	struct pane p[2];           /* TOP: callers (flame), BOTTOM: callees */
 	bool loaded;
 	int sel_pane;
-	tree_idx sel;
-	int want_col;
 	int width, height, min_width;
 };
 
 struct sandwichview *sandwichview_new(void)
 {
 	struct sandwichview *sw = xcalloc(1, sizeof *sw);
-	layout_init(&sw->p[TOP].lay);
-	layout_init(&sw->p[BOTTOM].lay);
+	for (int k = 0; k < 2; k++) {
+		layout_init(&sw->p[k].lay);
+		sw->p[k].fp.lay = &sw->p[k].lay;
+		sw->p[k].fp.t = &sw->p[k].t;
+	}
 	sw->min_width = 1;
 	return sw;
 }
@@ -65,9 +67,9 @@ static void relayout(struct sandwichview *sw)
 {
 	for (int k = 0; k < 2; k++) {
 		struct pane *p = &sw->p[k];
-		if (p->lp.scroll < 1)
-			p->lp.scroll = 1;
-		layout_compute(&p->lay, &p->t, &p->lp);
+		if (p->fp.lp.scroll < 1)
+			p->fp.lp.scroll = 1;
+		layout_compute(&p->lay, &p->t, &p->fp.lp);
 	}
 }
 
@@ -79,10 +81,10 @@ void sandwichview_resize(struct sandwichview *sw, int width, int height, int min
 	int top = height > 0 ? (height + 1) / 2 : 0;
 	for (int k = 0; k < 2; k++) {
 		struct pane *p = &sw->p[k];
-		p->lp.width = width;
-		p->lp.height = k == TOP ? top : height - top;
-		p->lp.min_width = sw->min_width;
-		p->lp.orient = k == TOP ? LAYOUT_FLAME : LAYOUT_ICICLE;
+		p->fp.lp.width = width;
+		p->fp.lp.height = k == TOP ? top : height - top;
+		p->fp.lp.min_width = sw->min_width;
+		p->fp.lp.orient = k == TOP ? LAYOUT_FLAME : LAYOUT_ICICLE;
 		p->y = k == TOP ? 0 : top;
 	}
 	if (sw->loaded)
@@ -97,67 +99,57 @@ void sandwichview_load(struct sandwichview *sw, const struct tree *t, strtab_id 
 	transform_focus(t, name, order, &sw->p[BOTTOM].t);
 	sw->loaded = true;
 	for (int k = 0; k < 2; k++) {
+		struct flamepane *fp = &sw->p[k].fp;
 		tree_idx f = tree_first_child(&sw->p[k].t, TREE_ROOT);
-		sw->p[k].lp.zoom = f == TREE_NONE ? TREE_ROOT : f;
-		sw->p[k].lp.scroll = 1;
+		fp->lp.zoom = f == TREE_NONE ? TREE_ROOT : f;
+		fp->lp.scroll = 1;
+		fp->sel = fp->lp.zoom;
+		fp->want_col = sw->width / 2;
 	}
 	sw->sel_pane = TOP;
-	sw->sel = sw->p[TOP].lp.zoom;
-	sw->want_col = sw->width / 2;
 	relayout(sw);
 }
 
-static struct pane *cur(struct sandwichview *sw)
+static struct flamepane *cur(struct sandwichview *sw)
 {
-	return &sw->p[sw->sel_pane];
+	return &sw->p[sw->sel_pane].fp;
 }
 
 /* Scrolls the selected pane so that the selection's level is shown. */
 static void follow(struct sandwichview *sw)
 {
-	struct pane *p = cur(sw);
-	uint32_t level = tree_depth(&p->t, sw->sel);
-	layout_scroll_to(&p->lp, level);
-	if (p->lp.scroll < 1)
-		p->lp.scroll = 1;
-	layout_compute(&p->lay, &p->t, &p->lp);
+	struct pane *p = &sw->p[sw->sel_pane];
+	layout_scroll_to(&p->fp.lp, tree_depth(&p->t, p->fp.sel));
+	if (p->fp.lp.scroll < 1)
+		p->fp.lp.scroll = 1;
+	layout_compute(&p->lay, &p->t, &p->fp.lp);
 }
 
 void sandwichview_sideways(struct sandwichview *sw, int dir)
 {
-	struct pane *p = cur(sw);
-	int row = layout_row_of_level(&p->lp, tree_depth(&p->t, sw->sel));
-	const struct layout_span *s = layout_neighbor(&p->lay, sw->sel, row, dir);
-	if (!s)
-		return;
-	sw->sel = s->node;
-	sw->want_col = s->col0 + (s->col1 - s->col0 - 1) / 2;
+	if (sw->loaded)
+		flamepane_sideways(cur(sw), dir);
 }
 
 void sandwichview_vertical(struct sandwichview *sw, bool up)
 {
 	if (!sw->loaded)
 		return;
-	struct pane *p = cur(sw);
+	struct flamepane *fp = cur(sw);
 	/* Up on screen is towards the leaves in the callers pane (flame) and
-	 * towards f in the callees pane (icicle). */
-	bool to_leaves = up == (sw->sel_pane == TOP);
-	tree_idx next;
-	if (to_leaves) {
-		next = layout_child_at(&p->t, &p->lp, sw->sel, sw->want_col);
-	} else if (sw->sel == p->lp.zoom) {
-		/* f's row: cross over to f in the other pane. */
+	 * towards f in the callees pane (icicle); past f's row, the move
+	 * crosses over to f in the other pane. */
+	if (!flamepane_to_leaves(fp, up) && fp->sel == fp->lp.zoom) {
+		int col = fp->want_col;
 		sw->sel_pane = sw->sel_pane == TOP ? BOTTOM : TOP;
-		sw->sel = cur(sw)->lp.zoom;
+		fp = cur(sw);
+		fp->sel = fp->lp.zoom;
+		fp->want_col = col;
 		follow(sw);
 		return;
-	} else {
-		next = tree_parent(&p->t, sw->sel);
 	}
-	if (next == TREE_NONE)
-		return;
-	sw->sel = next;
-	follow(sw);
+	if (flamepane_vertical(fp, up))
+		follow(sw);
 }
 
 bool sandwichview_click(struct sandwichview *sw, int row, int col)
@@ -169,8 +161,7 @@ bool sandwichview_click(struct sandwichview *sw, int row, int col)
 		const struct layout_span *s = layout_span_at(&p->lay, row - p->y, col);
 		if (s && s->kind == LAYOUT_FRAME) {
 			sw->sel_pane = k;
-			sw->sel = s->node;
-			sw->want_col = s->col0 + (s->col1 - s->col0 - 1) / 2;
+			flamepane_click(&p->fp, row - p->y, col);
 			return true;
 		}
 	}
@@ -179,16 +170,30 @@ bool sandwichview_click(struct sandwichview *sw, int row, int col)
 
 const struct tree *sandwichview_selected(const struct sandwichview *sw, tree_idx *i)
 {
-	*i = sw->sel;
+	*i = sw->p[sw->sel_pane].fp.sel;
 	return &sw->p[sw->sel_pane].t;
 }
 
 const char *sandwichview_name(const struct sandwichview *sw, size_t *len)
 {
 	const struct tree *t = &sw->p[BOTTOM].t;
-	tree_idx f = sw->p[BOTTOM].lp.zoom;
+	tree_idx f = sw->p[BOTTOM].fp.lp.zoom;
 	*len = tree_name_len(t, f);
 	return tree_name(t, f);
+}
+
+struct style_ctx {
+	sandwichview_style_fn style;
+	void *ctx;
+	bool selected_pane;
+};
+
+static bool pane_style(void *ctx, const struct flamepane *p, const struct layout_span *s, bool selected)
+{
+	struct style_ctx *c = ctx;
+	selected = selected && c->selected_pane;
+	c->style(c->ctx, p->t, s->node, selected);
+	return selected;
 }
 
 void sandwichview_draw(struct sandwichview *sw, int y0, char *buf, size_t bufsize,
@@ -197,25 +202,7 @@ void sandwichview_draw(struct sandwichview *sw, int y0, char *buf, size_t bufsiz
 	if (!sw->loaded)
 		return;
 	for (int k = 0; k < 2; k++) {
-		struct pane *p = &sw->p[k];
-		for (size_t n = 0; n < p->lay.n; n++) {
-			const struct layout_span *s = &p->lay.spans[n];
-			if (s->kind == LAYOUT_ANCESTOR)
-				continue;
-			int y = y0 + p->y + s->row, w = s->col1 - s->col0;
-			bool selected = k == sw->sel_pane && s->node == sw->sel;
-			style(ctx, &p->t, s->node, selected);
-			if (w == 1) {
-				mvaddstr(y, s->col0, selected ? (text_is_utf8() ? "\u00b7" : ".") : " ");
-			} else {
-				/* The last cell stays a gap, as in the flame graph. */
-				int lw = text_fit(tree_name(&p->t, s->node), tree_name_len(&p->t, s->node),
-				                  w - 1, buf, bufsize);
-				mvaddstr(y, s->col0, buf);
-				for (int c = s->col0 + lw; c < s->col1 - 1; c++)
-					addch(' ');
-			}
-			attrset(A_NORMAL);
-		}
+		struct style_ctx c = { style, ctx, k == sw->sel_pane };
+		flamepane_draw(&sw->p[k].fp, y0 + sw->p[k].y, buf, bufsize, false, pane_style, &c);
 	}
 }

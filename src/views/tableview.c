@@ -11,6 +11,7 @@
 #endif
 #include "rx.h"
 #include "text.h"
+#include "unit.h"
 #include "xalloc.h"
 
 struct tableview {
@@ -23,6 +24,11 @@ struct tableview {
 	size_t sel, top;            /* positions in shown[] */
 	size_t costly;              /* names the filter was too costly on */
 	int height;                 /* rows area of the last draw */
+	/* --diff: BEFORE's total of each function, by AFTER's name id (its
+	 * counts times the diff's scale); NULL when not a diff. */
+	double *before;
+	size_t nbefore;
+	double before_all;          /* BEFORE's total at the zoom's path */
 };
 
 struct tableview *tableview_new(enum toptable_key key)
@@ -40,6 +46,7 @@ void tableview_free(struct tableview *tv)
 	if (tv->loaded)
 		toptable_free(&tv->tt);
 	free(tv->shown);
+	free(tv->before);
 	free(tv);
 }
 
@@ -194,30 +201,60 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 		tv->top = tv->sel - (size_t)tv->height + 1;
 
 	const struct tree *t = tv->tt.t;
-	char cnt[64];
+	char cnt[96];
 	/* Count columns as wide as the zoom root's total (the largest). */
-	int cw = tree_format_count(t, tv->tt.all, cnt, sizeof cnt);
+	int cw = toptable_count_text(t, tv->tt.all, cnt, sizeof cnt);
 	if (cw < 5)
 		cw = 5;
+	/* a diff's BEFORE and DELTA: as wide as BEFORE's total, and a sign */
+	int cb = 0;
+	if (tv->before) {
+		char raw[64];
+		snprintf(raw, sizeof raw, "%.0f", tv->before_all);
+		unit_group(raw, cnt, sizeof cnt);
+		cb = (int)strlen(cnt) > cw ? (int)strlen(cnt) : cw;
+		if (cb < 6)
+			cb = 6;         /* "BEFORE" */
+	}
 	char line[512];
-	snprintf(line, sizeof line, "%*s %7s %*s %7s %7s  %s", cw, "SELF", "SELF%", cw, "TOTAL",
-	         "TOTAL%", "CALLERS", "FUNCTION");
+	if (tv->before)
+		snprintf(line, sizeof line, "%*s %7s %*s %7s %*s %*s %8s  %s", cw, "SELF", "SELF%", cw, "TOTAL",
+		         "TOTAL%", cb, "BEFORE", cb + 1, "DELTA", "DELTA%", "FUNCTION");
+	else
+		snprintf(line, sizeof line, "%*s %7s %*s %7s %7s  %s", cw, "SELF", "SELF%", cw, "TOTAL",
+		         "TOTAL%", "CALLERS", "FUNCTION");
 	attron(A_BOLD);
 	text_fit(line, strlen(line), w, buf, bufsize);
 	mvaddstr(y0, 0, buf);
 	attroff(A_BOLD);
-	int namex = 2 * cw + 7 + 7 + 7 + 4 + 2;
+	int namex = tv->before ? 2 * cw + 7 + 7 + cb + cb + 1 + 8 + 6 + 2 : 2 * cw + 7 + 7 + 7 + 4 + 2;
 	for (int r = 0; r < tv->height; r++) {
 		size_t k = tv->top + (size_t)r;
 		if (k >= tv->nshown)
 			break;
 		const struct toptable_row *row = &tv->tt.rows[tv->shown[k]];
-		char self[64], total[64];
-		tree_format_count(t, row->self, self, sizeof self);
-		tree_format_count(t, row->total, total, sizeof total);
-		snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %7u  ", cw, self,
-		         toptable_percent(&tv->tt, row->self), cw, total,
-		         toptable_percent(&tv->tt, row->total), (unsigned)row->sites);
+		char self[96], total[96];
+		toptable_count_text(t, row->self, self, sizeof self);
+		toptable_count_text(t, row->total, total, sizeof total);
+		if (tv->before) {
+			double a = tree_count_d(t, row->total), b = tv->before[row->name];
+			char sb[128], sd[128], raw[64], pct[32];
+			snprintf(raw, sizeof raw, "%.0f", b);
+			unit_group(raw, sb, sizeof sb);
+			snprintf(raw, sizeof raw, "%.0f", a - b < 0 ? b - a : a - b);
+			unit_group(raw, cnt, sizeof cnt);
+			snprintf(sd, sizeof sd, "%s%s", a - b < 0 ? "-" : "+", cnt);
+			if (b > 0)
+				snprintf(pct, sizeof pct, "%+.2f%%", 100.0 * (a - b) / b);
+			else
+				snprintf(pct, sizeof pct, "%s", a > 0 ? "new" : "-");
+			snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %*s %*s %8s  ", cw, self,
+			         toptable_percent(&tv->tt, row->self), cw, total,
+			         toptable_percent(&tv->tt, row->total), cb, sb, cb + 1, sd, pct);
+		} else
+			snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %7u  ", cw, self,
+			         toptable_percent(&tv->tt, row->self), cw, total,
+			         toptable_percent(&tv->tt, row->total), (unsigned)row->sites);
 		int y = y0 + 1 + r;
 		bool selected = k == tv->sel;
 		if (selected)
@@ -237,4 +274,28 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 	}
 	if (tv->nshown == 0)
 		mvaddstr(y0 + 1, 0, tv->filter[0] ? "no function matches the filter" : "no samples");
+}
+
+void tableview_set_before(struct tableview *tv, const struct tree *before, tree_idx bzoom, double scale)
+{
+	free(tv->before);
+	tv->before = NULL;
+	tv->before_all = 0;
+	if (!before || !tv->loaded)
+		return;
+	const struct tree *t = tv->tt.t;
+	tv->nbefore = strtab_count(&t->names);
+	tv->before = xcalloc(tv->nbefore ? tv->nbefore : 1, sizeof *tv->before);
+	if (bzoom == TREE_NONE)
+		return;         /* the view's path is not in BEFORE: all new */
+	struct toptable bt;
+	toptable_compute(&bt, before, bzoom, TOPTABLE_NAME);
+	tv->before_all = tree_count_d(before, bt.all) * scale;
+	for (size_t k = 0; k < bt.n; k++) {
+		strtab_id id = bt.rows[k].name;
+		int64_t a = strtab_find(&t->names, strtab_str(&before->names, id), strtab_len(&before->names, id));
+		if (a >= 0 && (size_t)a < tv->nbefore)
+			tv->before[a] = tree_count_d(before, bt.rows[k].total) * scale;
+	}
+	toptable_free(&bt);
 }

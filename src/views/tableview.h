@@ -18,6 +18,11 @@ void tableview_free(struct tableview *tv);
 /* Computes the rows of t's subtree at zoom (O(subtree + names), once per
  * Tab, not per key); keeps the sort key and filter, selects the first row. */
 void tableview_load(struct tableview *tv, const struct tree *t, tree_idx zoom);
+/* --diff: after a load, BEFORE's totals for the same functions at bzoom
+ * (the node of BEFORE at the zoom root's path, TREE_NONE when BEFORE has
+ * none), times scale: the rows gain BEFORE, DELTA and DELTA% instead of
+ * CALLERS. before NULL: not a diff. O(BEFORE's subtree + names). */
+void tableview_set_before(struct tableview *tv, const struct tree *before, tree_idx bzoom, double scale);
 /* Re-sorts (O(rows log rows)); the selected function stays selected. */
 void tableview_sort(struct tableview *tv, enum toptable_key key);
 enum toptable_key tableview_sort_key(const struct tableview *tv);

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the perf.data reader (perfdata.c, with symbols.c and
+/* libFuzzer harness: the perf.data reader (perfdata*.c, with symbols*.c and
  * unwind.c behind it) through load_files, as main.c runs it. The first
  * input byte selects options; the rest is written to a file that is read
  * with the format forced to perf.data (both forms: a header size of 16 is

@@ -33,7 +33,7 @@ hl_keys r
 hl_prefix "r (reverse): still exact, foo (8 + 1) as a root" 29 "/^foo\$/  1 match${SEP}90.00% of samples"
 hl_keys u
 hl_keys / Up
-hl_line "recalled from the history after transforms: exact, 2 matches" 29 '/^foo$  2 matches'
+hl_line "recalled from the history after transforms: exact, 2 matches" 29 "/^foo\$  2 matches${SEP}90.00% of samples"
 hl_keys Esc q
 hl_end
 

@@ -19,7 +19,10 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%sf%d", i ? ";" : "", i; print
 hl_open 80 24 "$T_TMP/deep"
 hl_prefix "100,000 frames deep: opens" 22 all
 hl_keys k k k k k Enter
-hl_line "100,000 frames deep: zoom five levels up" 0 "all › f0 › f1 › f2 › f3 › f4"
+hl_prefix "100,000 frames deep: zoom five levels up" 0 "all › f0 › f1 › f2 › f3 › f4 "
+# Levels 0-21 on screen (f4 at level 5 needs no scroll, 22 rows); frames
+# go on to level 100,000: the top line says more than the 1,000 looked at.
+hl_grep "100,000 frames deep: the top line says the levels above" '^all › .*▲ 1000\+ more levels$'
 hl_keys i j j
 hl_prefix "100,000 frames deep: icicle, moving on" 23 "f6${SEP}7 samples"
 hl_keys q

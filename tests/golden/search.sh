@@ -56,18 +56,20 @@ hl_keys /
 hl_line "/: the prompt replaces the status line" 29 "/"
 # 'a' (smart case: any case) is in main, alpha x3, tiny_leaf, beta, gamma;
 # 'all' is the root, not a frame.
+# a: main (700, holding every other match but one) and other;alpha (300):
+# 1000 of 1000.
 hl_type a
-hl_line "typing a: 7 matches at once" 29 "/a  7 matches"
+hl_line "typing a: 7 matches at once, and their share" 29 "/a  7 matches${SEP}100.00% of samples"
 hl_type l
-hl_line "typing al: 3 matches (the alphas)" 29 "/al  3 matches"
+hl_line "typing al: 3 matches (the alphas, 300 + 100 + 300)" 29 "/al  3 matches${SEP}70.00% of samples"
 hl_keys BS
-hl_line "Backspace: back to a, 7 matches" 29 "/a  7 matches"
+hl_line "Backspace: back to a, 7 matches" 29 "/a  7 matches${SEP}100.00% of samples"
 
 # ---- an invalid regex keeps the last valid match count's search ----
 hl_type 'l('
 hl_line "al(: the regex error in the prompt" 29 '/al(  missing closing parenthesis'
 hl_keys BS
-hl_line "Backspace: al is valid again" 29 "/al  3 matches"
+hl_line "Backspace: al is valid again" 29 "/al  3 matches${SEP}70.00% of samples"
 
 # ---- Enter accepts and selects the first match; n/N with wrap ----
 hl_keys Enter
@@ -108,14 +110,17 @@ hl_status "Esc: the plain status line is back" "alpha${SEP}300 samples${SEP}30.0
 # ---- Esc in the prompt restores the search before it ----
 hl_keys /
 hl_type work
-hl_line "work: smart case finds work, Work and work" 29 "/work  3 matches"
+hl_line "work: smart case finds work, Work and work (297 + 100 + 200)" \
+	29 "/work  3 matches${SEP}59.70% of samples"
 hl_keys Enter
-# From other;alpha (node 11) nothing follows: wraps to main;alpha;work.
-hl_line "Enter: wraps to the first match, main;alpha;work (297 + 100 + 200)" \
-	29 "/work/  match 1 of 3${SEP}59.70% of samples${SEP}search wrapped around to the first match"
+# Enter selects the heaviest match in view (the whole graph): main;alpha;work,
+# 297 samples, before beta;work 200 and beta;Work 100; the first of 3.
+hl_status "Enter: the heaviest match, main;alpha;work (297)" \
+	"/work/  match 1 of 3${SEP}59.70% of samples"
+hl_grep "Enter: the right side names it" "  work${SEP}297 samples\$"
 hl_keys /
 hl_type Work
-hl_line "Work (upper case): case-sensitive, 1 match" 29 "/Work  1 match"
+hl_line "Work (upper case): case-sensitive, 1 match" 29 "/Work  1 match${SEP}10.00% of samples"
 hl_keys Esc
 hl_status "Esc in the prompt: /work/ is back" "/work/  match 1 of 3${SEP}59.70% of samples"
 hl_keys /
@@ -131,26 +136,26 @@ hl_status "*: /^work\$/, the two frames named work (297 + 200)" \
 
 # ---- prompt editing and history ----
 hl_keys / Up
-hl_line "Up: the last search, from *" 29 '/^work$  2 matches'
+hl_line "Up: the last search, from * (297 + 200)" 29 "/^work\$  2 matches${SEP}49.70% of samples"
 hl_keys Up
-hl_line "Up again: work" 29 '/work  3 matches'
+hl_line "Up again: work" 29 "/work  3 matches${SEP}59.70% of samples"
 hl_keys Down
-hl_line "Down: ^work\$ recalled unchanged is still exact" 29 '/^work$  2 matches'
+hl_line "Down: ^work\$ recalled unchanged is still exact" 29 "/^work\$  2 matches${SEP}49.70% of samples"
 hl_keys BS
 hl_type '$'
-hl_line "^work\$ retyped is a regex again: smart case, 3 matches" 29 '/^work$  3 matches'
+hl_line "^work\$ retyped is a regex again: smart case, 3 matches" 29 "/^work\$  3 matches${SEP}59.70% of samples"
 hl_keys Up
 hl_keys Down Down
 hl_line "Down past the newest: the (empty) line being typed before Up" 29 "/"
 hl_type laf
 hl_keys Left Left
 hl_type e
-hl_line "typing in the middle: leaf" 29 "/leaf  1 match"
+hl_line "typing in the middle: leaf" 29 "/leaf  1 match${SEP}0.30% of samples"
 hl_keys Home
 hl_type x
 hl_line "Home, x: xleaf" 29 "/xleaf  no match"
 hl_keys Home Del
-hl_line "Home, Delete: leaf again" 29 "/leaf  1 match"
+hl_line "Home, Delete: leaf again" 29 "/leaf  1 match${SEP}0.30% of samples"
 hl_keys End
 hl_type ' zz'
 hl_keys C-w
@@ -159,7 +164,7 @@ hl_keys Left C-u
 hl_line "Ctrl-U: deletes up to the cursor (a space left)" 29 "/   no match"
 hl_keys End C-u
 hl_type leaf
-hl_line "retyped leaf" 29 "/leaf  1 match"
+hl_line "retyped leaf" 29 "/leaf  1 match${SEP}0.30% of samples"
 
 # ---- a match narrower than a cell is brought into view ----
 # tiny_leaf (3 samples) has no column at all (10 samples a column), so it

@@ -151,9 +151,10 @@ help_pages() {
 	return 1
 }
 help_lists_all() {
-	local keys desc
+	local view keys desc
 	[ -s "$T_TMP/keys" ] || return 1
-	while IFS='	' read -r keys desc; do
+	while IFS='	' read -r view keys desc; do
+		grep -qxF "$view" "$T_TMP/help" || return 1
 		grep -Eq "^  $(printf '%s' "$keys" | sed 's/[][\.*^$?+(){}|]/\\&/g') +$(printf '%s' "$desc" | sed 's/[][\.*^$?+(){}|]/\\&/g')\$" "$T_TMP/help" || return 1
 	done <"$T_TMP/keys"
 }
@@ -170,8 +171,10 @@ hl_keys j
 hl_grep "help: j scrolls one line" '^lines 2-'
 hl_keys k
 hl_grep "help: k scrolls back" '^lines 1-'
-check "--list-keys: KEYS<TAB>DESCRIPTION lines" grep -qx "$(printf 'h, Left\tselect the frame to the left')" "$T_TMP/keys"
-check "--list-keys: q quits" grep -qx "$(printf 'q\tquit')" "$T_TMP/keys"
+check "--list-keys: VIEW<TAB>KEYS<TAB>DESCRIPTION lines" \
+	grep -qx "$(printf 'Flame graph\th, Left\tselect the frame to the left')" "$T_TMP/keys"
+check "--list-keys: q quits everywhere" grep -qx "$(printf 'Everywhere\tq\tquit')" "$T_TMP/keys"
+check "--list-keys: the table's own keys" grep -qx "$(printf 'Table of functions (Tab)\t/\tshow only functions matching a regex')" "$T_TMP/keys"
 hl_keys x
 hl_status "any key closes the help" "all${SEP}100 samples"
 hl_end

@@ -80,7 +80,8 @@ hl_keys Tab 1
 hl_line "1: by self again, idle on line 3 (selected: tests/ui/views.sh)" 3 "$(row 30 30.00 30 30.00 1 idle)"
 hl_keys Home s
 hl_line "s in the table: sandwich of the selected row (lex)" 0 "sandwich: lex"
-hl_keys s Tab f
+# Closing the sandwich (s) comes back to the table it was opened from.
+hl_keys s f
 hl_expect "f in the table: focus on lex" eval 'sc_is 0 "[focus lex] all" && sc_is 27 lex'
 hl_keys BS
 hl_line "Backspace: focus undone" 0 "all"
@@ -101,7 +102,7 @@ hl_line "Backspace: undone" 29 "undone: reverse"
 hl_line "Backspace: the graph is back" 27 "$(printf '%-30s%s' idle main)"
 hl_line "Backspace: no transform left" 0 "all"
 hl_keys BS
-hl_line "Backspace with nothing to undo" 29 "already showing all samples"
+hl_line "Backspace with nothing to undo" 29 "already showing all samples: nothing to undo"
 
 # ---- focus ----
 hl_keys k k k

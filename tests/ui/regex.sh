@@ -87,7 +87,7 @@ expect "open: the graph is drawn" tm_wait_prefix 28 "all"
 tm_keys /
 tm_type '(a*)*\1b'
 expect "typed (a*)*\\\\1b: the result at once, 1 match and the costly name said" \
-	tm_wait_line 29 '/(a*)*\1b  1 match, too costly on 1 name'
+	tm_wait_line 29 "/(a*)*\\1b  1 match${SEP}20.00% of samples, too costly on 1 name"
 tm_keys Enter
 expect "Enter: the status line says it too" \
 	tm_wait_grep "^/\\(a\\*\\)\\*\\\\1b/  match 1 of 1${SEP}20.00% of samples${SEP}too costly on 1 name"

@@ -57,7 +57,7 @@ tm_keys /
 expect "/: the prompt replaces the status line" tm_wait_line 29 "/"
 expect "/: the cursor shows, after the /" tm_wait cursor_x_is 1
 tm_type al
-expect "typing al: 3 matches (the alphas)" tm_wait_line 29 "/al  3 matches"
+expect "typing al: 3 matches (the alphas, 300 + 100 + 300)" tm_wait_line 29 "/al  3 matches${SEP}70.00% of samples"
 expect "al: main;alpha (line 26) is underlined" tm_wait has_attr_at 26 alpha 4
 expect "al: beta is dimmed" tm_wait has_attr_at 26 beta 2
 expect "al: beta is not underlined" tm_wait eval '! has_attr_at 26 beta 4'
@@ -68,7 +68,7 @@ expect "al(: the regex error in the prompt" tm_wait_line 29 '/al(  missing closi
 expect "al(: the highlight of al stays (alpha underlined)" tm_wait has_attr_at 26 alpha 4
 expect "al(: beta still dimmed" tm_wait has_attr_at 26 beta 2
 tm_keys BSpace
-expect "Backspace: al is valid again" tm_wait_line 29 "/al  3 matches"
+expect "Backspace: al is valid again" tm_wait_line 29 "/al  3 matches${SEP}70.00% of samples"
 tm_keys Enter
 expect "Enter: the first match from the root on, main;alpha" \
 	status_is "/al/  match 1 of 3${SEP}70.00% of samples"
@@ -82,14 +82,14 @@ expect "Esc: the plain status line is back" status_is "alpha${SEP}300 samples${S
 expect "Esc: nothing is dimmed any more" tm_wait eval '! has_attr_at 26 beta 2 && ! line_has_attr 25 4'
 
 # ---- Esc in the prompt restores the search before it ----
-# From main;alpha (node 2) the next work is main;alpha;work (node 4).
+# Enter selects the heaviest match in view: main;alpha;work (297).
 tm_keys /
 tm_type work
 tm_keys Enter
 expect "Enter: main;alpha;work (297 + 100 + 200)" status_is "/work/  match 1 of 3${SEP}59.70% of samples"
 tm_keys /
 tm_type Work
-expect "Work (upper case): case-sensitive, 1 match" tm_wait_line 29 "/Work  1 match"
+expect "Work (upper case): case-sensitive, 1 match" tm_wait_line 29 "/Work  1 match${SEP}10.00% of samples"
 expect "Work: beta;Work underlined" tm_wait has_attr_at 25 Work 4
 tm_keys Escape
 expect "Esc in the prompt: /work/ is back" status_is "/work/  match 1 of 3${SEP}59.70% of samples"
@@ -115,7 +115,7 @@ expect "narrow match: a one-column dot, then work [1,100)" tm_wait_line 25 "·wo
 expect "narrow match: the dot is selected (reverse)" tm_wait has_attr_at 25 "·" 7
 tm_keys /
 tm_keys Up
-expect "--search is in the history" tm_wait_line 29 "/leaf  1 match"
+expect "--search is in the history" tm_wait_line 29 "/leaf  1 match${SEP}0.30% of samples"
 tm_keys Escape q
 expect "quits" tm_wait_grep '^rc=0$'
 
@@ -129,7 +129,7 @@ expect "300,000 names: opens" status_is "all${SEP}300,000 samples"
 tm_keys /
 tm_type 'fn_1999[0-9]'
 expect "typed in one burst: every key taken, the sliced pass ends with 110 matches" \
-	tm_wait_line 29 '/fn_1999[0-9]  110 matches'
+	tm_wait_line 29 "/fn_1999[0-9]  110 matches${SEP}0.04% of samples"
 tm_keys Enter
 expect "Enter: the first match, fn_19990 (name order), 110 samples of 300,000" \
 	status_is "/fn_1999[0-9]/  match 1 of 110${SEP}0.04% of samples"
@@ -143,6 +143,9 @@ expect "quits" tm_wait_grep '^rc=0$'
 # fn_1..fn_300000 holding a 7, and those ending in 77.
 n7=$(awk 'BEGIN { for (i = 1; i <= 300000; i++) n += index(i "", "7") > 0; print n }')
 n77=$(awk 'BEGIN { for (i = 1; i <= 300000; i++) n += i % 100 == 77; print n }')
+# each name has 1 sample of 300,000: their share in the prompt
+p7=$(awk -v n="$n7" 'BEGIN { printf "%.2f", 100 * n / 300000 }')
+p77=$(awk -v n="$n77" 'BEGIN { printf "%.2f", 100 * n / 300000 }')
 if [ -d /proc/self/task ]; then
 	tm_tflame_pid --threads=2 "$(q "$T_TMP/many.folded")"
 	expect "2 threads: opens" status_is "all${SEP}300,000 samples"
@@ -152,9 +155,9 @@ if [ -d /proc/self/task ]; then
 	expect "the index of the tree is made (its thread has ended)" tm_idle
 	tm_type 7
 	expect "signatures: '7' has the $n7 names with a 7 (counted by awk)" \
-		tm_wait_line 29 "/7  $(printf "%d" "$n7") matches"
+		tm_wait_line 29 "/7  $(printf "%d" "$n7") matches${SEP}$p7% of samples"
 	tm_type '7$'
-	expect "signatures: '77\$' has the $n77 names ending in 77" tm_wait_line 29 "/77\$  $n77 matches"
+	expect "signatures: '77\$' has the $n77 names ending in 77" tm_wait_line 29 "/77\$  $n77 matches${SEP}$p77% of samples"
 	tm_keys BSpace BSpace BSpace
 	tm_type Q
 	expect "signatures: 'Q' (case-sensitive) has none" tm_wait_line 29 "/Q  no match"
@@ -168,13 +171,13 @@ if [ -d /proc/self/task ]; then
 	expect "r: the reversed tree's index is made" tm_idle
 	tm_keys /
 	tm_type 7
-	expect "reversed, signatures: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches"
+	expect "reversed, signatures: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches${SEP}$p7% of samples"
 	tm_keys Escape u
 	expect "u: undone" tm_wait eval '! tm__grep "\[reverse\]"'
 	expect "u: the index is made again" tm_idle
 	tm_keys /
 	tm_type 7
-	expect "undone, signatures again: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches"
+	expect "undone, signatures again: '7' in $n7 frames" tm_wait_line 29 "/7  $n7 matches${SEP}$p7% of samples"
 	tm_keys Escape q
 	expect "2 threads: quits" tm_wait_grep '^rc=0$'
 else

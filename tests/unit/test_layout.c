@@ -214,6 +214,30 @@ int main(void)
 	layout_compute(&l, &t, &q);
 	is_str(spans(&t, &l), "all@0:0-8 a@1:0-6 b@1:6-8", "fractional counts");
 	tree_free(&t);
+
+	/* Levels beyond the area: all (0), a (1) on screen in 2 rows; a;b;c;d;e
+	 * goes 4 levels further (b..e at 2..5). A frame too narrow to draw
+	 * does not count: 0;o;p;q;r;s, 1 sample of 1001 and first by name,
+	 * spans columns [0, floor(8 / 1001)) = [0, 0): its level 6 is not
+	 * "deeper". */
+	tree_init(&t);
+	add(&t, "a;b;c;d;e", 1000);
+	add(&t, "0;o;p;q;r;s", 1);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	q.width = 8;
+	q.height = 2;
+	q.scroll = 0;
+	q.orient = LAYOUT_FLAME;
+	layout_compute(&l, &t, &q);
+	is_int((long long)l.deeper, 4, "4 levels with frames beyond the area (b..e)");
+	q.scroll = 3;       /* levels 3, 4 shown: e (5) is 1 beyond */
+	layout_compute(&l, &t, &q);
+	is_int((long long)l.deeper, 1, "scrolled up 3: e is the 1 level beyond");
+	q.height = 6;
+	q.scroll = 0;
+	layout_compute(&l, &t, &q);
+	is_int((long long)l.deeper, 0, "all 6 levels on screen: none beyond");
+	tree_free(&t);
 	layout_free(&l);
 	return done_testing();
 }

@@ -397,8 +397,16 @@ int main(void)
 	free(out);
 	free(msgs);
 
+	struct perf_events evs = { 0 };
+	other.events = &evs;
 	out = load("file.data", &other, &msgs, &info);
 	is_str(out, "", "--event-filter of another event keeps nothing");
+	/* what the file had, for the message (issue 18 item 9): the 9
+	 * samples above, under the name the filter compares */
+	char list[200];
+	perf_events_list(&evs, list, sizeof list);
+	is_str(list, "cpu-clock (9 samples)", "--event-filter of another event: the file's events counted");
+	other.events = NULL;
 	free(out);
 	free(msgs);
 

@@ -509,6 +509,62 @@ static void test_parsers(void)
 	ok(!perf_frame_line_parts(s, strlen(s), &fp), "frame parts: no symbol field");
 }
 
+/* The events a load saw (issue 18 item 9): counted per record, kept or
+ * filtered out, added to the shared counts at perf_reader_finish; the list
+ * is the busiest first. Worked by hand: 3 cpu-clock, 2 cycles:u (counted
+ * as cycles, the filter's name), 1 instructions. */
+static void test_events(void)
+{
+	static const char in[] =
+		"p 1/1 1.0: 1 cpu-clock:ppp:\n\tf a (m)\n\n"
+		"p 1/1 1.1: 1 cycles:u:\n\tf b (m)\n\n"
+		"p 1/1 1.2: 1 cpu-clock:ppp:\n\tf a (m)\n\n"
+		"p 1/1 1.3: 1 instructions:\n\tf c (m)\n\n"
+		"p 1/1 1.4: 1 cycles:u:\n\tf b (m)\n\n"
+		"p 1/1 1.5: 1 cpu-clock:ppp:\n\tf a (m)\n\n";
+	struct perf_events ev = { 0 };
+	struct perf_options o = { .event_filter = "nope", .events = &ev };
+	struct result r;
+	char list[512];
+
+	collapse(IN(in), &o, false, &r);
+	is_str(r.out, "", "--event-filter=nope: nothing kept");
+	free(r.out);
+	is_int((long long)ev.n, 3, "events: three names");
+	perf_events_list(&ev, list, sizeof list);
+	is_str(list, "cpu-clock (3 samples), cycles (2 samples), instructions (1 sample)",
+	       "events: the busiest first, counts grouped");
+	/* a second reader of the same load (another file, a parallel piece)
+	 * adds to the same counts */
+	o.event_filter = NULL;
+	collapse(IN(in), &o, true, &r);
+	is_str(r.out, "p;a 3\n", "no filter: the first event is kept");
+	free(r.out);
+	perf_events_list(&ev, list, sizeof list);
+	is_str(list, "cpu-clock (6 samples), cycles (4 samples), instructions (2 samples)",
+	       "events: two readers' counts summed");
+
+	/* more than PERF_EVENTS_MAX names: the rest are "other events";
+	 * 20 events e0..e19, e0 twice: 16 named, 4 records beyond */
+	struct perf_events many = { 0 };
+	struct perf_options om = { .events = &many };
+	char big[4096];
+	size_t n = 0;
+	for (int i = 0; i < 20; i++)
+		n += (size_t)snprintf(big + n, sizeof big - n, "p 1/1 1.%d: 1 e%d:\n\tf a (m)\n\n", i, i);
+	n += (size_t)snprintf(big + n, sizeof big - n, "p 1/1 2.0: 1 e0:\n\tf a (m)\n\n");
+	collapse(big, n, &om, false, &r);
+	free(r.out);
+	perf_events_list(&many, list, sizeof list);
+	is_str(list, "e0 (2 samples), e1 (1 sample), e10 (1 sample), e11 (1 sample), e12 (1 sample), "
+	       "e13 (1 sample), e14 (1 sample), e15 (1 sample), e2 (1 sample), e3 (1 sample), e4 (1 sample), "
+	       "e5 (1 sample), e6 (1 sample), e7 (1 sample), e8 (1 sample), e9 (1 sample), "
+	       "other events (4 samples)", "events: 16 named, the rest counted together");
+	struct perf_events none = { 0 };
+	perf_events_list(&none, list, sizeof list);
+	is_str(list, "", "events: none, an empty list");
+}
+
 int main(void)
 {
 	test_basic();
@@ -518,5 +574,6 @@ int main(void)
 	test_framing();
 	test_deviations();
 	test_parsers();
+	test_events();
 	return done_testing();
 }

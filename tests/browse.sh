@@ -1,0 +1,212 @@
+#!/bin/sh
+# tests/browse.sh: what the browser tells at a glance (issue 18), headless
+# (--script; the dumps are the screen as text). Every expectation is worked
+# out by hand from tests/ui/basic.folded (100 samples: at 100 columns a
+# sample is a column; its header gives the tree) and search.folded.
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+. "$top_srcdir/tests/lib.sh"
+command -v timeout >/dev/null 2>&1 || skip_all "timeout(1) is not installed"
+D=$T_TMP
+B=$top_srcdir/tests/ui/basic.folded
+S=$top_srcdir/tests/ui/search.folded
+SEP='  ·  '
+cd "$D" || exit 1
+
+# line N of the out file (1-based)
+line() { sed -n "${1}p" "$D/out"; }
+# is NAME N WANT: line N is WANT exactly
+is() {
+	if [ "$(line "$2")" = "$3" ]; then pass "$1"; else fail "$1" "want: |$3|" "got:  |$(line "$2")|"; fi
+}
+# starts NAME N WANT: line N starts with WANT
+starts() {
+	case $(line "$2") in "$3"*) pass "$1" ;; *) fail "$1" "want: |$3...|" "got:  |$(line "$2")|" ;; esac
+}
+
+# ---- p: the hot path ----
+# From all: main 80 (not idle 20), parse 50 (not init 10, run 20),
+# parse_expr 30 (not lex 20), parse_term 20 (its only child), alloc_node 8.
+printf 'size=100x30 p dump p dump q\n' > keys
+run --script=keys "$B"
+expect_rc "p" 0
+starts "p: all > main > parse > parse_expr > parse_term > alloc_node" 30 "alloc_node${SEP}8 samples${SEP}8.00% of all"
+is "p at a leaf: says there is nothing to follow" 60 "no callee to follow from here"
+
+# ---- S: the most self in view ----
+# idle and next_token have 20 self each, the most; idle comes first. Zoomed
+# into main (l from idle selects main, Enter), idle is out of view:
+# next_token, 20 of main's 80 (25%).
+printf 'size=100x30 S dump l Enter S dump q\n' > keys
+run --script=keys "$B"
+starts "S: idle, 20 self (first of the two)" 30 "idle${SEP}20 samples${SEP}20.00% of all"
+starts "S zoomed into main: next_token" 60 "next_token${SEP}20 samples${SEP}20.00% of all${SEP}25.00% of view"
+
+# ---- d: the details ----
+# k k k l: main, parse, lex (under column 49), parse_expr. The details take
+# rows 24-28 of 30 (3 for the name, 2 for numbers): total 30, 30% of all
+# and of the (unzoomed) view, 30 of parse's 50 = 60%; self 10; depth 3;
+# its only caller is parse.
+printf 'size=100x30 k k k l d dump p dump 0 d dump q\n' > keys
+run --script=keys "$B"
+is "d: the name" 25 "parse_expr"
+is "d: the name needs one row of three" 26 ""
+is "d: total, % of all, of view, of parent" 28 \
+	"total 30 samples${SEP}30.00% of all${SEP}30.00% of view${SEP}60.00% of parent"
+is "d: self, depth, callers" 29 "self 10 samples (10.00% of all)${SEP}depth 3${SEP}1 distinct caller of the function"
+starts "d: the status line stays" 30 "parse_expr${SEP}30 samples"
+# p from parse_expr: parse_term, alloc_node (8 of parse_term's 20 = 40%);
+# alloc_node is called by parse_term and by eval.
+is "d follows the selection: alloc_node's total" 58 \
+	"total 8 samples${SEP}8.00% of all${SEP}8.00% of view${SEP}40.00% of parent"
+is "d: alloc_node has 2 distinct callers" 59 \
+	"self 8 samples (8.00% of all)${SEP}depth 5${SEP}2 distinct callers of the function"
+# 0 d: unzoomed, details hidden: row 27 is the graph's level 1 again
+is "d again: hidden, the graph has its rows back" 88 "$(printf '%-20s%s' idle main)"
+
+# A name of 250 characters wraps over the 3 name rows (100, 100, 50); one of
+# 400 ends its third row with "..": 98 characters and the dots.
+long=$(awk 'BEGIN { for (i = 0; i < 250; i++) printf "%c", 97 + i % 26 }')
+longer=$(awk 'BEGIN { for (i = 0; i < 400; i++) printf "%c", 65 + i % 26 }')
+printf 'main;%s 1\nmain;%s 1\n' "$long" "$longer" > long.folded
+# By name, the upper-case one comes first: k k selects it, l the other.
+printf 'size=100x30 k k d dump l dump q\n' > keys
+run --script=keys long.folded
+is "d: a 400-character name, row 1 of 3" 25 "$(printf '%s' "$longer" | cut -c1-100)"
+is "d: row 2 of 3" 26 "$(printf '%s' "$longer" | cut -c101-200)"
+is "d: row 3 of 3, cut with .. at its end" 27 "$(printf '%s' "$longer" | cut -c201-298).."
+is "d: a 250-character name, row 1 of 3" 55 "$(printf '%s' "$long" | cut -c1-100)"
+is "d: row 2 of 3" 56 "$(printf '%s' "$long" | cut -c101-200)"
+is "d: row 3 of 3, the last 50" 57 "$(printf '%s' "$long" | cut -c201-250)"
+
+# ---- levels off screen, PageUp, Ctrl-D ----
+# 100x6: 4 rows of graph, levels 0-3 shown; frames go to level 5
+# (alloc_node under parse_term, 8 columns): 2 more, drawn from column 85
+# (100 - 15). PageUp moves 3 rows up under column 49: main, parse, lex;
+# lex's child needs level 4, so levels 1-4 show: 1 more above, 1 below.
+# Ctrl-D moves 2 down: parse, main; level 0 comes back into view.
+printf 'size=100x6 dump PgUp dump C-d dump q\n' > keys
+run --script=keys "$B"
+is "levels beyond the screen: said on the top line" 1 "all$(printf '%82s' '')▲ 2 more levels"
+is "PageUp: a level hidden each way" 7 "all$(printf '%67s' '')▲ 1 more level  ▼ 1 more level"
+starts "PageUp: 3 rows up, lex" 12 "lex${SEP}20 samples"
+is "Ctrl-D: back to 2 more levels above" 13 "all$(printf '%82s' '')▲ 2 more levels"
+starts "Ctrl-D: 2 rows down, main" 18 "main${SEP}80 samples"
+
+# ---- search: the share while typing, the heaviest match in view ----
+# In beta (k k: main, then beta under column 49; Enter), /work matches
+# main;alpha;work 297, beta;Work 100 and beta;work 200 (597 of 1000). Enter
+# selects the heaviest in view, beta;work: the 3rd match in preorder (the
+# first from the selection would be Work, the 2nd).
+printf 'size=100x30 k k Enter / type=work dump Enter dump q\n' > keys
+run --script=keys "$S"
+is "typing: the count and the share of samples" 30 "/work  3 matches${SEP}59.70% of samples"
+starts "Enter: the heaviest match in view, beta;work" 60 \
+	"/work/  match 3 of 3${SEP}59.70% of samples (100.00% of view)"
+
+# ---- nothing to undo; x on every sample ----
+printf 'size=100x30 u dump q\n' > keys
+run --script=keys "$B"
+is "u with nothing to undo says so" 30 "already showing all samples: nothing to undo"
+printf 'main;a 3\nmain;b 1\n' > one.folded
+printf 'size=60x8 k x dump q\n' > keys
+run --script=keys one.folded
+is "x on the frame that has every sample: refused" 8 "not dropped: every sample is in it, nothing would be left"
+is "x refused: no transform in the breadcrumb" 1 "all"
+
+# ---- --top implies the table ----
+run --print --top=3 "$B"
+expect_rc "--top=3 --print" 0
+# by self: idle 20, next_token 20 (ties by total, then name), alloc_node 13
+awk 'NR > 1 { print $NF }' "$D/out" | tr '\n' ' ' > got
+printf 'idle next_token alloc_node ' > want
+same "--top=3 --print: the table's first 3 rows" got want
+run --print --top=3 --view=flame "$B"
+expect_rc "--top with another --view" 2
+expect_err "--top with another --view" '^tflame: --top applies to the table: add --view=table$'
+
+# ---- the table groups digits by thousands ----
+# b 49,154,250,000 + c 1,234,567 = a's total 49,155,484,567 (14 columns)
+printf 'a;b 49154250000\na;c 1234567\n' > big.folded
+run --print --view=table big.folded
+{
+	printf '%14s %7s %14s %7s %7s  %s\n' SELF SELF% TOTAL TOTAL% CALLERS FUNCTION
+	printf '%14s %7s %14s %7s %7s  %s\n' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b
+	printf '%14s %7s %14s %7s %7s  %s\n' 1,234,567 0.00% 1,234,567 0.00% 1 c
+	printf '%14s %7s %14s %7s %7s  %s\n' 0 0.00% 49,155,484,567 100.00% 1 a
+} > want
+expect_out "--print --view=table: counts grouped by thousands" want
+printf 'size=80x10 Tab dump q\n' > keys
+run --script=keys big.folded
+is "the browser's table: grouped too" 3 \
+	"$(printf '%14s %7s %14s %7s %7s  %s' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b)"
+
+# ---- --diff in text: marks on the frames, before and delta in the table ----
+# BEFORE/AFTER: grow 10 -> 40 (+300%), shrink 50 -> 20 (-60%), gone
+# 20 -> 0, fresh 0 -> 20 (new); 80 samples each. At 80 columns a sample is
+# one column: fresh [0,20), grow [20,60), shrink [60,80).
+printf 'main;grow 10 40\nmain;shrink 50 20\nmain;gone 20 0\nmain;fresh 0 20\n' > n.diff
+run --diff --print -w 80 n.diff
+{
+	echo 'diff: before 80  after 80  delta +0 (+0.00%)'
+	echo 'all: 80 samples'
+	printf '%-19s|%-39s|%-19s|\n' 'fresh new' 'grow +300%' 'shrink -60%'
+	printf '%-79s|\n' main all
+} > want
+expect_out "--diff --print: each frame says how it changed" want
+# By self: grow 40, then fresh and shrink 20 (equal totals: by name), main
+# 0 with 80; gone, 0 in AFTER, was 20.
+run --diff --print --view=table n.diff
+{
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' SELF SELF% TOTAL TOTAL% BEFORE DELTA DELTA% FUNCTION
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 40 50.00% 40 50.00% 10 +30 +300.00% grow
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 20 25.00% 20 25.00% 0 +20 new fresh
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 20 25.00% 20 25.00% 50 -30 -60.00% shrink
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 0 0.00% 80 100.00% 80 +0 +0.00% main
+	printf '%4s %7s %5s %7s %6s %5s %8s  %s\n' 0 0.00% 0 0.00% 20 -20 -100.00% gone
+} > want
+expect_out "--diff --view=table: before, delta and its share" want
+# the browser's table (Tab) too: counts 5 wide (the total, 80, and the
+# header), BEFORE 6 (its header), DELTA one more for the sign
+printf 'size=90x10 Tab dump q\n' > keys
+run --diff --script=keys n.diff
+is "--diff, the browser's table: its header" 2 \
+	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' SELF SELF% TOTAL TOTAL% BEFORE DELTA DELTA% FUNCTION)"
+is "--diff, the browser's table: grow" 3 \
+	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' 40 50.00% 40 50.00% 10 +30 +300.00% grow)"
+is "--diff, the browser's table: gone, -100%" 7 \
+	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' 0 0.00% 0 0.00% 20 -20 -100.00% gone)"
+
+# ---- --unit: what folded counts are ----
+# 1,500,000,000 + 500,000,000 = 2,000,000,000 of the unit
+printf 'a;b 1500000000\na;c 500000000\n' > ns.folded
+run --unit=ns --print -w 30 ns.folded
+is "--unit=ns: the total as a time" 1 "all: 2.00 s"
+printf 'size=80x8 dump q\n' > keys
+run --unit=cycles --script=keys ns.folded
+starts "--unit=cycles: counted in the status line" 8 "all${SEP}2,000,000,000 cycles${SEP}100.00% of all"
+run --unit=bytes --script=keys ns.folded
+starts "--unit=bytes: SI bytes" 8 "all${SEP}2.0 GB${SEP}100.00% of all"
+run --unit='a b' --print ns.folded
+expect_rc "--unit='a b'" 2
+expect_err "--unit='a b'" "^tflame: --unit needs a word"
+
+# ---- stdin is named stdin ----
+printf 'size=100x30 dump q\n' > keys
+timeout 60 "$TFLAME" --script=keys - < "$B" > "$D/out" 2> "$D/err"
+case $(line 30) in *"  stdin  ? help") pass "the status line names stdin" ;;
+	*) fail "the status line names stdin" "$(line 30)" ;; esac
+
+# ---- the help wraps at narrow widths ----
+# 40 columns: the key column is 20 wide (half the screen), descriptions
+# start at column 22 and wrap at a blank within 18 columns.
+printf 'size=40x60 ? dump PgDn dump PgDn dump PgDn dump q\n' > keys
+run --script=keys "$B"
+is "help: a description wraps, row 1" 8 "$(printf '  %-20s%s' 'h, Left' 'select the frame')"
+is "help: a description wraps, row 2, aligned" 9 "                      to the left"
+# "s, u, Backspace, Tab, Esc" in 19 columns: 17 and "..", then the text
+# from column 22, wrapped
+grep -q '^  s, u, Backspace, \.\. back to the view$' "$D/out" &&
+	pass "help: a long key list is cut to its column" ||
+	fail "help: a long key list is cut to its column" "$(grep '^  s, u' "$D/out")"
+
+done_testing
