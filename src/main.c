@@ -172,9 +172,9 @@ static bool thread_chosen(const struct settings *set, const struct timeline_thre
  * [*t0, *t1) (all without --time) on the chosen threads (*threads, NULL
  * when all; freed by the caller). Returns the exit status so far (1: the
  * input has no times, or no thread is chosen). */
-static int sample_filter(struct tree *t, const struct timeline *tl, const struct settings *set,
-                         enum tree_order order, struct load_messages *msgs, uint64_t *t0,
-                         uint64_t *t1, bool **threads)
+static int sample_filter(struct tree *t, struct tree *keep, const struct timeline *tl,
+                         const struct settings *set, enum tree_order order, struct load_messages *msgs,
+                         uint64_t *t0, uint64_t *t1, bool **threads)
 {
 	*threads = NULL;
 	const char *what = set->time_range ? "--time" : "--only";
@@ -227,7 +227,10 @@ static int sample_filter(struct tree *t, const struct timeline *tl, const struct
 	tree_init(&sub);
 	timeline_tree(t, self, order, &sub);
 	free(self);
-	tree_free(t);
+	if (keep)
+		*keep = *t;     /* the timeline's nodes are its */
+	else
+		tree_free(t);
 	*t = sub;
 	if (kept == 0 && set->time_range) {
 		char safe[64];
@@ -429,6 +432,10 @@ int main(int argc, char **argv)
 	tree_finalize(&before, set.order);
 	uint64_t range_t0 = 0, range_t1 = UINT64_MAX;
 	bool *chosen = NULL;
+	/* The browser's heat map needs the tree the timeline's samples point
+	 * into: kept when --time or --only make t a part of it. */
+	struct tree full;
+	tree_init(&full);
 	/* A run that keeps no samples fails, saying why (--collapse would
 	 * write nothing, the browser show nothing). */
 	if (rc == 0 && tree_total_d(&t, TREE_ROOT) == 0 && (!set.diff || tree_total_d(&before, TREE_ROOT) == 0)) {
@@ -436,9 +443,10 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	if ((set.time_range || set.nonly) && rc == 0)
-		rc = sample_filter(&t, &tl, &set, set.order, &msgs, &range_t0, &range_t1, &chosen);
-	if (set.view == VIEW_HEATMAP && set.mode != MODE_PRINT)
-		usage_error("--view=heatmap is for --print (the browser's heat map is to come)");
+		rc = sample_filter(&t, set.mode == MODE_UI ? &full : NULL, &tl, &set, set.order, &msgs, &range_t0,
+		                   &range_t1, &chosen);
+	if (set.view == VIEW_HEATMAP && set.mode != MODE_PRINT && set.mode != MODE_UI)
+		usage_error("--view=heatmap is for --print and the browser");
 	if (set.view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
 		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
 		                  "script, perf.data and .cpuprofile files have them)");
@@ -588,6 +596,11 @@ int main(int argc, char **argv)
 			.palette = set.pal, .rules = set.rules,
 			.search = set.search_re, .stats = set.stats,
 			.unit = &unit,
+			.timeline = !set.diff && tl.n ? &tl : NULL,
+			.timeline_tree = (set.time_range || set.nonly) ? &full : &t,
+			.threads = chosen, .range_t0 = range_t0, .range_t1 = range_t1,
+			.range_set = set.time_range != NULL,
+			.heatmap = set.view == VIEW_HEATMAP,
 		};
 		search_set_threads(set.lo.threads);
 		if (set.bench_keys || set.script) {
@@ -616,6 +629,7 @@ int main(int argc, char **argv)
 	tree_free(&before);
 	palette_rules_free(set.rules);
 	tree_free(&t);
+	tree_free(&full);
 	timeline_free(&tl);
 	free(chosen);
 	free(config_text);

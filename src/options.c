@@ -419,7 +419,7 @@ static const struct opt_row rows[] = {
 	  "flame (default); table: one row per function; or\n"
 	  "sandwich[=NAME]: callers and callees of NAME\n"
 	  "(default: the function with most self samples);\n"
-	  "heatmap (--print): samples by second and offset in it", set_view, ACT_NONE, 0 },
+	  "heatmap: samples by second and offset in it", set_view, ACT_NONE, 0 },
 	{ "table-sort", 0, VALUE, "KEY", CONFIG, false, "self total name", NULL,
 	  "table rows by self (default), total or name", set_choice, ACT_NONE, C_TABLE_SORT },
 	{ "top", 0, VALUE, "N", CONFIG, false, NULL, NULL,

@@ -82,8 +82,9 @@ run --print --view=heatmap --time=0.5, -w 30 "$D/t.perf"
 	echo "samples per cell: '@' 1"
 } > "$D/want"
 expect_out "--view=heatmap --time=0.5,: the range's two samples" "$D/want"
-run --view=heatmap "$D/t.perf"
-expect_rc "--view=heatmap in the browser" 2
+# the browser has it too (tests/heat.sh); --collapse and --svg do not
+run --collapse --view=heatmap "$D/t.perf"
+expect_rc "--view=heatmap with --collapse" 2
 printf 'a;b 1\n' > "$D/f.folded"
 run --print --view=heatmap "$D/f.folded"
 expect_rc "--view=heatmap on folded input" 1

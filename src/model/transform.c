@@ -494,6 +494,30 @@ bool transform_stack_pop(struct transform_stack *s)
 	return true;
 }
 
+size_t transform_stack_rebase(struct transform_stack *s, const struct tree *base)
+{
+	drop_current(s);
+	size_t n = s->n, kept = 0, dropped = 0;
+	s->n = 0;
+	s->base = base;
+	char err[8];
+	for (size_t k = 0; k < n; k++) {
+		struct tree a, b;
+		if (!apply_both(s, &s->items[k], &a, &b, err, sizeof err)) {
+			transform_free(&s->items[k]);
+			dropped++;
+			continue;
+		}
+		drop_current(s);
+		s->cur = a;
+		if (s->base2)
+			s->cur2 = b;
+		s->items[kept++] = s->items[k];
+		s->n = kept;
+	}
+	return dropped;
+}
+
 void transform_stack_free(struct transform_stack *s)
 {
 	drop_current(s);

@@ -125,6 +125,10 @@ const struct tree *transform_stack_tree2(const struct transform_stack *s);
  * True with transform_apply's note (or "") in err. */
 bool transform_stack_push(struct transform_stack *s, struct transform *tr, char *err,
                           size_t errsize);
+/* A new base (not owned; the old one is the caller's): the transforms
+ * apply again, in order, to it; those that no longer apply (a function or
+ * path it lacks) are dropped. Returns how many were. */
+size_t transform_stack_rebase(struct transform_stack *s, const struct tree *base);
 /* Removes the last transform (none: false). O(n transforms x tree size). */
 bool transform_stack_pop(struct transform_stack *s);
 

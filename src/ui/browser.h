@@ -119,6 +119,8 @@ void colour_set(attr_t a, int pair);
 attr_t colour_frame(struct ui *u, tree_idx i, bool blank, int *pair);
 /* The pair of a name of any tree (the sandwich's), not cached. */
 int colour_name_pair(struct ui *u, const char *name, size_t len);
+/* The pair of a background colour (black text on it). */
+int colour_rgb_pair(struct ui *u, struct palette_rgb rgb);
 /* A legend swatch's pair: hue h's middle shade (flat: its own colour). */
 int colour_hue_pair(struct ui *u, enum palette_hue h, struct palette_rgb flat);
 /* `c`: the next palette, said in the notice. */
@@ -277,6 +279,12 @@ void sandwich_open_name(struct ui *u, strtab_id name);
 /* --view=sandwich[=NAME]: of NAME, else of the function with most self. */
 void sandwich_start(struct ui *u, const char *name);
 
+struct view *heat_new(void);
+void heat_free(struct view *v);
+/* t: the heat map of the sample times, pushed (a notice when the input
+ * has none). */
+void heat_open(struct ui *u);
+
 struct view *help_new(void);
 void help_free(struct view *v);
 /* ?: the help, from its top, pushed. */
@@ -299,7 +307,7 @@ struct ui {
 
 	struct view *stack[UI_MAX_VIEWS];
 	size_t nviews;
-	struct view *flame, *table, *sandwich, *help, *prompt;
+	struct view *flame, *table, *sandwich, *help, *prompt, *heat;
 	MEVENT mouse;               /* the event of the KEY_MOUSE being handled */
 	bool mouse_ok;              /* getmouse gave one */
 
@@ -309,6 +317,17 @@ struct ui {
 	bool diffmode, negate, normalize;
 	struct diff diff;
 	struct lineedit_history hide_hist, filter_hist;
+
+	/* Sample times (ui_options): the heat map's, and the range of them
+	 * browsed: range_tree (when has_range_tree) is the transform stack's
+	 * base then, made from tl_tree by timeline_tree. */
+	const struct timeline *tl;
+	const struct tree *tl_tree, *base0;
+	const bool *threads;
+	bool range_set;
+	uint64_t range_t0, range_t1;
+	struct tree range_tree;
+	bool has_range_tree;
 
 	struct ui_colours col;
 	struct finder find;
@@ -325,6 +344,10 @@ void ui_busy(struct ui *u, const char *what);
  * tree. */
 void ui_push_transform(struct ui *u, struct transform tr);
 void ui_undo_transform(struct ui *u);
+/* Browses the samples taken in [t0, t1) (on the chosen threads): the
+ * transforms apply again to their tree. all: the whole recording. False
+ * (a notice said why) when no sample is in the range. O(samples + tree). */
+bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all);
 /* The terminal the browser draws on (for OSC 52), or NULL. */
 FILE *ui_terminal(void);
 long ui_now_ms(void);

@@ -226,6 +226,13 @@ int colour_name_pair(struct ui *u, const char *name, size_t len)
 	return pair_for(c, term_colour(c, palette_look(c->pal, c->rules, name, len)), false);
 }
 
+int colour_rgb_pair(struct ui *u, struct palette_rgb rgb)
+{
+	struct ui_colours *c = &u->col;
+	struct palette_look l = { PALETTE_HUE_FLAT, rgb };
+	return c->depth == PALETTE_MONO ? 0 : pair_for(c, term_colour(c, l), false);
+}
+
 int colour_hue_pair(struct ui *u, enum palette_hue h, struct palette_rgb flat)
 {
 	struct ui_colours *c = &u->col;

@@ -39,6 +39,7 @@ static const struct keymap_entry flame_keys[] = {
 	{ { 'Y' }, KEYMAP_COPY_STACK, "copy the selected frame's stack (caller;...;frame) to the clipboard" },
 	{ { '\t' }, KEYMAP_TABLE, "table of functions" },
 	{ { 's' }, KEYMAP_SANDWICH, "sandwich: callers and callees of the selected function" },
+	{ { 't' }, KEYMAP_HEATMAP, "heat map of the sample times: choose a time range to show" },
 	{ { 'r' }, KEYMAP_REVERSE, "transform: reverse the stacks (leaf functions become roots)" },
 	{ { 'f' }, KEYMAP_FOCUS, "transform: focus on the selected function (all its calls merged)" },
 	{ { 'x' }, KEYMAP_DROP, "transform: drop the selected frame and its samples" },
@@ -84,6 +85,21 @@ static const struct keymap_entry sandwich_keys[] = {
 	{ { KEY_MOUSE }, KEYMAP_MOUSE, "click selects a frame, double-click shows its function's sandwich" },
 };
 
+static const struct keymap_entry heat_keys[] = {
+	{ { 'h', KEY_LEFT }, KEYMAP_LEFT, "the cell to the left (earlier)" },
+	{ { 'l', KEY_RIGHT }, KEYMAP_RIGHT, "the cell to the right (later)" },
+	{ { 'k', KEY_UP }, KEYMAP_UP, "the cell above (earlier in the column)" },
+	{ { 'j', KEY_DOWN }, KEYMAP_DOWN, "the cell below (later in the column)" },
+	{ { KEY_PPAGE }, KEYMAP_PAGE_UP, "ten columns to the left" },
+	{ { KEY_NPAGE }, KEYMAP_PAGE_DOWN, "ten columns to the right" },
+	{ { 'g', KEY_HOME }, KEYMAP_FIRST, "the first column" },
+	{ { 'G', KEY_END }, KEYMAP_LAST, "the last column" },
+	{ { 'v' }, KEYMAP_MARK, "start a selection at the cursor (again: drop it)" },
+	{ { '\n', '\r', KEY_ENTER }, KEYMAP_SHOW, "the flame graph of the selection (or of the cursor's cell)" },
+	{ { 'a' }, KEYMAP_RANGE_ALL, "the flame graph of the whole recording" },
+	{ { 't', '\t', KEY_BACKSPACE, 127, CTRL_KEY('h'), 27 }, KEYMAP_BACK, "back to the flame graph" },
+};
+
 static const struct keymap_entry help_keys[] = {
 	{ { 'j', KEY_DOWN }, KEYMAP_DOWN, "scroll a line down" },
 	{ { 'k', KEY_UP }, KEYMAP_UP, "scroll a line up" },
@@ -112,6 +128,7 @@ const struct keymap keymaps[KEYMAP_COUNT] = {
 	[KEYMAP_FLAME] = TABLE("flame", "Flame graph", flame_keys),
 	[KEYMAP_TABLE_VIEW] = TABLE("table", "Table of functions (Tab)", table_keys),
 	[KEYMAP_SANDWICH_VIEW] = TABLE("sandwich", "Sandwich (s)", sandwich_keys),
+	[KEYMAP_HEAT_VIEW] = TABLE("heatmap", "Heat map (t)", heat_keys),
 	[KEYMAP_HELP_VIEW] = TABLE("help", "Help (?)", help_keys),
 	[KEYMAP_PROMPT] = TABLE("prompt", "Prompts (/, H, the table's /)", prompt_keys),
 };

@@ -35,6 +35,9 @@ enum keymap_action {
 	KEYMAP_LEGEND,          /* show or hide the colour legend */
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */
 	KEYMAP_TABLE,           /* open the top table */
+	KEYMAP_HEATMAP,         /* open the heat map of sample times */
+	KEYMAP_MARK,            /* start (or end) a selection */
+	KEYMAP_RANGE_ALL,       /* the whole recording */
 	KEYMAP_SHOW,            /* the selected row's function in the flame graph */
 	KEYMAP_RECENTER,        /* the sandwich of the selected frame's function */
 	KEYMAP_BACK,            /* close this view, back to the one under it */
@@ -85,6 +88,7 @@ enum keymap_id {
 	KEYMAP_FLAME,
 	KEYMAP_TABLE_VIEW,
 	KEYMAP_SANDWICH_VIEW,
+	KEYMAP_HEAT_VIEW,
 	KEYMAP_HELP_VIEW,
 	KEYMAP_PROMPT,
 	KEYMAP_COUNT

@@ -58,6 +58,20 @@ int paint_transforms(struct ui *u)
 {
 	int x = 0;
 	char label[256];
+	if (u->range_set && u->tl) {
+		/* the time range browsed, in seconds from the first sample */
+		double a = (double)(u->range_t0 > u->tl->tmin ? u->range_t0 - u->tl->tmin : 0) / 1e9;
+		double b = (double)(u->range_t1 > u->tl->tmin ? u->range_t1 - u->tl->tmin : 0) / 1e9;
+		if (u->range_t1 > u->tl->tmax)
+			b = (double)(u->tl->tmax - u->tl->tmin) / 1e9;
+		snprintf(label, sizeof label, "[%.3f-%.3f s] ", a, b);
+		attron(A_REVERSE);
+		paint_text(u, 0, 0, label);
+		attroff(A_REVERSE);
+		x = text_width(label, strlen(label));
+		if (x > u->cols / 2)
+			x = u->cols / 2;
+	}
 	for (size_t k = 0; k < u->views->n && x < u->cols / 2; k++) {
 		transform_label(&u->views->items[k], label, sizeof label);
 		int room = u->cols / 3;

@@ -206,6 +206,54 @@ void ui_undo_transform(struct ui *u)
 	text_sanitize(msg, strlen(msg), u->notice, sizeof u->notice);
 }
 
+/* ---- time ranges ---- */
+
+bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
+{
+	if (!u->tl)
+		return false;
+	ui_busy(u, "counting the samples of the range...");
+	struct tree sub;
+	tree_init(&sub);
+	const struct tree *base;
+	if (all && !u->threads) {
+		base = u->tl_tree;      /* the whole recording, all threads */
+	} else {
+		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
+		uint64_t kept = timeline_self(u->tl, all ? 0 : t0, all ? UINT64_MAX : t1, u->threads, self,
+		                              tree_size(u->tl_tree));
+		if (kept == 0) {
+			free(self);
+			tree_free(&sub);
+			snprintf(u->notice, sizeof u->notice, "no samples in that range");
+			return false;
+		}
+		timeline_tree(u->tl_tree, self, u->views->order, &sub);
+		free(self);
+		base = &sub;
+	}
+	finder_pause(u);        /* the rebase frees the trees a pass reads */
+	struct tree old = u->range_tree;
+	bool had = u->has_range_tree;
+	if (base == &sub) {
+		u->range_tree = sub;
+		base = &u->range_tree;
+	}
+	u->has_range_tree = base == &u->range_tree;
+	/* the transforms apply to the new base; the old one goes after */
+	if (transform_stack_rebase(u->views, base))
+		snprintf(u->notice, sizeof u->notice, "some transforms do not apply to this range: dropped");
+	if (had)
+		tree_free(&old);
+	if (!u->has_range_tree)
+		tree_init(&u->range_tree);
+	u->range_set = !all;
+	u->range_t0 = t0;
+	u->range_t1 = t1;
+	tree_changed(u);
+	return true;
+}
+
 /* ---- events ---- */
 
 static void on_resize(struct ui *u)
@@ -218,7 +266,7 @@ static void on_resize(struct ui *u)
 	u->too_small = u->cols < UI_MIN_COLS || u->lines < UI_MIN_LINES;
 	u->bufsize = TEXT_FIT_BYTES(u->cols + 1);
 	u->buf = xrealloc(u->buf, u->bufsize);
-	struct view *all[] = { u->flame, u->table, u->sandwich, u->help, u->prompt };
+	struct view *all[] = { u->flame, u->table, u->sandwich, u->help, u->prompt, u->heat };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 		if (all[k]->ops->resize)
 			all[k]->ops->resize(u, all[k]);
@@ -391,16 +439,25 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 		transform_stack_init(own, t, NULL, TREE_ORDER_NAME);
 		u->views = own;
 	}
+	u->base0 = u->views->base;
 	u->diffmode = o->diff && transform_stack_tree2(u->views) != NULL;
 	u->negate = o->negate;
 	u->normalize = o->normalize;
 	if (u->diffmode)
 		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
+	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
+	u->tl_tree = o->timeline_tree;
+	u->threads = o->threads;
+	u->range_set = o->range_set;
+	u->range_t0 = o->range_t0;
+	u->range_t1 = o->range_t1;
+	tree_init(&u->range_tree);
 	u->flame = flameview_new(u, o);
 	u->table = tablescreen_new(o->table_sort);
 	u->sandwich = sandwich_new(o->min_width);
 	u->help = help_new();
 	u->prompt = prompt_new();
+	u->heat = heat_new();
 	u->stack[0] = u->flame;
 	u->nviews = 1;
 	set_notice(u, o->notice);
@@ -414,6 +471,8 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 		tablescreen_open(u);
 	if (o->sandwich)
 		sandwich_start(u, o->sandwich_name);
+	if (o->heatmap)
+		heat_open(u);
 	settle(u);
 	draw(u);
 	finder_index(u);        /* after the first paint: it must not delay it */
@@ -427,10 +486,14 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	sandwich_free(u->sandwich);
 	help_free(u->help);
 	prompt_free(u->prompt);
+	heat_free(u->heat);
 	if (u->diffmode)
 		diff_free(&u->diff);
 	if (u->views == own)
 		transform_stack_free(own);
+	else    /* the caller's stack: its base again (it only frees it now) */
+		u->views->base = u->base0;
+	tree_free(&u->range_tree);
 	lineedit_history_free(&u->hide_hist);
 	lineedit_history_free(&u->filter_hist);
 	colour_free(u);

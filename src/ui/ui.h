@@ -10,6 +10,7 @@
 #include "transform.h"
 #include "palette.h"
 #include "tree.h"
+#include "timeline.h"
 #include "unit.h"
 
 struct ui_options {
@@ -32,6 +33,17 @@ struct ui_options {
 	const char *search;         /* a search to start with (--search), or NULL */
 	bool stats;                 /* at exit, time of search keystrokes on stderr */
 	const struct unit *unit;    /* what the weights count; NULL: samples */
+	/* Sample times (NULL: none): their leaves are nodes of timeline_tree,
+	 * which is t itself unless --time or --only made t a part of it. The
+	 * heat map (t) draws them; a range chosen there becomes the tree
+	 * browsed. threads: the --only choice (NULL: all); range_t0/t1: the
+	 * --time range when range_set. */
+	const struct timeline *timeline;
+	const struct tree *timeline_tree;
+	const bool *threads;
+	uint64_t range_t0, range_t1;
+	bool range_set;
+	bool heatmap;               /* start in the heat map */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

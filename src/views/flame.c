@@ -199,6 +199,8 @@ static void unzoom(struct ui *u, struct flameview *f, bool all)
 	if (f->pane.lp.zoom == TREE_ROOT) {
 		if (!all && u->views->n > 0)
 			ui_undo_transform(u);
+		else if (!all && u->range_set && u->tl)
+			heat_open(u);   /* back to the heat map the range came from */
 		else
 			snprintf(u->notice, sizeof u->notice, "already showing all samples: nothing to undo");
 		return;
@@ -905,6 +907,7 @@ static bool flame_key(struct ui *u, struct view *v, enum keymap_action act, int 
 	case KEYMAP_COPY_STACK: copy_selection(u, sel, true); break;
 	case KEYMAP_MOUSE: on_mouse(u, f); break;
 	case KEYMAP_TABLE: tablescreen_open(u); break;
+	case KEYMAP_HEATMAP: heat_open(u); break;
 	case KEYMAP_REVERSE: ui_push_transform(u, transform_make(TRANSFORM_REVERSE, NULL, 0)); break;
 	case KEYMAP_MERGE_RECURSION:
 		ui_push_transform(u, transform_make(TRANSFORM_MERGE_RECURSION, NULL, 0));

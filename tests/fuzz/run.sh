@@ -43,7 +43,7 @@ for h in $harnesses; do
 	# views' curses drawing is linked, not called)
 	case $h in transform|diff|views) extra="transform diff views toptable svg tableview sandwichview flamepane"
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";;
-	browser) extra="transform diff views toptable svg tableview sandwichview flamepane ui script lineedit keymap clip heatmap colour paint finder flame table sandwich help prompt"
+	browser) extra="transform diff views toptable svg tableview sandwichview flamepane ui script lineedit keymap clip heatmap colour paint finder flame table sandwich help prompt heat"
 		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
 	for f in $srcs $extra; do
 		for d in "$src" "$src"/*/; do [ -f "$d/$f.c" ] && files="$files ${d%/}/$f.c"; done
