@@ -11,7 +11,9 @@ tm_require
 
 # A regular file of known size: percent and ETA, in the bytes written to a
 # pty (script(1)): the load may end between two tmux polls. The file is big
-# enough to take well over 0.3 s on one thread (3 million distinct leaves);
+# enough to take well over 0.3 s on one thread (3 million lines: 375,000
+# distinct leaves 8 times, which loads about as slowly as 3 million distinct
+# ones and is written four times faster);
 # once the line is there tflame is stopped (SIGTERM: a background job
 # ignores SIGINT), the rest of the load would prove nothing more. No tmux
 # here: it runs in the background while the pipe cases below wait on their
@@ -20,7 +22,10 @@ FILE_ERE='tflame: [^ ]*big\.folded  [0-9.]+ [KM]?B / [0-9.]+ [KM]?B +[0-9]+%  ET
 bigpid=
 if command -v script >/dev/null 2>&1; then
 	(
-		awk 'BEGIN { for (i = 0; i < 3000000; i++) printf "m;s%d;t%d 1\n", i % 50000, i }' > "$T_TMP/big.folded"
+		awk 'BEGIN { for (i = 0; i < 375000; i++) printf "m;s%d;t%d 1\n", i % 50000, i }' > "$T_TMP/big1"
+		cat "$T_TMP/big1" "$T_TMP/big1" "$T_TMP/big1" "$T_TMP/big1" \
+			"$T_TMP/big1" "$T_TMP/big1" "$T_TMP/big1" "$T_TMP/big1" > "$T_TMP/big.folded"
+		rm -f "$T_TMP/big1"
 		: > "$T_TMP/typescript"
 		script -qec "echo \$\$ > '$T_TMP/big.pid'; exec '$TFLAME' --threads=1 --collapse '$T_TMP/big.folded' > /dev/null" \
 			/dev/null >> "$T_TMP/typescript" 2>&1 &
