@@ -12,7 +12,8 @@
 #   folded-sorted    genfolded: unique stacks, byte-wise sorted (collapser output)
 #   folded-shuffled  the same lines in random order
 #   perf             genperf: records of real `perf script` recordings, varied
-#   pprof            genpprof: a Go-shaped pprof profile, raw and gzip -1
+#   pprof            genpprof: a Go-shaped pprof profile, raw and gzip -1,
+#                    and with each stack once (--unique)
 #   json             genjsonprof.py: a V8 .cpuprofile and a speedscope file
 #                    (skipped without python3)
 # Recordings for the perf input come from $TFLAME_BENCH_PERF (a directory of
@@ -179,6 +180,11 @@ pp=$data/pprof-${xsize}M-s$seed.pb
 gen "$pp" "genpprof-$(src_id "$srcdir/bench/genpprof.c") --size ${xsize}M --seed $seed" \
 	"$bin/genpprof" --size "${xsize}M" --seed "$seed"
 gen "$pp.gz" "gzip -1 of $(sed -n 2p "$pp.stamp")" gzip -1 -c "$pp"
+# the same walk with each stack once (as Go writes them): nothing for the
+# repeated-stack cache to find, every sample a new stack for the tree
+ppu=$data/pprof-unique-${xsize}M-s$seed.pb
+gen "$ppu" "genpprof-$(src_id "$srcdir/bench/genpprof.c") --size ${xsize}M --seed $seed --unique" \
+	"$bin/genpprof" --size "${xsize}M" --seed "$seed" --unique
 jc='' js=''
 if command -v python3 > /dev/null 2>&1; then
 	jc=$data/json-${xsize}M.cpuprofile
@@ -405,6 +411,38 @@ else
 	echo "Search: this tflame has no search yet"
 fi
 
+# ---- time views (issue 19) -------------------------------------------------
+# On the perf script input (it has sample times): the heat map (t: built
+# from every sample once per screen size), a range (v l*5 Enter: the tree of
+# the range's samples), the flame chart (C: every sample's stack) and back,
+# the thread picker (T: a sparkline pass) and a thread unchecked (Space
+# Enter). Best of $runs runs, as the keys above.
+if [ -n "$fp" ] && "$TFLAME" --list-keys 2> /dev/null | grep -q '^Heat map'; then
+	"$TFLAME" --stats --print -w 1 "$fp" > /dev/null 2> "$tmp/err"
+	nsamp=$(sed -n 's/.* timed \([0-9]*\) .*/\1/p' "$tmp/err")
+	tlb=$(sed -n 's/.* timeline_bytes \([0-9]*\).*/\1/p' "$tmp/err")
+	echo
+	echo "Time views on $(basename "$fp") (${nsamp:-?} samples; the timeline ${tlb:-?} bytes,"
+	echo "$(awk -v b="${tlb:-0}" -v n="${nsamp:-0}" 'BEGIN { printf "%.1f", n ? b / n : 0 }') bytes a sample), 200x50 headless: ms per key, the run with the lowest maximum"
+	: > "$tmp/tv.all"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		i=$((i + 1))
+		"$TFLAME" --bench-keys "size=200x50 t v l*5 Enter C C T Space Enter q" "$fp" > /dev/null 2> "$tmp/tv"
+		sed -n 's/^bench-key //p' "$tmp/tv" | awk -v run=$i '{ print run, $0 }' >> "$tmp/tv.all"
+	done
+	printf '  %-8s %5s %12s  %s\n' key n 'max ms' 'target <= 50 ms'
+	awk '$2 != "q" {
+			t = $7 + $10; k = $2
+			if (!(k in best) || t < best[k]) best[k] = t
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k; cnt[k] = $4 }
+		}
+		END { for (i = 1; i <= n; i++) printf "%s %s %.3f\n", order[i], cnt[order[i]], best[order[i]] }' "$tmp/tv.all" |
+	while read -r k n mx; do
+		printf '  %-8s %5s %12s  %s\n' "$k" "$n" "$mx" "$(verdict "$mx" '<=' 50)"
+	done
+fi
+
 # ---- other formats --------------------------------------------------------
 # Each reader to folded text, and --svg; beside pprof, the tool its users
 # have (go tool pprof -traces, when go is installed), on the same file.
@@ -412,7 +450,7 @@ echo
 echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null); MB/s of the uncompressed input"
 frow() { printf '  %-28s %8s %-34s %7s %8s %7s  %s\n' "$@"; }
 frow input MB command 'wall s' 'MB/s' 'RSS MB' 'target'
-for f in "$pp" "$pp.gz" $jc $js; do
+for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	bytes=$(filesize "$f")
 	case $f in
 	*.gz) tgt=300 bytes=$(filesize "$pp") ;;
@@ -425,7 +463,7 @@ for f in "$pp" "$pp.gz" $jc $js; do
 	r=$(rate "$bytes" "$1")
 	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --collapse' "$1" "$r" "$2" ">=$tgt MB/s: $(verdict "$r" '>=' "$tgt")"
 	case $f in
-	*.pb)
+	"$pp")  # --svg and go beside the first only
 		# shellcheck disable=SC2046
 		set -- $(best_of "$TFLAME" --svg "$f")
 		frow '' '' 'tflame --svg' "$1" "$(rate "$bytes" "$1")" "$2" ''

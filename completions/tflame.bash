@@ -21,7 +21,7 @@ _tflame_values()
 	case $1 in
 	-f | --format) echo 'auto folded perf perf-data pprof cpuprofile speedscope' ;;
 	--sort) echo 'name weight input' ;;
-	--view) echo 'flame table sandwich heatmap' ;;
+	--view) echo 'flame table sandwich heatmap chart' ;;
 	--table-sort) echo 'self total name' ;;
 	--colors) echo 'hot mem io wakeup chain java js perl python rust red green blue aqua yellow purple orange' ;;
 	--palette-map | --config | --symfs | --script) echo '@file' ;;

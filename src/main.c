@@ -180,7 +180,7 @@ static int sample_filter(struct tree *t, struct tree *keep, const struct timelin
 	const char *what = set->time_range ? "--time" : "--only";
 	if (tl->n == 0) {
 		load_messages_add(msgs, "tflame: %s: the input has no sample times or threads (perf script, "
-		                  "perf.data and .cpuprofile files have them)", what);
+		                  "perf.data, .cpuprofile, Chrome trace and speedscope files have them)", what);
 		return 1;
 	}
 	char err[256];
@@ -227,8 +227,10 @@ static int sample_filter(struct tree *t, struct tree *keep, const struct timelin
 	tree_init(&sub);
 	timeline_tree(t, self, order, &sub);
 	free(self);
-	if (keep)
+	if (keep) {
+		tree_free(keep);
 		*keep = *t;     /* the timeline's nodes are its */
+	}
 	else
 		tree_free(t);
 	*t = sub;
@@ -403,8 +405,8 @@ int main(int argc, char **argv)
 	static struct perf_events pevents;
 	if (set.lo.perf.event_filter)
 		set.lo.perf.events = &pevents;
-	if (!set.diff)
-		set.lo.timeline = &tl;
+	if (!set.diff && (set.mode != MODE_COLLAPSE || set.time_range || set.nonly || set.stats))
+		set.lo.timeline = &tl;      /* --collapse alone does not use it */
 	double t0 = seconds();
 	int rc;
 	if (set.diff && nfiles == 2) {
@@ -443,13 +445,31 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	if ((set.time_range || set.nonly) && rc == 0)
-		rc = sample_filter(&t, set.mode == MODE_UI ? &full : NULL, &tl, &set, set.order, &msgs, &range_t0,
-		                   &range_t1, &chosen);
+		rc = sample_filter(&t, set.mode == MODE_UI || set.view == VIEW_CHART ? &full : NULL, &tl, &set,
+		                   set.order, &msgs, &range_t0, &range_t1, &chosen);
 	if (set.view == VIEW_HEATMAP && set.mode != MODE_PRINT && set.mode != MODE_UI)
 		usage_error("--view=heatmap is for --print and the browser");
+	if (set.view == VIEW_CHART && (set.diff || set.mode == MODE_COLLAPSE))
+		usage_error("--view=chart does not apply to %s", set.diff ? "--diff" : "--collapse");
+	if (set.view == VIEW_CHART && rc == 0 && tl.n == 0) {
+		load_messages_add(&msgs, "tflame: --view=chart: the input has no sample times (perf script, "
+		                  "perf.data, .cpuprofile, Chrome trace and speedscope files have them); --sort=input draws a flame "
+		                  "chart in the input's order");
+		rc = 1;
+	}
+	if (set.view == VIEW_CHART && rc == 0 && set.mode != MODE_UI) {
+		/* the stacks in time order, from the tree the samples point into */
+		struct tree ch;
+		tree_init(&ch);
+		timeline_chart(&tl, (set.time_range || set.nonly) ? &full : &t, range_t0, range_t1, chosen, &ch);
+		tree_free(&t);
+		t = ch;
+		tree_free(&full);
+		tree_init(&full);
+	}
 	if (set.view == VIEW_HEATMAP && rc == 0 && tl.n == 0) {
 		load_messages_add(&msgs, "tflame: --view=heatmap: the input has no sample times (perf "
-		                  "script, perf.data and .cpuprofile files have them)");
+		                  "script, perf.data, .cpuprofile, Chrome trace and speedscope files have them)");
 		rc = 1;
 	}
 	double t2 = seconds();
@@ -601,6 +621,7 @@ int main(int argc, char **argv)
 			.threads = chosen, .range_t0 = range_t0, .range_t1 = range_t1,
 			.range_set = set.time_range != NULL,
 			.heatmap = set.view == VIEW_HEATMAP,
+			.chart = set.view == VIEW_CHART,
 		};
 		search_set_threads(set.lo.threads);
 		if (set.bench_keys || set.script) {

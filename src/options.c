@@ -352,10 +352,12 @@ static bool set_view(struct settings *s, const struct opt_row *o, const char *ar
 		s->sandwich = arg + 9;
 	} else if (strcmp(arg, "heatmap") == 0) {
 		s->view = VIEW_HEATMAP;
+	} else if (strcmp(arg, "chart") == 0) {
+		s->view = VIEW_CHART;
 	} else {
 		char safe[64];
 		text_sanitize(arg, strlen(arg), safe, sizeof safe);
-		return fail(c, "invalid --view '%s' (flame, table, sandwich[=NAME], heatmap)", safe);
+		return fail(c, "invalid --view '%s' (flame, table, sandwich[=NAME], heatmap, chart)", safe);
 	}
 	return true;
 }
@@ -419,7 +421,8 @@ static const struct opt_row rows[] = {
 	  "flame (default); table: one row per function; or\n"
 	  "sandwich[=NAME]: callers and callees of NAME\n"
 	  "(default: the function with most self samples);\n"
-	  "heatmap: samples by second and offset in it", set_view, ACT_NONE, 0 },
+	  "heatmap: samples by second and offset in it;\n"
+	  "chart: the stacks in time order (a flame chart)", set_view, ACT_NONE, 0 },
 	{ "table-sort", 0, VALUE, "KEY", CONFIG, false, "self total name", NULL,
 	  "table rows by self (default), total or name", set_choice, ACT_NONE, C_TABLE_SORT },
 	{ "top", 0, VALUE, "N", CONFIG, false, NULL, NULL,
@@ -428,7 +431,8 @@ static const struct opt_row rows[] = {
 	  "only the samples from START to END seconds after the\n"
 	  "first (END excluded; either may be empty), or N%,M%\n"
 	  "of the recording, or P%/N (its N-th P% slice):\n"
-	  "perf script, perf.data and .cpuprofile have times", set_string, ACT_NONE, S_TIME },
+	  "perf script, perf.data, .cpuprofile and speedscope\n"
+	  "(in time units) have times", set_string, ACT_NONE, S_TIME },
 	{ "only-pid", 0, VALUE, "PID", CLI, false, NULL, NULL,
 	  "only the samples of process PID (repeatable; perf script\n"
 	  "shows PIDs with -F+pid)", set_only, ACT_NONE, ONLY_PID },

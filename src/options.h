@@ -18,7 +18,7 @@
 #include "tree.h"
 
 enum mode { MODE_UI, MODE_PRINT, MODE_COLLAPSE, MODE_SVG };
-enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH, VIEW_HEATMAP };
+enum print_view { VIEW_FLAME, VIEW_TABLE, VIEW_SANDWICH, VIEW_HEATMAP, VIEW_CHART };
 enum only_kind { ONLY_PID, ONLY_TID, ONLY_COMM };
 
 /* Everything the options decide. Strings point into argv or the config

@@ -19,20 +19,7 @@ SEP='  ·  '
 NO_COLOR=1
 export NO_COLOR
 
-cat > t.perf <<'X'
-prog 100/100 [000] 1.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/101 [001] 1.500000: 250000 cpu-clock:
-	ffffffff b (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/100 [000] 2.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-X
+cp "$top_srcdir/tests/data/three.perf" t.perf
 line() { sed -n "${1}p" "$D/out"; }
 is() {
 	if [ "$(line "$2")" = "$3" ]; then pass "$1"; else fail "$1" "want: |$3|" "got:  |$(line "$2")|"; fi
@@ -72,10 +59,69 @@ run --view=heatmap --only-tid=101 --script=keys t.perf
 expect_rc "--view=heatmap --only-tid" 0
 is "--view=heatmap --only-tid=101: one sample" 1 "heat map: 1 sample over 0 us; a column is 1 ms, a row 40 us"
 
+# ---- the search on the heat map ----
+# /^b$/ matches b, sampled once, at 0.5 s: column 25 (l*25).
+printf 'size=100x30 / type=^b$ Enter t dump l*25 dump q\n' > keys
+run --script=keys t.perf
+is "search: the title counts the samples in its frames" 1 \
+	"heat map: 3 samples over 1 s; a column is 20 ms, a row 800 us${SEP}search: 1 underlined"
+is "search: none at 0 s" 30 "0.000 s: 1 sample, 0 in the search's frames${SEP}v starts a selection, Enter shows the cell"
+is "search: b's sample at 0.5 s" 60 "0.500 s: 1 sample, 1 in the search's frames${SEP}v starts a selection, Enter shows the cell"
+
+# ---- T: the thread picker ----
+# Thread 100 has 2 of the 3 samples (66.67%), 101 one. On 100 columns the
+# sparklines get 100 - 44 - 18 = 38 cells over the 1 s (+1 ns) recording:
+# 0 s in cell 0, 1.0 s in cell 37 (floor(1e9 x 38 / (1e9 + 1))), 0.5 s in
+# cell 18. Space unchecks 100, Enter keeps 101: b alone, 250000; the heat
+# map then counts its one sample.
+printf 'size=100x12 T dump Space Enter dump t dump q\n' > keys
+LC_ALL=C.UTF-8 run --script=keys t.perf
+expect_rc "T, Space, Enter" 0
+is "T: the header" 2 "$(printf '    %12s %7s %8s %8s  %-16s %s' SAMPLES SHARE PID TID COMMAND ACTIVITY)"
+is "T: thread 100 first, 2 samples, active at 0 and 1 s" 3 \
+	"$(printf '[x] %12s %7s %8s %8s  %-16s ' 2 66.67% 100 100 prog)█$(printf '%36s' '')█"
+is "T: thread 101, 1 sample at 0.5 s" 4 \
+	"$(printf '[x] %12s %7s %8s %8s  %-16s ' 1 33.33% 100 101 prog)$(printf '%18s' '')█"
+is "T: the recording" 12 "the recording: 1.000 s, 3 samples"
+case $(line 24) in "prog${SEP}250,000 samples${SEP}100.00% of all"*) pass "Space Enter: thread 101 alone" ;;
+	*) fail "Space Enter: thread 101 alone" "$(line 24)" ;; esac
+is "Space Enter: b is its only stack (level 3: row 7 of 10)" 20 "b"
+is "t after: the heat map counts thread 101 only" 25 "heat map: 1 sample over 0 us; a column is 1 ms, a row 200 us"
+
+# ---- the flame chart: the stacks in time order ----
+# a (0 s), b (0.5 s), a (1 s): three thirds of 60 columns, a again after b
+# instead of merged with the first a.
+run --print --view=chart -w 60 t.perf
+{
+	echo 'all: 750000 samples'
+	printf '%-19s|%-19s|%-19s|\n' a b a
+	printf '%-59s|\n' main prog all
+} > want
+expect_out "--print --view=chart: a, b, a in time order" want
+# C in the browser: the chart (a b a: the last cell of a frame is a gap),
+# C again: the graph (a [0,40), b [40,60)); in a time range (the first two
+# samples, selected as above) the chart has a then b.
+printf 'size=60x8 C dump C dump q\n' > keys
+run --script=keys t.perf
+is "C: [chart] on the top line" 1 "[chart] all"
+is "C: a, b, a" 4 "$(printf '%-20s%-20s%s' a b a)"
+is "C again: the flame graph" 9 "all"
+is "C again: a and b merged by name" 12 "$(printf '%-40s%s' a b)"
+printf 'size=100x30 t v l*25 Enter C dump q\n' > keys
+run --script=keys t.perf
+is "a range, then C: the chart of the range" 1 "[chart 0.000-0.501 s] all"
+is "a range, then C: a then b" 26 "$(printf '%-50s%s' a b)"
+printf 'main;a 1\n' > f.folded
+run --print --view=chart f.folded
+expect_rc "--view=chart without sample times" 1
+expect_err "--view=chart without sample times" "--view=chart: the input has no sample times"
+run --collapse --view=chart t.perf
+expect_rc "--view=chart with --collapse" 2
+
 # no times: a notice, the graph stays
 printf 'main;a 1\n' > f.folded
 printf 'size=100x30 t dump q\n' > keys
 run --script=keys f.folded
 is "t without sample times: said" 30 \
-	"no sample times in this profile (perf script, perf.data and .cpuprofile files have them)"
+	"no sample times here: perf.data, perf script, .cpuprofile, Chrome traces and speedscope have them"
 done_testing

@@ -53,6 +53,33 @@ expect_rc "garbage between valid lines" 0
 printf 'ok;first 2\nok;last 3\n' > "$D/want"
 expect_out "garbage between valid lines: the valid lines are loaded" "$D/want"
 expect_err "garbage between valid lines" 'skipped [0-9]+ malformed lines \(first at line 2: '
+# issue 18 item 10: junk, NUL bytes and bad counts before good lines: the
+# first lines that parse decide the format; the bad ones are reported with
+# the first one's line number, the good ones loaded.
+printf 'garbage here\n\000\000\000\nx;y abc\na;b -3\nmain;foo 5\nmain;bar 3\n' > "$D/junkfirst"
+run --collapse "$D/junkfirst"
+expect_rc "junk, NULs and bad counts before folded lines" 0
+printf 'main;bar 3\nmain;foo 5\n' > "$D/want"
+expect_out "junk before folded lines: the folded lines are loaded" "$D/want"
+expect_err "junk before folded lines" \
+	'skipped 4 malformed lines \(first at line 1: no sample count at the end of the line: "garbage here"\)'
+# perf script after junk: prog's record, leaf first, is prog;start;main 7
+printf 'junk line\n\000\000\nprog 12 1.000: 7 cycles:\n\t401000 main (/usr/bin/prog)\n\t401100 start (/usr/bin/prog)\n\n' \
+	> "$D/junkperf"
+run --collapse "$D/junkperf"
+expect_rc "junk before perf script" 0
+printf 'prog;start;main 7\n' > "$D/want"
+expect_out "junk before perf script: the record is loaded" "$D/want"
+expect_err "junk before perf script" 'skipped 2 malformed lines \(first at line 1: '
+# a binary file keeps its message, whatever lines follow its header
+{ printf '\177ELF\002\001\001\000\n'; printf 'main;foo 5\nmain 1\n'; } > "$D/elfish"
+run --collapse "$D/elfish"
+expect_rc "an ELF header, then folded lines" 1
+expect_err "an ELF header, then folded lines" 'elfish: not a profile \(an ELF file'
+{ printf '\211PNG\r\n\032\n'; printf 'main;foo 5\nmain 1\n'; } > "$D/pngish"
+run --collapse "$D/pngish"
+expect_rc "a PNG header, then folded lines" 1
+expect_err "a PNG header, then folded lines" 'pngish: not a profile \(a PNG image\)'
 run --collapse --format=perf "$D/garbage"
 expect_rc "binary garbage read as perf script" 1
 check "binary garbage read as perf script: no stacks" test ! -s "$D/out"

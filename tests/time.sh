@@ -10,22 +10,10 @@ command -v timeout >/dev/null 2>&1 || skip_all "timeout(1) is not installed"
 D=$T_TMP
 
 # ---- perf script, worked by hand ----
-# Samples at 1.0 s (a), 1.5 s (b, another thread) and 2.0 s (a): the
-# recording spans 1 s; offsets are from its first sample.
-cat > "$D/t.perf" <<'EOF'
-prog 100/100 [000] 1.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/101 [001] 1.500000: 250000 cpu-clock:
-	ffffffff b (/bin/x)
-	ffffffff main (/bin/x)
-
-prog 100/100 [000] 2.000000: 250000 cpu-clock:
-	ffffffff a (/bin/x)
-	ffffffff main (/bin/x)
-
-EOF
+# tests/data/three.perf: samples at 1.0 s (a), 1.5 s (b, another thread)
+# and 2.0 s (a), 250000 each: the recording spans 1 s; offsets are from its
+# first sample.
+cp "$top_srcdir/tests/data/three.perf" "$D/t.perf"
 tcase() {   # NAME RANGE WANT... (no WANT: no samples, exit status 1)
 	name=$1 range=$2
 	shift 2
@@ -235,6 +223,76 @@ EOF
 	done
 else
 	skip ".cpuprofile --time against Python" "no python3"
+fi
+
+# ---- speedscope: profiles in time units have times (worked by hand) ----
+# evented, ms: a open 0-40, b open 10-30 inside it, c 100-150. Stretches:
+# a@0 (10), a;b@10 (20), a@30 (10), c@100 (50).
+cat > "$D/ev.json" << 'EOF'
+{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"},{"name":"c"}]},
+"profiles":[{"type":"evented","name":"main","unit":"milliseconds","startValue":0,"endValue":150,
+"events":[{"type":"O","frame":0,"at":0},{"type":"O","frame":1,"at":10},{"type":"C","frame":1,"at":30},{"type":"C","frame":0,"at":40},{"type":"O","frame":2,"at":100},{"type":"C","frame":2,"at":150}]}]}
+EOF
+run --collapse --time=0.005,0.035 "$D/ev.json"
+expect_rc "speedscope evented --time=5ms,35ms" 0
+printf 'a 10\na;b 20\n' > "$D/want"
+expect_out "speedscope evented --time=5ms,35ms: a;b@10 and a@30" "$D/want"
+run --collapse --time=0.035,1 "$D/ev.json"
+printf 'c 50\n' > "$D/want"
+expect_out "speedscope evented --time=35ms,1s: c@100" "$D/want"
+# three profiles: p1 evented ms (a@0, 10), p2 sampled ms from startValue
+# 5 (b@5 weighs 4, a;b@9 weighs 6), p3 in "none" (no times)
+cat > "$D/three.json" << 'EOF'
+{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"},{"name":"b"}]},
+"profiles":[{"type":"evented","name":"p1","unit":"milliseconds","startValue":0,"endValue":10,"events":[{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":10}]},
+{"type":"sampled","name":"p2","unit":"milliseconds","startValue":5,"endValue":20,"samples":[[1],[0,1]],"weights":[4,6]},
+{"type":"sampled","name":"p3","unit":"none","startValue":0,"endValue":2,"samples":[[1]],"weights":[2]}]}
+EOF
+run --collapse --time=0.004,0.01 "$D/three.json"
+printf 'p2;a;b 6\np2;b 4\n' > "$D/want"
+expect_out "speedscope sampled --time=4ms,10ms: p2's samples at 5 and 9 ms" "$D/want"
+run --collapse --only-comm=p2 "$D/three.json"
+expect_out "speedscope --only-comm=p2: a profile is a thread" "$D/want"
+run --collapse --only-tid=1 "$D/three.json"
+printf 'p1;a 10\n' > "$D/want"
+expect_out "speedscope --only-tid=1: the first profile" "$D/want"
+run --collapse --profile=p2 --time=0.004,1 "$D/three.json"
+printf 'a;b 6\n' > "$D/want"
+expect_out "speedscope --profile=p2 --time: from p2's first sample (5 ms)" "$D/want"
+
+# ---- Chrome trace ProfileChunk events: times (worked by hand) ----
+# pid 1's profile starts at 1000 us: main@1010, main;work@1020 and @1030,
+# a later chunk main;work@1035; pid 7's has no Profile event (start 0):
+# other@100, @150. The first sample is other@100 us: times below are
+# from it.
+cat > "$D/trace.json" << 'EOF'
+{"traceEvents":[
+{"args":{"data":{"startTime":1000}},"id":"0x1","name":"Profile","ph":"P","pid":1,"tid":2},
+{"args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{"functionName":"(root)"},"id":1},{"callFrame":{"functionName":"main"},"id":2,"parent":1},{"callFrame":{"functionName":"work"},"id":3,"parent":2}],"samples":[2,3,3]},"timeDeltas":[10,10,10]}},"id":"0x1","name":"ProfileChunk","ph":"P","pid":1,"tid":2},
+{"args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{"functionName":"(root)"},"id":1},{"callFrame":{"functionName":"other"},"id":2,"parent":1}],"samples":[2,2]},"timeDeltas":[100,50]}},"id":"0x1","name":"ProfileChunk","ph":"P","pid":7,"tid":8},
+{"args":{"data":{"cpuProfile":{"samples":[3]},"timeDeltas":[5]}},"id":"0x1","name":"ProfileChunk","ph":"P","pid":1,"tid":2}]}
+EOF
+run --collapse --time=0.0009,0.000925 "$D/trace.json"
+expect_rc "Chrome trace --time=910us,925us" 0
+printf 'main 1\nmain;work 1\n' > "$D/want"
+expect_out "Chrome trace --time=910us,925us: main@1010 and main;work@1020" "$D/want"
+run --collapse --time=0,0.0001 "$D/trace.json"
+printf 'other 2\n' > "$D/want"
+expect_out "Chrome trace --time=0,100us: pid 7's two samples" "$D/want"
+run --collapse --only-pid=1 --time=0.00093,1 "$D/trace.json"
+printf 'main;work 2\n' > "$D/want"
+expect_out "Chrome trace --only-pid=1 --time=930us,: the deltas sum across chunks" "$D/want"
+
+# ---- a real Chrome trace (node's ProfileChunk events), by Python ----
+if command -v python3 > /dev/null 2>&1; then
+	tr="$top_srcdir/tests/data/cpuprofile/node-trace.json"
+	for range in ',' 0,0.1 0.05,0.25 '0.2,' '0.3,'; do
+		python3 "$top_srcdir/tests/data/cpuprofile/trace_expected.py" "$tr" "$range" > "$D/want"
+		run --collapse --time="$range" "$tr"
+		expect_out "node-trace.json --time=$range (by Python over the chunks' timeDeltas)" "$D/want"
+	done
+else
+	skip "Chrome trace --time against Python" "no python3"
 fi
 
 done_testing

@@ -44,8 +44,15 @@ void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *thr
 	struct timeline_iter it;
 	struct timeline_sample s;
 	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+	bool known = !threads && t0 <= tl->tmin && t1 > tl->tmax;
+	if (known) {
+		/* every sample counts: the timeline knows its ends */
+		lo = tl->tmin;
+		hi = tl->tmax;
+		n = tl->n;
+	}
 	timeline_iter_init(&it, tl, t0, t1);
-	while (timeline_next(&it, &s)) {
+	while (!known && timeline_next(&it, &s)) {
 		if (threads && !threads[s.thread])
 			continue;
 		if (s.time < lo)
@@ -66,19 +73,33 @@ void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *thr
 	while (timeline_next(&it, &s)) {
 		if (threads && !threads[s.thread])
 			continue;
-		uint64_t d = s.time - lo;
-		uint64_t col = d / h->col_ns, off = d % h->col_ns;
-		/* row = off * rows / col_ns, without overflow: col_ns < 2^62 */
-		uint64_t row = (uint64_t)((long double)off * rows / h->col_ns);
-		if (row >= rows)
-			row = rows - 1;
-		uint32_t *c = &h->cells[col * rows + row];
+		uint32_t col, row;
+		if (!heatmap_cell_of(h, s.time, &col, &row))
+			continue;
+		uint32_t *c = &h->cells[(size_t)col * rows + row];
 		if (*c < UINT32_MAX)
 			(*c)++;
 		if (*c > h->max)
 			h->max = *c;
 		h->samples++;
 	}
+}
+
+bool heatmap_cell_of(const struct heatmap *h, uint64_t time, uint32_t *col, uint32_t *row)
+{
+	if (h->cols == 0 || time < h->t0 || time - h->t0 > h->span)
+		return false;
+	uint64_t d = time - h->t0;
+	uint64_t c = d / h->col_ns, off = d % h->col_ns, r;
+	/* r = off * rows / col_ns without overflow (off < col_ns < 2^62) */
+#ifdef __SIZEOF_INT128__
+	r = (uint64_t)((unsigned __int128)off * h->rows / h->col_ns);
+#else
+	r = (uint64_t)((long double)off * h->rows / h->col_ns);
+#endif
+	*col = (uint32_t)c;
+	*row = (uint32_t)(r < h->rows ? r : h->rows - 1);
+	return true;
 }
 
 void heatmap_free(struct heatmap *h)

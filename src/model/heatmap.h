@@ -39,6 +39,9 @@ static inline uint32_t heatmap_cell(const struct heatmap *h, uint32_t col, uint3
 {
 	return h->cells[(size_t)col * h->rows + row];
 }
+/* The cell of an instant (a sample's time); false outside h's span. */
+bool heatmap_cell_of(const struct heatmap *h, uint64_t time, uint32_t *col, uint32_t *row);
+
 /* The time range [*t0, *t1) of the cells from (c0, r0) to (c1, r1) in time
  * order, both included. */
 void heatmap_range(const struct heatmap *h, uint32_t c0, uint32_t r0, uint32_t c1, uint32_t r1,

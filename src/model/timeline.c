@@ -420,6 +420,53 @@ void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order
 	tree_finalize(dst, order);
 }
 
+void timeline_chart(const struct timeline *tl, const struct tree *src, uint64_t t0, uint64_t t1,
+                    const bool *threads, struct tree *dst)
+{
+	dst->chart = true;
+	struct timeline_iter it;
+	struct timeline_sample s;
+	struct tree_frame *tail = NULL;
+	size_t cap = 0;
+	tree_idx prev = TREE_NONE;
+	uint64_t stacks = 0;
+	timeline_iter_init(&it, tl, t0, t1);
+	while (timeline_next(&it, &s)) {
+		if ((threads && !threads[s.thread]) || s.leaf >= tree_size(src))
+			continue;
+		/* The frames shared with the stack before: down to the deepest
+		 * common ancestor of the two leaves. O(depth). */
+		tree_idx a = s.leaf, b = prev;
+		if (b != TREE_NONE) {
+			while (tree_depth(src, a) > tree_depth(src, b))
+				a = tree_parent(src, a);
+			while (tree_depth(src, b) > tree_depth(src, a))
+				b = tree_parent(src, b);
+			while (a != b) {
+				a = tree_parent(src, a);
+				b = tree_parent(src, b);
+			}
+		} else
+			a = TREE_ROOT;
+		uint32_t keep = tree_depth(src, a), n = tree_depth(src, s.leaf) - keep;
+		if (n > cap) {
+			cap = n > 2 * cap ? n : 2 * cap;
+			tail = xreallocarray(tail, cap, sizeof *tail);
+		}
+		tree_idx i = s.leaf;
+		for (uint32_t k = n; k-- > 0; i = tree_parent(src, i)) {
+			tail[k].s = tree_name(src, i);
+			tail[k].len = tree_name_len(src, i);
+		}
+		tree_add_stack_tail(dst, keep, tail, n, s.weight);
+		stacks++;
+		prev = s.leaf;
+	}
+	free(tail);
+	dst->stacks = stacks;
+	tree_finalize(dst, TREE_ORDER_INPUT);
+}
+
 /* ---- --time ------------------------------------------------------------------- */
 
 /* floor(a * b / c), c > 0, for a <= c (so the result fits). */

@@ -114,6 +114,14 @@ uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, cons
 void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order order,
                    struct tree *dst);
 
+/* dst (initialised by the caller, empty) becomes the flame chart of the
+ * samples in [t0, t1) on the chosen threads (NULL: all): their stacks
+ * (paths of src, the tree their leaves are nodes of) in the timeline's
+ * order, a frame merged only with the same frame of the stack just before,
+ * so that x is the samples in time order. O(samples x depth). */
+void timeline_chart(const struct timeline *tl, const struct tree *src, uint64_t t0, uint64_t t1,
+                    const bool *threads, struct tree *dst);
+
 /* Parses a time range "START,END" into [*t0, *t1) of tl's times: each
  * side seconds from the first sample ("1.5") or a percentage of the span
  * ("25%"), empty for the start or the end of the recording; "P%/N" is the

@@ -30,10 +30,25 @@
 #define CP_DENSE ((int64_t)1 << 22)
 #define CP_NONE UINT32_MAX
 #define CP_DUP (UINT32_MAX - 1)     /* parent mark: a node whose id repeats */
+#define CP_NOID UINT32_MAX          /* a sample time's malformed or unusable id */
 
 enum {  /* container tags (json.h) */
 	T_TOP, T_ROOT, T_NODES, T_NODE, T_FRAME, T_CHILDREN, T_SAMPLES, T_DELTAS,
-	T_TRACE, T_EVENT, T_ARGS, T_DATA, T_CPU, T_CSAMPLES
+	T_TRACE, T_EVENT, T_ARGS, T_DATA, T_CPU, T_CSAMPLES, T_CDELTAS
+};
+
+/* A trace sample's time: profile ns, node id, microseconds from the
+ * profile's startTime. */
+struct cp_ttime {
+	uint32_t ns, id;
+	int64_t t_us;
+};
+
+/* A profile of a trace: its event's pid and id, and for times its tid,
+ * startTime (from its "Profile" event) and running sum of deltas. */
+struct cp_tprof {
+	char id[64];
+	int64_t pid, tid, start_us, tsum;
 };
 
 struct cp_node {
@@ -42,12 +57,6 @@ struct cp_node {
 	uint32_t name;      /* index into names */
 	uint32_t ns;        /* which profile of a trace (0: a .cpuprofile) */
 	tree_idx leaf;      /* its node in the tree (TREE_NONE: none yet) */
-};
-
-/* A sample id or time waiting for its partner in the other array. */
-struct cp_pend {
-	uint64_t index;
-	int64_t v;
 };
 
 struct cp_link {
@@ -109,22 +118,34 @@ struct cp {
 	int64_t *evs;
 	size_t nevs, capevs;
 	char ev_id[64];
-	int64_t ev_pid;
-	struct { char id[64]; int64_t pid; } *profiles;
+	int64_t ev_pid, ev_tid;
+	bool ev_has_start;
+	int64_t ev_start;
+	uint32_t *evt;              /* the event's samples for times, each
+	                               element (CP_NOID: malformed) */
+	size_t nevt, capevt;
+	int64_t *evd;               /* its "timeDeltas" (CP_NODELTA: malformed) */
+	size_t nevd, capevd;
+	struct cp_tprof *profiles;
 	uint32_t nprofiles;
+	struct cp_ttime *tt;        /* trace sample times (o->timeline) */
+	size_t ntt, captt;
 
 	bool trace, saw_nodes, saw_samples, full;
 	uint64_t nsamples;
-	int64_t tsum;               /* running sum of timeDeltas */
-	/* sample times: "samples" and "timeDeltas" paired by index as the
-	 * second of them streams in; the first waits in q (of kind qkind) */
-	struct timeline local;      /* leaves: node ids; times: from startTime */
-	bool times;                 /* local is in use */
+	/* sample times: "samples" and "timeDeltas" kept by index as they
+	 * stream in (4 bytes an element each), paired once the tree is built
+	 * and leaves are known (see add_times) */
+	uint32_t *sid;              /* node ids (CP_NOID: malformed or out
+	                               of range) */
+	size_t nsid, capsid;
+	int32_t *sdt;               /* deltas (CP_NODT: malformed; CP_BIGDT:
+	                               the next of big) */
+	size_t nsdt, capsdt;
+	int64_t *big;
+	size_t nbig, capbig;
 	bool times_off;             /* a repeated key: no times at all */
 	bool saw_samples_key, saw_deltas_key;
-	struct cp_pend *q;
-	size_t qhead, qn, qcap;
-	int qkind;
 	tree_idx *idleaf;           /* leaves by node id (NULL: look them up) */
 	size_t nidleaf;
 	uint64_t bad;               /* malformed values skipped */
@@ -220,49 +241,47 @@ static void count_sample(struct cp *c, uint32_t ns, int64_t id)
 
 /* ---- sample times --------------------------------------------------------- */
 
-/* Sample `index` of node id `id` at t_us after startTime. */
-static void add_time(struct cp *c, int64_t id, int64_t t_us)
-{
-	if (id < 0 || id >= (int64_t)TREE_MAX_NODES)
-		return;                 /* no node can have it as a leaf id */
-	if (!c->times) {
-		timeline_init(&c->local);
-		timeline_thread(&c->local, -1, -1, "main", 4);
-		c->times = true;
-	}
-	int64_t ns = t_us > INT64_MAX / 1000 ? INT64_MAX : t_us < INT64_MIN / 1000 ? INT64_MIN : t_us * 1000;
-	timeline_add(&c->local, (uint64_t)ns, (tree_idx)id, 0, 1);
-}
+#define CP_NODT INT32_MIN
+#define CP_BIGDT (INT32_MIN + 1)
 
 /* Element `index` of "samples" (kind 1: v a node id) or of "timeDeltas"
- * (kind 2: v the running sum): paired with the other array's element of
- * the same index when that came first, else queued. An element whose
- * partner was malformed has none and is dropped. */
-static void pair(struct cp *c, int kind, uint64_t index, int64_t v)
+ * (kind 2: v a delta), ok false when it was malformed: kept at its index
+ * (elements skipped in between read as malformed), for add_times. */
+static void keep_time(struct cp *c, int kind, uint64_t index, bool ok, int64_t v)
 {
-	if (!c->o || !c->o->timeline || c->times_off)
+	if (!c->o || !c->o->timeline || c->times_off || index >= (uint64_t)1 << 40)
 		return;
-	while (c->qhead < c->qn && c->qkind != kind) {
-		const struct cp_pend *f = &c->q[c->qhead];
-		if (f->index < index) {
-			c->qhead++;
-			continue;
+	if (kind == 1) {
+		if (index + 1 > c->capsid) {
+			c->capsid = c->capsid ? c->capsid * 2 : 1024;
+			if (c->capsid < index + 1)
+				c->capsid = (size_t)index + 1;
+			c->sid = xreallocarray(c->sid, c->capsid, sizeof *c->sid);
 		}
-		if (f->index == index) {
-			add_time(c, kind == 1 ? v : f->v, kind == 1 ? f->v : v);
-			c->qhead++;
-		}
+		while (c->nsid < index)
+			c->sid[c->nsid++] = CP_NOID;
+		/* no node can have an id out of this range as a leaf id */
+		c->sid[c->nsid++] = ok && v >= 0 && v < (int64_t)TREE_MAX_NODES ? (uint32_t)v : CP_NOID;
 		return;
 	}
-	if (c->qhead == c->qn) {
-		c->qhead = c->qn = 0;
-		c->qkind = kind;
+	if (index + 1 > c->capsdt) {
+		c->capsdt = c->capsdt ? c->capsdt * 2 : 1024;
+		if (c->capsdt < index + 1)
+			c->capsdt = (size_t)index + 1;
+		c->sdt = xreallocarray(c->sdt, c->capsdt, sizeof *c->sdt);
 	}
-	if (c->qn == c->qcap) {
-		c->qcap = c->qcap ? c->qcap * 2 : 1024;
-		c->q = xreallocarray(c->q, c->qcap, sizeof *c->q);
+	while (c->nsdt < index)
+		c->sdt[c->nsdt++] = CP_NODT;
+	if (ok && (v <= CP_BIGDT || v > INT32_MAX)) {
+		if (c->nbig == c->capbig) {
+			c->capbig = c->capbig ? c->capbig * 2 : 64;
+			c->big = xreallocarray(c->big, c->capbig, sizeof *c->big);
+		}
+		c->big[c->nbig++] = v;
+		c->sdt[c->nsdt++] = CP_BIGDT;
+	} else {
+		c->sdt[c->nsdt++] = ok ? (int32_t)v : CP_NODT;
 	}
-	c->q[c->qn++] = (struct cp_pend){ index, v };
 }
 
 static tree_idx leaf_of_id(void *arg, tree_idx id)
@@ -291,6 +310,84 @@ static void idleaf_build(struct cp *c)
 		const struct cp_ent *e = ent(c, 0, (int64_t)id, false);
 		c->idleaf[id] = e && e->node != CP_NONE ? c->nodes[e->node].leaf : TREE_NONE;
 	}
+}
+
+/* t + shift ns, clamped to [0, UINT64_MAX]. */
+static uint64_t cp_shifted(uint64_t t, int64_t shift)
+{
+	if (shift >= 0)
+		return t > UINT64_MAX - (uint64_t)shift ? UINT64_MAX : t + (uint64_t)shift;
+	uint64_t back = 0 - (uint64_t)shift;
+	return t < back ? 0 : t - back;
+}
+
+/* The sample times, once the tree is built: element i of "samples" and of
+ * "timeDeltas" paired (one of them malformed: dropped), at startTime plus
+ * the running sum of the deltas up to i (a sum that would overflow stops
+ * moving), each to its node's leaf; straight into the caller's timeline,
+ * coded once. */
+static void add_times(struct cp *c)
+{
+	struct timeline *tl = c->o->timeline;
+	int64_t shift = c->start_us > INT64_MAX / 1000 ? INT64_MAX
+	              : c->start_us < INT64_MIN / 1000 ? INT64_MIN : c->start_us * 1000;
+	size_t n = c->nsid < c->nsdt ? c->nsid : c->nsdt, nb = 0;
+	int64_t tsum = 0;
+	uint32_t th = 0;
+	bool thread = false;
+	idleaf_build(c);
+	for (size_t i = 0; i < n; i++) {
+		int32_t d = c->sdt[i];
+		if (d == CP_NODT)
+			continue;
+		int64_t v = d == CP_BIGDT ? c->big[nb++] : d;
+		if ((v > 0 && tsum <= INT64_MAX - v) || (v < 0 && tsum >= INT64_MIN - v))
+			tsum += v;
+		if (c->sid[i] == CP_NOID)
+			continue;
+		if (!thread) {      /* as the first sample paired made it */
+			th = timeline_thread(tl, -1, -1, "main", 4);
+			thread = true;
+		}
+		tree_idx leaf = leaf_of_id(c, c->sid[i]);
+		if (leaf == TREE_NONE)
+			continue;
+		int64_t ns = tsum > INT64_MAX / 1000 ? INT64_MAX : tsum < INT64_MIN / 1000 ? INT64_MIN : tsum * 1000;
+		timeline_add(tl, cp_shifted((uint64_t)ns, shift), leaf, th, 1);
+	}
+}
+
+/* A trace's sample times, once the tree is built: each to its node's leaf
+ * in its profile, on one thread per profile (its pid and tid, named
+ * "Profile ID"), at the profile's startTime plus the deltas (us to ns,
+ * clamped to [0, 2^64)). */
+static void add_trace_times(struct cp *c)
+{
+	struct timeline *tl = c->o->timeline;
+	uint32_t *th = xmalloc(((size_t)c->nprofiles + 1) * sizeof *th);
+	for (size_t i = 0; i <= c->nprofiles; i++)
+		th[i] = UINT32_MAX;
+	for (size_t i = 0; i < c->ntt; i++) {
+		const struct cp_ttime *s = &c->tt[i];
+		const struct cp_ent *e = ent(c, s->ns, s->id, false);
+		if (!e || e->node == CP_NONE || c->nodes[e->node].leaf == TREE_NONE)
+			continue;
+		const struct cp_tprof *p = &c->profiles[s->ns - 1];
+		if (th[s->ns] == UINT32_MAX) {
+			char comm[80];
+			int len = snprintf(comm, sizeof comm, "Profile %s", p->id);
+			th[s->ns] = timeline_thread(tl, p->pid, p->tid, comm,
+			                            len < 0 ? 0 : (size_t)len < sizeof comm ? (size_t)len : sizeof comm - 1);
+		}
+		int64_t us = s->t_us, at;
+		if ((us > 0 && p->start_us > INT64_MAX - us) || (us < 0 && p->start_us < INT64_MIN - us))
+			at = us > 0 ? INT64_MAX : INT64_MIN;
+		else
+			at = p->start_us + us;
+		uint64_t ns = at <= 0 ? 0 : at > INT64_MAX / 1000 ? (uint64_t)INT64_MAX : (uint64_t)at * 1000;
+		timeline_add(tl, ns, c->nodes[e->node].leaf, th[s->ns], 1);
+	}
+	free(th);
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -383,6 +480,40 @@ static void node_end(struct cp *c)
 		push_link(c, c->cur_parent_id, c->cur.id, c->cur.ns);
 }
 
+#define CP_NODELTA INT64_MIN
+
+/* A trace event's sample times (profile ns): a "Profile" event's
+ * startTime starts its profile's clock; a "ProfileChunk"'s samples and
+ * timeDeltas pair by index, the deltas summing on from the chunk before
+ * (as in a .cpuprofile, a malformed partner drops a sample and a sum that
+ * would overflow stops moving). */
+static void trace_times(struct cp *c, uint32_t ns)
+{
+	if (ns == 0 || ns > c->nprofiles)
+		return;
+	struct cp_tprof *p = &c->profiles[ns - 1];
+	if (c->ev_has_start) {
+		p->start_us = c->ev_start;
+		p->tsum = 0;
+	}
+	size_t n = c->nevt < c->nevd ? c->nevt : c->nevd;
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = c->evd[i];
+		if (v == CP_NODELTA)
+			continue;
+		if ((v > 0 && p->tsum <= INT64_MAX - v) || (v < 0 && p->tsum >= INT64_MIN - v))
+			p->tsum += v;
+		if (c->evt[i] == CP_NOID)
+			continue;
+		if (c->ntt == c->captt) {
+			c->captt = c->captt ? c->captt * 2 : 1024;
+			c->tt = xreallocarray(c->tt, c->captt, sizeof *c->tt);
+		}
+		c->tt[c->ntt++] = (struct cp_ttime){ ns, c->evt[i], p->tsum };
+	}
+	c->nevt = c->nevd = 0;
+}
+
 /* The profile of a trace event, from its "pid" and "id" (1, 2, ...). */
 static uint32_t trace_ns(struct cp *c)
 {
@@ -394,6 +525,7 @@ static uint32_t trace_ns(struct cp *c)
 	if (!c->profiles)
 		c->profiles = xcalloc(CP_MAX_PROFILES, sizeof *c->profiles);
 	c->profiles[c->nprofiles].pid = c->ev_pid;
+	c->profiles[c->nprofiles].tid = c->ev_tid;
 	memcpy(c->profiles[c->nprofiles].id, c->ev_id, sizeof c->ev_id);
 	return ++c->nprofiles;
 }
@@ -402,9 +534,14 @@ static uint32_t trace_ns(struct cp *c)
  * now learn their profile. */
 static void event_end(struct cp *c)
 {
-	if (!c->ev_data)
+	bool times = c->o && c->o->timeline;
+	if (!c->ev_data && !(times && c->ev_has_start))
 		return;
 	uint32_t ns = trace_ns(c);
+	if (times)
+		trace_times(c, ns);
+	if (!c->ev_data)
+		return;
 	for (size_t i = c->ev_nodes; i < c->nnodes; i++)
 		c->nodes[i].ns = ns;
 	for (size_t i = c->ev_links; i < c->nlinks; i++)
@@ -435,7 +572,6 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			return e->parent == T_ROOT ? T_SAMPLES : T_CSAMPLES;
 		}
 		if (!map && e->parent == T_ROOT && strcmp(k, "timeDeltas") == 0) {
-			c->tsum = 0;    /* a repeated key starts again, as its indices do */
 			if (c->saw_deltas_key)
 				c->times_off = true;
 			c->saw_deltas_key = true;
@@ -459,10 +595,10 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 		if (!map)
 			return JSON_SKIP;
 		c->trace = true;
-		c->ev_data = false;
+		c->ev_data = c->ev_has_start = false;
 		c->ev_id[0] = '\0';
-		c->ev_pid = 0;
-		c->nevs = 0;
+		c->ev_pid = c->ev_tid = 0;
+		c->nevs = c->nevt = c->nevd = 0;
 		return T_EVENT;
 	case T_EVENT:
 		return map && strcmp(k, "args") == 0 ? T_ARGS : JSON_SKIP;
@@ -477,6 +613,8 @@ static uint8_t container(struct cp *c, const struct json_event *e)
 			}
 			return T_CPU;
 		}
+		if (!map && strcmp(k, "timeDeltas") == 0 && c->o && c->o->timeline)
+			return T_CDELTAS;
 		return JSON_SKIP;
 	default:
 		return JSON_SKIP;
@@ -537,7 +675,9 @@ static void scalar(struct cp *c, const struct json_event *e)
 		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
 			count_sample(c, 0, v);
 			c->saw_samples = true;
-			pair(c, 1, e->index, v);
+			keep_time(c, 1, e->index, true, v);
+		} else {
+			keep_time(c, 1, e->index, false, 0);
 		}
 		break;
 	case T_CSAMPLES:
@@ -549,14 +689,28 @@ static void scalar(struct cp *c, const struct json_event *e)
 			c->evs[c->nevs++] = v;
 			c->saw_samples = true;
 		}
+		if (c->o && c->o->timeline) {
+			if (c->nevt == c->capevt) {
+				c->capevt = c->capevt ? c->capevt * 2 : 1024;
+				c->evt = xreallocarray(c->evt, c->capevt, sizeof *c->evt);
+			}
+			bool ok = e->type == JSON_NUMBER && json_int(e, 0, (int64_t)TREE_MAX_NODES - 1, &v);
+			c->evt[c->nevt++] = ok ? (uint32_t)v : CP_NOID;
+		}
+		break;
+	case T_CDELTAS:
+		if (c->nevd == c->capevd) {
+			c->capevd = c->capevd ? c->capevd * 2 : 1024;
+			c->evd = xreallocarray(c->evd, c->capevd, sizeof *c->evd);
+		}
+		c->evd[c->nevd++] = int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer")
+		                    ? v : CP_NODELTA;
 		break;
 	case T_DELTAS:
-		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer")) {
-			/* a hostile sum could overflow: it stops moving instead */
-			if ((v > 0 && c->tsum <= INT64_MAX - v) || (v < 0 && c->tsum >= INT64_MIN - v))
-				c->tsum += v;
-			pair(c, 2, e->index, c->tsum);
-		}
+		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer"))
+			keep_time(c, 2, e->index, true, v);
+		else
+			keep_time(c, 2, e->index, false, 0);
 		break;
 	case T_EVENT:
 		if (strcmp(k, "id") == 0) {
@@ -566,6 +720,14 @@ static void scalar(struct cp *c, const struct json_event *e)
 			c->ev_id[n] = '\0';
 		} else if (strcmp(k, "pid") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
 			c->ev_pid = v;
+		} else if (strcmp(k, "tid") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
+			c->ev_tid = v;
+		}
+		break;
+	case T_DATA:
+		if (strcmp(k, "startTime") == 0 && json_int(e, INT64_MIN, INT64_MAX, &v)) {
+			c->ev_has_start = true;
+			c->ev_start = v;
 		}
 		break;
 	default:
@@ -813,16 +975,14 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 		if (st != JSON_OK)
 			json_msgf(msg, msgarg, name, "what was read before that is shown");
 		rc = build(c);
-		if (c->times && rc == 0 && !c->trace && !c->times_off) {
-			int64_t shift = c->start_us > INT64_MAX / 1000 ? INT64_MAX
-			              : c->start_us < INT64_MIN / 1000 ? INT64_MIN : c->start_us * 1000;
-			idleaf_build(c);
-			timeline_append(c->o->timeline, &c->local, leaf_of_id, c, shift);
-		}
+		if (rc == 0 && !c->trace && !c->times_off && c->nsid && c->nsdt)
+			add_times(c);
+		if (rc == 0 && c->trace && c->ntt)
+			add_trace_times(c);
 	}
-	if (c->times)
-		timeline_free(&c->local);
-	free(c->q);
+	free(c->sid);
+	free(c->sdt);
+	free(c->big);
 	free(c->idleaf);
 	free(c->nodes);
 	free(c->links);
@@ -833,6 +993,9 @@ int cpuprofile_load(struct tree *t, struct source *s, const char *name,
 	free(c->nslots);
 	free(c->kids);
 	free(c->evs);
+	free(c->evt);
+	free(c->evd);
+	free(c->tt);
 	free(c->profiles);
 	free(c);
 	return rc;

@@ -35,9 +35,12 @@ struct cpuprofile_info {
 struct cpuprofile_options {
 	/* Each sample's time (startTime plus the running sum of "timeDeltas",
 	 * V8's microseconds in ns; a delta may be negative) on a thread "main",
-	 * appended to *timeline once the stacks are known (NULL: times are
-	 * not wanted). Samples without a delta or a known node get none;
-	 * Chrome traces' chunks give none either. */
+	 * added to *timeline once the stacks are known (NULL: times are not
+	 * wanted). Samples without a delta or a known node get none. In a
+	 * Chrome trace, each profile (pid and id) has its own clock: its
+	 * "Profile" event's startTime (0 without one) plus the deltas of its
+	 * "ProfileChunk" events in order, on a thread of that pid and tid
+	 * named "Profile ID". */
 	struct timeline *timeline;
 	struct cpuprofile_info *info;       /* NULL: not wanted */
 	json_progress_fn *progress;         /* NULL: none (see json_parse) */

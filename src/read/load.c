@@ -902,24 +902,6 @@ static int load_perfdata(struct tree *t, struct source *s, const char *path, con
 	return load_via_perf_script(t, path, name, o, pr, m);
 }
 
-/* What a file that is no profile is, when its first bytes say so. */
-static const char *file_kind(const unsigned char *b, size_t n)
-{
-	if (n >= 4 && memcmp(b, "\177ELF", 4) == 0)
-		return "an ELF file: a program or library; record it with perf record";
-	if (n >= 8 && memcmp(b, "\211PNG\r\n\032\n", 8) == 0)
-		return "a PNG image";
-	if (n >= 4 && memcmp(b, "%PDF", 4) == 0)
-		return "a PDF document";
-	if (n >= 4 && memcmp(b, "PK\003\004", 4) == 0)
-		return "a zip archive";
-	if (n >= 262 && memcmp(b + 257, "ustar", 5) == 0)
-		return "a tar archive";
-	if (n >= 5 && memcmp(b, "<?xml", 5) == 0)
-		return "an XML document, an SVG perhaps";
-	return NULL;
-}
-
 static int load_one(struct tree *t, const char *path, const struct load_options *o,
                     struct load_messages *m)
 {
@@ -967,7 +949,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	    (o->format == SNIFF_UNKNOWN && speedscope_sniff(head, (size_t)hn, head_eof))) {
 		struct json_progress_arg jp = { &pr, t };
 		struct speedscope_options so = { .profile = o->profile, .progress = load_json_progress_cb,
-		                                 .progress_arg = &jp };
+		                                 .progress_arg = &jp, .timeline = o->timeline };
 		int rc = speedscope_load(t, s, name, &so, load_msg_cb, m);
 		progress_update(&pr, source_offset(s), source_size(s), t->stacks, true);
 		source_close(s);
@@ -996,7 +978,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		uint64_t bad = 0;
 		fmt = sniff_detect(buf, (size_t)n, source_at_eof(s), &bad);
 		if (fmt == SNIFF_UNKNOWN) {
-			const char *kind = file_kind((const unsigned char *)buf, (size_t)n);
+			const char *kind = sniff_file_kind((const unsigned char *)buf, (size_t)n);
 			if (kind) {
 				load_messages_add(m, "tflame: %s: not a profile (%s)", name, kind);
 			} else {

@@ -18,9 +18,19 @@ enum sniff_format {
 
 /* Looks at the start of an input (buf, len: whole lines; eof when that is
  * all of it). Empty input or input of only blank/comment lines is FOLDED
- * (an empty profile). For UNKNOWN, *bad_line is the 1-based number of the
- * line that decided it. Never reads past len. */
+ * (an empty profile). The first significant line decides when it can;
+ * else the first later line that parses does, with the line after it (a
+ * folded line followed by another folded line or the end of the input, a
+ * perf event line directly followed by a frame line), and the reader
+ * reports the lines before it as malformed. A known binary file
+ * (sniff_file_kind) is UNKNOWN with *bad_line 1. For UNKNOWN, *bad_line
+ * is the 1-based number of the line that decided it on the first
+ * significant line's rule. Never reads past len; linear in len. */
 enum sniff_format sniff_detect(const char *buf, size_t len, bool eof, uint64_t *bad_line);
+
+/* What a known binary file is, from its first bytes ("a PNG image", "an
+ * ELF file: ..."), or NULL: ELF, PNG, PDF, zip, tar, XML. */
+const char *sniff_file_kind(const unsigned char *buf, size_t len);
 
 /* Parses a --format value ("folded", "perf", "perf-data", "pprof"); false
  * if unknown. */

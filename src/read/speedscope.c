@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "timeline.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -56,6 +57,20 @@ struct ss_prof {
 	bool named;
 	char unit[32];
 	uint32_t root;          /* its node in the index tree */
+	bool has_start;
+	struct ss_num start;    /* startValue */
+	size_t tev0, tev1;      /* its entries in ss.tev */
+};
+
+/* A stretch of time on one stack, for the caller's timeline: an evented
+ * profile's time between two events on the stack then open, a sampled
+ * profile's sample (at the sum of the weights before it, from
+ * startValue: as speedscope lays samples out in time order). */
+struct ss_tev {
+	uint32_t node;          /* index tree node */
+	bool rel;               /* at is from startValue (sampled) */
+	double at;              /* in the profile's unit */
+	struct ss_num w;
 };
 
 struct ss_known {                /* a distinct sample: its frames, its node */
@@ -140,6 +155,12 @@ struct ss {
 	bool ev_has_frame, ev_has_at;
 	struct ss_num ev_at;
 	uint64_t nevents;
+
+	/* sample times (tl not NULL) */
+	struct timeline *tl;
+	struct ss_tev *tev;
+	size_t ntev, captev;
+	double tcur;                /* sampled: the weights so far */
 
 	bool saw_root, saw_profiles, full;
 	uint64_t bad, skipped_w;    /* malformed values; samples naming no frame */
@@ -283,6 +304,25 @@ static void add_w(struct ss *c, uint32_t node, struct ss_num v)
 	c->w[node].f += d;
 }
 
+/* add_w, and the stretch's time for the timeline: at (rel: from
+ * startValue, and the sampled clock moves on by v). */
+static void add_wt(struct ss *c, uint32_t node, struct ss_num v, double at, bool rel)
+{
+	add_w(c, node, v);
+	if (!c->tl)
+		return;
+	double d = v.isint ? (double)v.i : v.d;
+	if (rel)
+		c->tcur += d >= 0 ? d : 0;
+	if (node >= SS_BAD || !(d > 0) || isinf(d))
+		return;
+	if (c->ntev == c->captev) {
+		c->captev = c->captev ? c->captev * 2 : 1024;
+		c->tev = xreallocarray(c->tev, c->captev, sizeof *c->tev);
+	}
+	c->tev[c->ntev++] = (struct ss_tev){ node, rel, at, v };
+}
+
 static bool num_of(const struct json_event *e, struct ss_num *n)
 {
 	if (json_int(e, INT64_MIN, INT64_MAX, &n->i)) {
@@ -329,6 +369,8 @@ static void prof_begin(struct ss *c)
 	c->in_prof = true;
 	c->cur = (struct ss_prof){ 0 };
 	c->cur.root = ix_new(c, SS_NONE, SS_NONE);
+	c->cur.tev0 = c->ntev;
+	c->tcur = 0;
 	c->saw_weights = c->has_end = c->started = c->broken = false;
 	c->nsamp = c->nweights = c->nevents = 0;
 	c->nleaf = c->npw = c->nopen = c->nprev = 0;
@@ -353,7 +395,7 @@ static void prof_end(struct ss *c)
 	if (!c->saw_weights) {
 		/* no weights: each sample counts one */
 		for (size_t i = 0; i < c->nleaf; i++)
-			add_w(c, c->pend_leaf[i], (struct ss_num){ .isint = true, .i = 1, .d = 1 });
+			add_wt(c, c->pend_leaf[i], (struct ss_num){ .isint = true, .i = 1, .d = 1 }, c->tcur, true);
 	} else if (c->nsamp != c->nweights) {
 		prof_msg(c, "%" PRIu64 " samples but %" PRIu64 " weights; the unpaired ones are skipped",
 		         c->nsamp, c->nweights);
@@ -362,7 +404,7 @@ static void prof_end(struct ss *c)
 	if (c->nopen > 0 && !c->broken) {
 		struct ss_num d;
 		if (c->has_end && c->started && num_sub(c->endv, c->prev, &d)) {
-			add_w(c, c->open[c->nopen - 1], d);
+			add_wt(c, c->open[c->nopen - 1], d, c->prev.d, false);
 			prof_msg(c, "%zu frame%s still open at the end; closed at endValue", c->nopen,
 			         c->nopen == 1 ? "" : "s");
 		} else {
@@ -371,7 +413,9 @@ static void prof_end(struct ss *c)
 		}
 	}
 	c->nleaf = c->npw = 0;
+	c->cur.tev1 = c->ntev;
 	if (c->nprofs >= SS_MAX_PROFILES) {
+		c->ntev = c->cur.tev0;
 		c->full = true;
 		return;
 	}
@@ -462,7 +506,7 @@ static void sample_end(struct ss *c)
 	uint64_t i = c->nsamp++;
 	if (i < c->nweights) {
 		if (i < c->npw)
-			add_w(c, c->leaf, c->pend_w[i]);
+			add_wt(c, c->leaf, c->pend_w[i], c->tcur, true);
 		return;
 	}
 	if (c->nweights == 0)
@@ -480,7 +524,7 @@ static void weight(struct ss *c, const struct json_event *e)
 	uint64_t i = c->nweights++;
 	if (i < c->nsamp) {
 		if (i < c->nleaf)
-			add_w(c, c->pend_leaf[i], v);
+			add_wt(c, c->pend_leaf[i], v, c->tcur, true);
 		return;
 	}
 	if (c->nsamp == 0) {
@@ -521,7 +565,7 @@ static void event_end(struct ss *c)
 		return;
 	}
 	if (c->started && c->nopen > 0)
-		add_w(c, c->open[c->nopen - 1], d);
+		add_wt(c, c->open[c->nopen - 1], d, c->prev.d, false);
 	c->prev = c->ev_at;
 	c->started = true;
 	if (c->ev_type == 'C') {
@@ -626,6 +670,8 @@ static void scalar(struct ss *c, const struct json_event *e)
 			text_sanitize(e->s, e->len, c->cur.unit, sizeof c->cur.unit);
 		} else if (strcmp(k, "endValue") == 0) {
 			c->has_end = num_of(e, &c->endv);
+		} else if (strcmp(k, "startValue") == 0) {
+			c->cur.has_start = num_of(e, &c->cur.start);
 		}
 		break;
 	case T_SAMPLES:
@@ -701,16 +747,27 @@ static bool on_event(void *arg, struct json_event *e)
 
 /* ---- building ------------------------------------------------------------ */
 
-static void add(struct ss *c, size_t keep, const struct tree_frame *f, size_t n, uint32_t node)
+/* Adds node's stack f[0..n) (the first keep as the stack before) with
+ * its weight; its leaf goes to leafof[node] when leafof is not NULL. */
+static void add(struct ss *c, size_t keep, const struct tree_frame *f, size_t n, uint32_t node,
+                tree_idx *leafof)
 {
 	/* Fractional weights are sums of doubles (JSON numbers, which most
 	 * writers of the format hold as doubles anyway): 9 decimals of them
 	 * are meaningful, the binary noise below is not. */
-	if (c->frac)
+	if (c->frac) {
+		if (leafof) {   /* the _dec form does not say the leaf: the path first */
+			leafof[node] = tree_add_stack_tail(c->t, keep, f + keep, n - keep, 0);
+			c->t->stacks--;
+			keep = n;
+		}
 		tree_add_stack_tail_dec(c->t, keep, f + keep, n - keep,
 		                        tree_dec_from_double(c->w[node].f));
-	else
-		tree_add_stack_tail(c->t, keep, f + keep, n - keep, c->w[node].u);
+	} else {
+		tree_idx leaf = tree_add_stack_tail(c->t, keep, f + keep, n - keep, c->w[node].u);
+		if (leafof)
+			leafof[node] = leaf;
+	}
 }
 
 static bool weighs(const struct ss *c, uint32_t node)
@@ -722,8 +779,9 @@ static bool weighs(const struct ss *c, uint32_t node)
  * the index tree without recursion; a profile's name comes first when
  * named is set. Returns the number of nodes under frames the file does
  * not have (their weight is dropped); *empty counts the stacks without a
- * frame (empty samples) of an unnamed profile, dropped as well. */
-static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty)
+ * frame (empty samples) of an unnamed profile, dropped as well. leafof
+ * (NULL: not wanted) gets each added node's leaf in the tree. */
+static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty, tree_idx *leafof)
 {
 	size_t n = c->nix;
 	uint32_t *first = xcalloc(n + 1, sizeof *first);    /* children, CSR */
@@ -783,7 +841,7 @@ static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty
 					size_t keep = added ? (low < last_len ? low : last_len) : 0;
 					if (keep > plen)
 						keep = plen;
-					add(c, keep, path, plen, v);
+					add(c, keep, path, plen, v, leafof);
 					added = true;
 					last_len = low = plen;
 				}
@@ -815,6 +873,53 @@ static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty
 	/* the tree copied the names it kept */
 	free(pnames);
 	return missing;
+}
+
+/* Nanoseconds per unit of a time unit; 0 for others ("bytes", "none"). */
+static double unit_ns(const char *unit)
+{
+	static const struct { const char *name; double ns; } units[] = {
+		{ "nanoseconds", 1 }, { "microseconds", 1e3 }, { "milliseconds", 1e6 }, { "seconds", 1e9 },
+	};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(unit, units[i].name) == 0)
+			return units[i].ns;
+	return 0;
+}
+
+/* The shown profiles' stretches of time into the caller's timeline, once
+ * the tree has its leaves and decimals: one thread per profile (its
+ * number as the tid, its name as the comm), times in ns (clamped to
+ * [0, 2^64)), weights in the tree's units. Profiles that do not count in
+ * time have none. */
+static void add_times(struct ss *c, const bool *show, const tree_idx *leafof)
+{
+	for (size_t p = 0; p < c->nprofs; p++) {
+		const struct ss_prof *pr = &c->profs[p];
+		double ns = unit_ns(pr->unit);
+		if (!show[p] || ns == 0 || pr->tev0 == pr->tev1)
+			continue;
+		char pn[128];
+		size_t len = prof_name(c, pr, p, pn, sizeof pn);
+		uint32_t th = timeline_thread(c->tl, -1, (int64_t)p + 1, pn, len);
+		double start = pr->has_start ? pr->start.d : 0;
+		for (size_t i = pr->tev0; i < pr->tev1; i++) {
+			const struct ss_tev *e = &c->tev[i];
+			tree_idx leaf = leafof[e->node];
+			if (leaf == TREE_NONE)
+				continue;
+			double t = ((e->rel ? start : 0) + e->at) * ns;
+			uint64_t at = !(t > 0) ? 0 : t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
+			uint64_t w;
+			if (e->w.isint) {
+				w = tree_units_from(c->t, (uint64_t)e->w.i, 0);
+			} else {
+				struct tree_dec d = tree_dec_from_double(e->w.d);
+				w = tree_units_from(c->t, d.units, d.decimals);
+			}
+			timeline_add(c->tl, at, leaf, th, w);
+		}
+	}
 }
 
 /* Which profiles to show: all, or the one o->profile names. */
@@ -878,7 +983,16 @@ static int build(struct ss *c, const struct speedscope_options *o)
 		else if (strcmp(unit, c->profs[p].unit) != 0)
 			mixed = true;
 	}
-	uint64_t empty = 0, missing = emit(c, show, shown > 1, &empty);
+	tree_idx *leafof = NULL;
+	if (c->tl && c->ntev) {
+		leafof = xmalloc((c->nix ? c->nix : 1) * sizeof *leafof);
+		for (size_t i = 0; i < c->nix; i++)
+			leafof[i] = TREE_NONE;
+	}
+	uint64_t empty = 0, missing = emit(c, show, shown > 1, &empty, leafof);
+	if (leafof)
+		add_times(c, show, leafof);
+	free(leafof);
 	if (c->full)
 		json_msgf(c->msg, c->msgarg, c->name, "the file is larger than this reader's tables (%zu stack "
 		          "nodes, %zu frames, %d profiles); the rest was skipped", SS_MAX_NODES, SS_MAX_FRAMES,
@@ -916,6 +1030,7 @@ int speedscope_load(struct tree *t, struct source *s, const char *name,
 	c->name = name;
 	c->msg = msg;
 	c->msgarg = msgarg;
+	c->tl = o ? o->timeline : NULL;
 	if (o && o->info)
 		memset(o->info, 0, sizeof *o->info);
 	enum json_status st = json_parse(s, name, on_event, c, msg, msgarg, o ? o->progress : NULL,
@@ -948,6 +1063,7 @@ int speedscope_load(struct tree *t, struct source *s, const char *name,
 	free(c->pend_leaf);
 	free(c->pend_w);
 	free(c->open);
+	free(c->tev);
 	free(c);
 	return rc;
 }

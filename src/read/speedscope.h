@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "json.h"
+#include "timeline.h"
 #include "reader.h"
 #include "source.h"
 #include "tree.h"
@@ -53,6 +54,19 @@ struct speedscope_options {
 	const char *profile;    /* --profile: a profile's name, or its number
 	                           from 1 (a name that matches wins); NULL: all */
 	struct speedscope_info *info;   /* NULL: not wanted */
+	struct timeline *timeline;      /* NULL: not wanted; else the shown
+	                                   profiles that count in time
+	                                   (nanoseconds ... seconds) add their
+	                                   stretches: an evented profile's
+	                                   time between two events, at its
+	                                   start, on the stack then open; a
+	                                   sampled profile's samples one after
+	                                   another from startValue, each
+	                                   lasting its weight (as speedscope
+	                                   lays them out); one thread per
+	                                   profile (tid: its number from 1,
+	                                   comm: its name); leaves as
+	                                   tree_add_stack* gave them */
 	json_progress_fn *progress;     /* NULL: none (see json_parse) */
 	void *progress_arg;
 };

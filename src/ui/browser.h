@@ -285,6 +285,11 @@ void heat_free(struct view *v);
  * has none). */
 void heat_open(struct ui *u);
 
+struct view *threads_new(void);
+void threads_free(struct view *v);
+/* T: the thread picker, pushed (a notice when the input has no threads). */
+void threads_open(struct ui *u);
+
 struct view *help_new(void);
 void help_free(struct view *v);
 /* ?: the help, from its top, pushed. */
@@ -307,7 +312,7 @@ struct ui {
 
 	struct view *stack[UI_MAX_VIEWS];
 	size_t nviews;
-	struct view *flame, *table, *sandwich, *help, *prompt, *heat;
+	struct view *flame, *table, *sandwich, *help, *prompt, *heat, *threads_view;
 	MEVENT mouse;               /* the event of the KEY_MOUSE being handled */
 	bool mouse_ok;              /* getmouse gave one */
 
@@ -323,7 +328,10 @@ struct ui {
 	 * base then, made from tl_tree by timeline_tree. */
 	const struct timeline *tl;
 	const struct tree *tl_tree, *base0;
-	const bool *threads;
+	const bool *threads;        /* NULL: all; else own_threads or --only's */
+	bool *own_threads;
+	unsigned threads_gen;       /* bumped when threads change */
+	bool chart;                 /* the base is a flame chart (timeline_chart) */
 	bool range_set;
 	uint64_t range_t0, range_t1;
 	struct tree range_tree;
@@ -348,6 +356,13 @@ void ui_undo_transform(struct ui *u);
  * transforms apply again to their tree. all: the whole recording. False
  * (a notice said why) when no sample is in the range. O(samples + tree). */
 bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all);
+/* C: the flame chart of the range browsed (on) or its flame graph. False
+ * (a notice) without sample times. */
+bool ui_set_chart(struct ui *u, bool on);
+/* Browses the samples of the checked threads (check[i] for thread i;
+ * NULL: all), in the range browsed. False (a notice) when none has a
+ * sample there. */
+bool ui_set_threads(struct ui *u, const bool *check);
 /* The terminal the browser draws on (for OSC 52), or NULL. */
 FILE *ui_terminal(void);
 long ui_now_ms(void);

@@ -40,6 +40,8 @@ static const struct keymap_entry flame_keys[] = {
 	{ { '\t' }, KEYMAP_TABLE, "table of functions" },
 	{ { 's' }, KEYMAP_SANDWICH, "sandwich: callers and callees of the selected function" },
 	{ { 't' }, KEYMAP_HEATMAP, "heat map of the sample times: choose a time range to show" },
+	{ { 'T' }, KEYMAP_THREADS, "threads and processes: choose the ones to show" },
+	{ { 'C' }, KEYMAP_CHART, "flame chart (stacks in time order) <-> flame graph" },
 	{ { 'r' }, KEYMAP_REVERSE, "transform: reverse the stacks (leaf functions become roots)" },
 	{ { 'f' }, KEYMAP_FOCUS, "transform: focus on the selected function (all its calls merged)" },
 	{ { 'x' }, KEYMAP_DROP, "transform: drop the selected frame and its samples" },
@@ -100,6 +102,19 @@ static const struct keymap_entry heat_keys[] = {
 	{ { 't', '\t', KEY_BACKSPACE, 127, CTRL_KEY('h'), 27 }, KEYMAP_BACK, "back to the flame graph" },
 };
 
+static const struct keymap_entry threads_keys[] = {
+	{ { 'j', KEY_DOWN }, KEYMAP_DOWN, "the next thread" },
+	{ { 'k', KEY_UP }, KEYMAP_UP, "the previous thread" },
+	{ { KEY_NPAGE }, KEYMAP_PAGE_DOWN, "a page down" },
+	{ { KEY_PPAGE }, KEYMAP_PAGE_UP, "a page up" },
+	{ { 'g', KEY_HOME }, KEYMAP_FIRST, "the first (busiest) thread" },
+	{ { 'G', KEY_END }, KEYMAP_LAST, "the last thread" },
+	{ { ' ' }, KEYMAP_MARK, "check or uncheck the thread" },
+	{ { 'a' }, KEYMAP_RANGE_ALL, "check all threads (when all are: none)" },
+	{ { '\n', '\r', KEY_ENTER }, KEYMAP_SHOW, "show the samples of the checked threads" },
+	{ { 'T', '\t', KEY_BACKSPACE, 127, CTRL_KEY('h'), 27 }, KEYMAP_BACK, "back, the threads as they were" },
+};
+
 static const struct keymap_entry help_keys[] = {
 	{ { 'j', KEY_DOWN }, KEYMAP_DOWN, "scroll a line down" },
 	{ { 'k', KEY_UP }, KEYMAP_UP, "scroll a line up" },
@@ -129,6 +144,7 @@ const struct keymap keymaps[KEYMAP_COUNT] = {
 	[KEYMAP_TABLE_VIEW] = TABLE("table", "Table of functions (Tab)", table_keys),
 	[KEYMAP_SANDWICH_VIEW] = TABLE("sandwich", "Sandwich (s)", sandwich_keys),
 	[KEYMAP_HEAT_VIEW] = TABLE("heatmap", "Heat map (t)", heat_keys),
+	[KEYMAP_THREADS_VIEW] = TABLE("threads", "Threads (T)", threads_keys),
 	[KEYMAP_HELP_VIEW] = TABLE("help", "Help (?)", help_keys),
 	[KEYMAP_PROMPT] = TABLE("prompt", "Prompts (/, H, the table's /)", prompt_keys),
 };

@@ -36,6 +36,8 @@ enum keymap_action {
 	KEYMAP_MOUSE,           /* a mouse event: click selects, double-click zooms */
 	KEYMAP_TABLE,           /* open the top table */
 	KEYMAP_HEATMAP,         /* open the heat map of sample times */
+	KEYMAP_THREADS,         /* open the thread picker */
+	KEYMAP_CHART,           /* flame graph <-> flame chart of the times */
 	KEYMAP_MARK,            /* start (or end) a selection */
 	KEYMAP_RANGE_ALL,       /* the whole recording */
 	KEYMAP_SHOW,            /* the selected row's function in the flame graph */
@@ -89,6 +91,7 @@ enum keymap_id {
 	KEYMAP_TABLE_VIEW,
 	KEYMAP_SANDWICH_VIEW,
 	KEYMAP_HEAT_VIEW,
+	KEYMAP_THREADS_VIEW,
 	KEYMAP_HELP_VIEW,
 	KEYMAP_PROMPT,
 	KEYMAP_COUNT

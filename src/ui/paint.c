@@ -58,13 +58,18 @@ int paint_transforms(struct ui *u)
 {
 	int x = 0;
 	char label[256];
-	if (u->range_set && u->tl) {
-		/* the time range browsed, in seconds from the first sample */
-		double a = (double)(u->range_t0 > u->tl->tmin ? u->range_t0 - u->tl->tmin : 0) / 1e9;
-		double b = (double)(u->range_t1 > u->tl->tmin ? u->range_t1 - u->tl->tmin : 0) / 1e9;
-		if (u->range_t1 > u->tl->tmax)
-			b = (double)(u->tl->tmax - u->tl->tmin) / 1e9;
-		snprintf(label, sizeof label, "[%.3f-%.3f s] ", a, b);
+	if ((u->range_set || u->chart) && u->tl) {
+		/* a flame chart, the time range browsed (seconds from the first
+		 * sample) */
+		int n = snprintf(label, sizeof label, "[%s", u->chart ? "chart" : "");
+		if (u->range_set && n > 0 && (size_t)n < sizeof label) {
+			double a = (double)(u->range_t0 > u->tl->tmin ? u->range_t0 - u->tl->tmin : 0) / 1e9;
+			double b = u->range_t1 > u->tl->tmax ? (double)(u->tl->tmax - u->tl->tmin) / 1e9
+			           : (double)(u->range_t1 > u->tl->tmin ? u->range_t1 - u->tl->tmin : 0) / 1e9;
+			n += snprintf(label + n, sizeof label - (size_t)n, "%s%.3f-%.3f s", u->chart ? " " : "", a, b);
+		}
+		if (n > 0 && (size_t)n + 3 < sizeof label)
+			memcpy(label + n, "] ", 3);
 		attron(A_REVERSE);
 		paint_text(u, 0, 0, label);
 		attroff(A_REVERSE);

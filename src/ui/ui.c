@@ -212,26 +212,33 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 {
 	if (!u->tl)
 		return false;
-	ui_busy(u, "counting the samples of the range...");
+	ui_busy(u, u->chart ? "drawing the flame chart..." : "counting the samples of the range...");
 	struct tree sub;
 	tree_init(&sub);
 	const struct tree *base;
-	if (all && !u->threads) {
+	uint64_t a = all ? 0 : t0, b = all ? UINT64_MAX : t1;
+	if (all && !u->threads && !u->chart) {
 		base = u->tl_tree;      /* the whole recording, all threads */
+	} else if (u->chart) {
+		timeline_chart(u->tl, u->tl_tree, a, b, u->threads, &sub);
+		base = &sub;
 	} else {
 		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
-		uint64_t kept = timeline_self(u->tl, all ? 0 : t0, all ? UINT64_MAX : t1, u->threads, self,
-		                              tree_size(u->tl_tree));
-		if (kept == 0) {
-			free(self);
-			tree_free(&sub);
-			snprintf(u->notice, sizeof u->notice, "no samples in that range");
-			return false;
-		}
-		timeline_tree(u->tl_tree, self, u->views->order, &sub);
+		uint64_t kept = timeline_self(u->tl, a, b, u->threads, self, tree_size(u->tl_tree));
+		if (kept) {
+			timeline_tree(u->tl_tree, self, u->views->order, &sub);
+			base = &sub;
+		} else
+			base = NULL;
 		free(self);
-		base = &sub;
 	}
+	if (!base || tree_total_d(base, TREE_ROOT) == 0) {
+		tree_free(&sub);
+		snprintf(u->notice, sizeof u->notice, "no samples in that range");
+		return false;
+	}
+	if (base != &sub)
+		tree_free(&sub);
 	finder_pause(u);        /* the rebase frees the trees a pass reads */
 	struct tree old = u->range_tree;
 	bool had = u->has_range_tree;
@@ -246,11 +253,47 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	if (had)
 		tree_free(&old);
 	if (!u->has_range_tree)
-		tree_init(&u->range_tree);
+		memset(&u->range_tree, 0, sizeof u->range_tree);
 	u->range_set = !all;
 	u->range_t0 = t0;
 	u->range_t1 = t1;
 	tree_changed(u);
+	return true;
+}
+
+bool ui_set_chart(struct ui *u, bool on)
+{
+	if (!u->tl) {
+		snprintf(u->notice, sizeof u->notice, "no sample times for a chart: perf.data, perf script, "
+		         ".cpuprofile, Chrome traces and speedscope have them");
+		return false;
+	}
+	bool was = u->chart;
+	u->chart = on;
+	if (!ui_set_range(u, u->range_t0, u->range_t1, !u->range_set)) {
+		u->chart = was;
+		return false;
+	}
+	return true;
+}
+
+bool ui_set_threads(struct ui *u, const bool *check)
+{
+	const bool *was = u->threads;
+	bool *mine = NULL;
+	if (check) {
+		mine = xcalloc(u->tl->nthreads + 1, sizeof *mine);
+		memcpy(mine, check, u->tl->nthreads * sizeof *mine);
+	}
+	u->threads = mine;
+	if (!ui_set_range(u, u->range_t0, u->range_t1, !u->range_set)) {
+		u->threads = was;
+		free(mine);
+		return false;
+	}
+	free(u->own_threads);
+	u->own_threads = mine;
+	u->threads_gen++;
 	return true;
 }
 
@@ -266,7 +309,7 @@ static void on_resize(struct ui *u)
 	u->too_small = u->cols < UI_MIN_COLS || u->lines < UI_MIN_LINES;
 	u->bufsize = TEXT_FIT_BYTES(u->cols + 1);
 	u->buf = xrealloc(u->buf, u->bufsize);
-	struct view *all[] = { u->flame, u->table, u->sandwich, u->help, u->prompt, u->heat };
+	struct view *all[] = { u->flame, u->table, u->sandwich, u->help, u->prompt, u->heat, u->threads_view };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 		if (all[k]->ops->resize)
 			all[k]->ops->resize(u, all[k]);
@@ -451,13 +494,13 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 	u->range_set = o->range_set;
 	u->range_t0 = o->range_t0;
 	u->range_t1 = o->range_t1;
-	tree_init(&u->range_tree);
 	u->flame = flameview_new(u, o);
 	u->table = tablescreen_new(o->table_sort);
 	u->sandwich = sandwich_new(o->min_width);
 	u->help = help_new();
 	u->prompt = prompt_new();
 	u->heat = heat_new();
+	u->threads_view = threads_new();
 	u->stack[0] = u->flame;
 	u->nviews = 1;
 	set_notice(u, o->notice);
@@ -471,6 +514,8 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 		tablescreen_open(u);
 	if (o->sandwich)
 		sandwich_start(u, o->sandwich_name);
+	if (o->chart)
+		ui_set_chart(u, true);
 	if (o->heatmap)
 		heat_open(u);
 	settle(u);
@@ -487,13 +532,16 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	help_free(u->help);
 	prompt_free(u->prompt);
 	heat_free(u->heat);
+	threads_free(u->threads_view);
+	free(u->own_threads);
 	if (u->diffmode)
 		diff_free(&u->diff);
 	if (u->views == own)
 		transform_stack_free(own);
 	else    /* the caller's stack: its base again (it only frees it now) */
 		u->views->base = u->base0;
-	tree_free(&u->range_tree);
+	if (u->has_range_tree)
+		tree_free(&u->range_tree);
 	lineedit_history_free(&u->hide_hist);
 	lineedit_history_free(&u->filter_hist);
 	colour_free(u);

@@ -44,6 +44,7 @@ struct ui_options {
 	uint64_t range_t0, range_t1;
 	bool range_set;
 	bool heatmap;               /* start in the heat map */
+	bool chart;                 /* start in the flame chart of the times */
 };
 
 /* Browses t (finalized) until the user quits. Restores the terminal on every

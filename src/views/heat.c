@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "heatmap.h"
+#include "search.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -26,9 +27,17 @@ struct heat {
 	struct heatmap hm;
 	bool built;
 	uint32_t want_cols, want_rows;      /* what hm was built for */
+	unsigned threads_gen;       /* and u->threads_gen then */
 	uint32_t col, row;          /* the cursor */
 	bool marked;
 	uint32_t mcol, mrow;        /* the selection's other end */
+	/* The search's matches: per cell, the samples with a matching frame
+	 * in their stack, counted for the pattern in hits_pat (NULL: none)
+	 * on the grid of the same build. */
+	uint32_t *hits;
+	char *hits_pat;
+	size_t hits_len;
+	uint64_t hits_total;
 };
 
 static const char heat_shades[] = " .:-=+*#%@";
@@ -45,14 +54,17 @@ static void build(struct ui *u, struct heat *h)
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0] && rows == 1; k++)
 		if (counts[k] <= room)
 			rows = counts[k];
-	if (h->built && cols == h->want_cols && rows == h->want_rows)
+	if (h->built && cols == h->want_cols && rows == h->want_rows && h->threads_gen == u->threads_gen)
 		return;
 	if (h->built)
 		heatmap_free(&h->hm);
+	free(h->hits);          /* counted on the old grid */
+	h->hits = NULL;
 	heatmap_build(&h->hm, u->tl, u->threads, 0, UINT64_MAX, cols, rows);
 	h->built = true;
 	h->want_cols = cols;
 	h->want_rows = rows;
+	h->threads_gen = u->threads_gen;
 	if (h->hm.cols == 0) {
 		h->col = h->row = 0;
 		h->marked = false;
@@ -66,6 +78,59 @@ static void build(struct ui *u, struct heat *h)
 		h->mcol = h->hm.cols - 1;
 	if (h->mrow >= h->hm.rows)
 		h->mrow = h->hm.rows - 1;
+}
+
+/* The cells' samples whose stack holds a frame the shown search matches
+ * (its pattern, or its exact name, tried on the tree the samples point
+ * into): once per search and grid, O(names + nodes + samples). */
+static void count_hits(struct ui *u, struct heat *h)
+{
+	const struct search *s = u->find.shown;
+	size_t elen = 0;
+	const char *exact = s ? search_exact_name(s, &elen) : NULL;
+	const char *key = s ? (exact ? exact : search_pattern(s)) : NULL;
+	size_t klen = s ? (exact ? elen : strlen(key)) : 0;
+	if (!s || h->hm.cols == 0) {
+		free(h->hits);
+		free(h->hits_pat);
+		h->hits = NULL;
+		h->hits_pat = NULL;
+		return;
+	}
+	if (h->hits && h->hits_len == klen && memcmp(h->hits_pat, key, klen) == 0)
+		return;
+	free(h->hits);
+	free(h->hits_pat);
+	h->hits_pat = xmalloc(klen + 1);
+	memcpy(h->hits_pat, key, klen);
+	h->hits_len = klen;
+	h->hits = xcalloc((size_t)h->hm.cols * h->hm.rows, sizeof *h->hits);
+	h->hits_total = 0;
+	const struct tree *t = u->tl_tree;
+	char err[64];
+	struct search *m = exact ? search_new_exact_bytes(t, exact, elen) : search_new(t, key, err, sizeof err);
+	if (!m)
+		return;
+	search_run(m, 0);
+	/* a node is in a match when it or an ancestor matches: preorder */
+	bool *in = xcalloc(tree_size(t) + 1, sizeof *in);
+	for (tree_idx i = 1; i < tree_size(t); i++)
+		in[i] = search_matches(m, i) || in[tree_parent(t, i)];
+	search_free(m);
+	struct timeline_iter it;
+	struct timeline_sample smp;
+	timeline_iter_init(&it, u->tl, 0, UINT64_MAX);
+	while (timeline_next(&it, &smp)) {
+		uint32_t c, r;
+		if ((u->threads && !u->threads[smp.thread]) || smp.leaf >= tree_size(t) || !in[smp.leaf] ||
+		    !heatmap_cell_of(&h->hm, smp.time, &c, &r))
+			continue;
+		uint32_t *x = &h->hits[(size_t)c * h->hm.rows + r];
+		if (*x < UINT32_MAX)
+			(*x)++;
+		h->hits_total++;
+	}
+	free(in);
 }
 
 /* A time span as "1.5 s", "40 ms", "250 us". */
@@ -119,6 +184,7 @@ static void heat_draw(struct ui *u, struct view *v)
 {
 	struct heat *h = (struct heat *)v;
 	build(u, h);
+	count_hits(u, h);
 	const struct heatmap *hm = &h->hm;
 	char line[512], a[32], b[32], c[32];
 	if (hm->cols == 0) {
@@ -129,8 +195,11 @@ static void heat_draw(struct ui *u, struct view *v)
 	span_text(hm->span, a, sizeof a);
 	span_text(hm->col_ns, b, sizeof b);
 	span_text(hm->col_ns / hm->rows, c, sizeof c);
-	snprintf(line, sizeof line, "heat map: %" PRIu64 " sample%s over %s; a column is %s, a row %s",
-	         hm->samples, hm->samples == 1 ? "" : "s", a, b, c);
+	int tl = snprintf(line, sizeof line, "heat map: %" PRIu64 " sample%s over %s; a column is %s, a row %s",
+	                  hm->samples, hm->samples == 1 ? "" : "s", a, b, c);
+	if (h->hits && tl > 0 && (size_t)tl < sizeof line)
+		snprintf(line + tl, sizeof line - (size_t)tl, "%ssearch: %" PRIu64 " underlined",
+		         paint_sep(), h->hits_total);
 	attron(A_BOLD);
 	paint_text(u, 0, 0, line);
 	attroff(A_BOLD);
@@ -160,8 +229,15 @@ static void heat_draw(struct ui *u, struct view *v)
 		for (uint32_t col = 0; col < hm->cols; col++) {
 			unsigned lv = heatmap_level(hm, heatmap_cell(hm, col, r), HEAT_LEVELS);
 			bool cur = col == h->col && r == h->row, sel = in_selection(h, col, r);
+			bool hit = h->hits && h->hits[(size_t)col * hm->rows + r];
 			attr_t at = cur ? A_REVERSE | A_BOLD : sel ? A_REVERSE : A_NORMAL;
-			colour_set(at, glyphs ? 0 : shade_pair(u, lv));
+			int pair = glyphs ? 0 : shade_pair(u, lv);
+			if (hit) {
+				at |= u->col.match_attr;
+				if (u->col.match_pair && !glyphs)
+					pair = u->col.match_pair;
+			}
+			colour_set(at, pair);
 			char ch = glyphs || cur ? heat_shades[lv] : ' ';
 			if (cur && ch == ' ')
 				ch = '+';
@@ -196,6 +272,9 @@ static void heat_draw(struct ui *u, struct view *v)
 	snprintf(at, sizeof at, "%.3f s", (double)(t0 - hm->t0) / 1e9);
 	int k = snprintf(line, sizeof line, "%s: %" PRIu32 " sample%s", at, heatmap_cell(hm, h->col, h->row),
 	                 heatmap_cell(hm, h->col, h->row) == 1 ? "" : "s");
+	if (h->hits && k > 0 && (size_t)k < sizeof line)
+		k += snprintf(line + k, sizeof line - (size_t)k, ", %" PRIu32 " in the search's frames",
+		              h->hits[(size_t)h->col * hm->rows + h->row]);
 	if (h->marked && k > 0 && (size_t)k < sizeof line) {
 		for (uint32_t col = 0; col < hm->cols; col++)
 			for (uint32_t r = 0; r < hm->rows; r++)
@@ -272,14 +351,16 @@ void heat_free(struct view *v)
 		return;
 	if (h->built)
 		heatmap_free(&h->hm);
+	free(h->hits);
+	free(h->hits_pat);
 	free(h);
 }
 
 void heat_open(struct ui *u)
 {
 	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no sample times in this profile (perf script, perf.data "
-		         "and .cpuprofile files have them)");
+		snprintf(u->notice, sizeof u->notice, "no sample times here: perf.data, perf script, .cpuprofile, "
+		         "Chrome traces and speedscope have them");
 		return;
 	}
 	ui_push(u, u->heat);

@@ -13,6 +13,7 @@
 #include "common.h"
 #include "source.h"
 #include "speedscope.h"
+#include "timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -72,7 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct source *s = open_input(data, size, sel & 1);
 	static const char *const picks[] = { NULL, "1", "2", "a" };
 	struct speedscope_info info;
-	struct speedscope_options o = { .profile = picks[(sel >> 1) & 3], .info = &info };
+	struct timeline tl;
+	timeline_init(&tl);
+	struct speedscope_options o = { .profile = picks[(sel >> 1) & 3], .info = &info,
+	                                .timeline = sel & 8 ? &tl : NULL };
 	struct tree t;
 	tree_init(&t);
 	int rc = speedscope_load(&t, s, "fuzz", &o, on_msg, NULL);
@@ -84,6 +88,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();    /* "nothing was added" */
 	if (rc == 0 && (!memchr(info.unit, 0, sizeof info.unit) || !memchr(info.name, 0, sizeof info.name)))
 		abort();
+	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	tree_idx *map;
+	tree_finalize_map(&t, orders[(sel >> 3) % 3], &map);    /* as fuzz_use_tree would */
+	timeline_renumber(&tl, map);
+	free(map);
+	/* integer weights: a leaf's timed weight is its self weight */
+	uint64_t *self = calloc(tree_size(&t), sizeof *self);
+	if (!self)
+		abort();
+	timeline_self(&tl, 0, UINT64_MAX, NULL, self, tree_size(&t));
+	for (size_t i = 0; i < tree_size(&t) && !t.frac && !t.saturated; i++)
+		if (self[i] != 0 && self[i] != tree_node(&t, (tree_idx)i)->self.u)
+			abort();
+	free(self);
+	timeline_free(&tl);
 	fuzz_use_tree(&t, sel >> 3);
 	tree_free(&t);
 	return 0;

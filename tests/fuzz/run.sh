@@ -28,30 +28,32 @@ fi
 harnesses=${*:-$(cd "$fz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')}
 mkdir -p "$FUZZ_DIR/bin"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-srcs="xalloc arena strtab tree timeline source sniff folded perfscript perfdata pprof json cpuprofile speedscope symbols unwind load text layout rx search searchidx palette printer unit conf"
+# Every file of the library (all of src/ but main.c): a file split in two
+# needs no change here.
+srcs=$(cd "$src" && ls ./*.c ./*/*.c | sed 's|^\./||; s|\.c$||' | grep -v '^main$')
 # load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
 # (as READER_LIBS in Makefile.am)
 # and the regexes (rx.c) PCRE2
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
+# the views' curses code is linked into every harness (called by few)
+libs="$libs $(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)"
+# The library compiled once (a file again only when its source is newer),
+# then each harness linked against it.
+mkdir -p "$FUZZ_DIR/obj"
+objs=""
+for f in $srcs; do
+	o=$FUZZ_DIR/obj/$(printf '%s' "$f" | tr / _).o
+	if [ ! -f "$o" ] || [ "$src/$f.c" -nt "$o" ]; then
+		# shellcheck disable=SC2086
+		$CLANG $flags -c -I"$top_builddir" -I"$src" $incs -o "$o" "$src/$f.c" || exit 1
+	fi
+	objs="$objs $o"
+done
 for h in $harnesses; do
-	files="" extra="" extralibs=""
-	# fuzz_conf: the options table and what its setters call (--list-keys:
-	# the keymap, whose key names come from curses)
-	[ "$h" = conf ] && extra="options keymap transform" &&
-		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm"
-	# the models over a loaded tree (diff, transforms, tables, sandwich; the
-	# views' curses drawing is linked, not called)
-	case $h in transform|diff|views) extra="transform diff views toptable svg tableview sandwichview flamepane"
-		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";;
-	browser) extra="transform diff views toptable svg tableview sandwichview flamepane ui script lineedit keymap clip heatmap colour paint finder flame table sandwich help prompt heat"
-		extralibs="$(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw) -lm";; esac
-	for f in $srcs $extra; do
-		for d in "$src" "$src"/*/; do [ -f "$d/$f.c" ] && files="$files ${d%/}/$f.c"; done
-	done
 	echo "fuzz: building fuzz_$h"
 	# shellcheck disable=SC2086
 	$CLANG $flags -I"$top_builddir" -I"$src" $incs -I"$fz" -o "$FUZZ_DIR/bin/fuzz_$h" \
-		"$fz/fuzz_$h.c" $files -lunistring $libs $extralibs -lpthread
+		"$fz/fuzz_$h.c" $objs -lunistring $libs -lpthread || exit 1
 done
 
 # seed DIR PREFIX FILE...: copies the first 64 KiB of each file into DIR,

@@ -89,6 +89,58 @@ int main(void)
 	  SNIFF_UNKNOWN, 2);
 	ok(sniff_detect("x\n", 2, true, NULL) == SNIFF_UNKNOWN, "bad_line may be NULL");
 
+	/* issue 18 item 10: the first lines that parse decide, not line 1 */
+	t("junk lines, then folded lines", "garbage here\nmore of it\nmain;foo 5\nmain;bar 3\n",
+	  SNIFF_FOLDED, 0);
+	t_len("NUL bytes, then folded lines", "\0\0\0\n\0x\0\nmain;foo 5\nmain 1\n", 26, true,
+	      SNIFF_FOLDED, 0);
+	t("bad counts, then folded lines", "a;b -3\na;c x\na;d 1e\nmain;foo 5\nmain 1\n",
+	  SNIFF_FOLDED, 0);
+	t("junk, then a last folded line at the end of the input", "junk\nmain;foo 5\n",
+	  SNIFF_FOLDED, 0);
+	t_len("junk, then one folded line that ends the block, not the input", "junk\nmain;foo 5\n",
+	      16, false, SNIFF_UNKNOWN, 1);
+	t("one stray folded-looking line inside junk is not enough", "junk\nx 1\nmore junk\n",
+	  SNIFF_UNKNOWN, 1);
+	t("junk, then a folded line followed by an indented line, then junk",
+	  "junk\nmain 5\n\tmore\nstill junk\n", SNIFF_UNKNOWN, 1);
+	t_len("junk and NUL bytes, then perf script",
+	      "junk\n\0\0\nprog 1 1.0: 1 cycles:\n\t401000 main (/usr/bin/prog)\n", 59, true,
+	      SNIFF_PERF, 0);
+	t("junk, then single-line perf records",
+	  "junk\nprog 1 1.0: 1 cycles: 401000 main (/usr/bin/prog)\n"
+	  "prog 1 1.1: 1 cycles: 401004 main (/usr/bin/prog)\n", SNIFF_PERF, 0);
+	t("junk, an event line, a blank line, a frame: not perf",
+	  "junk\nprog 1 1.0: 1 cycles:\n\n\t401000 main (/usr/bin/prog)\n", SNIFF_UNKNOWN, 1);
+	t("a comment between the event line and its frame after junk",
+	  "junk\nprog 1 1.0: 1 cycles:\n# c\n\t401000 main (/usr/bin/prog)\n", SNIFF_PERF, 0);
+	t_len("an ELF file is not a profile, whatever lines follow its header",
+	      "\177ELF\2\1\1\0\nmain;foo 5\nmain 1\n", 27, true, SNIFF_UNKNOWN, 1);
+	t("a PNG image is not a profile", "\211PNG\r\n\032\nmain;foo 5\nmain 1\n", SNIFF_UNKNOWN, 1);
+	t("an XML file is not a profile", "<?xml version=\"1.0\"?>\nmain;foo 5\nmain 1\n",
+	  SNIFF_UNKNOWN, 1);
+	ok(sniff_file_kind((const unsigned char *)"%PDF-1.4", 8) != NULL &&
+	   sniff_file_kind((const unsigned char *)"main;foo 5\n", 11) == NULL, "sniff_file_kind");
+	{
+		/* 200,000 event lines without frames (each a start that fails),
+		 * then folded lines: read once, not once per start (a hang
+		 * guard by the test runner, no timing here) */
+		size_t n = 200000, k = 0, ln = strlen("prog 1 1.0: cycles:\n\n");
+		char *b = malloc(n * ln + 32);
+		if (!b)
+			abort();
+		b[0] = 'x';
+		b[1] = '\n';
+		k = 2;
+		for (size_t i = 0; i < n; i++, k += ln)
+			memcpy(b + k, "prog 1 1.0: cycles:\n\n", ln);
+		memcpy(b + k, "a;b 1\na;c 2\n", 12);
+		k += 12;
+		t_len("200,000 event lines without frames after junk, then folded", b, k, true,
+		      SNIFF_FOLDED, 0);
+		free(b);
+	}
+
 	ok(sniff_parse_name("folded", &f) && f == SNIFF_FOLDED, "--format=folded");
 	ok(sniff_parse_name("perf", &f) && f == SNIFF_PERF, "--format=perf");
 	ok(!sniff_parse_name("xml", &f), "--format=xml is refused");

@@ -1,0 +1,298 @@
+/* pprof_int: what the pprof reader's files share (internal; the public
+ * contract is pprof.h). pprof_wire.c reads the wire format and sniffs;
+ * pprof_index.c is pass 1 (the index of strings, functions, mappings and
+ * locations, the sample type, every location resolved to frames);
+ * pprof_stack.c turns a sample's locations into a stack in a tree;
+ * pprof.c reads the samples (pass 2, with the repeated-stack cache) and is
+ * the entry point. See pprof.c's top for the whole picture. */
+#ifndef TFLAME_PPROF_INT_H
+#define TFLAME_PPROF_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+#include "pprof.h"
+#include "pprof_wire.h"
+#include "tree.h"
+
+/* Inlined lines kept per location (the outermost ones: they connect to
+ * the caller), and frames per stack (the root side is kept). Both bound
+ * the frames one input byte can produce. */
+#define PP_MAX_LINES 128
+#define PP_MAX_FRAMES ((size_t)1 << 20)
+/* Entries of one kind (strings, locations, ...): indices stay 32-bit. */
+#define PP_MAX_ENTRIES ((size_t)UINT32_MAX - 1)
+#define PP_NONE UINT32_MAX
+
+struct pp_str {
+	const char *s;
+	size_t len;
+};
+
+struct pp_func {
+	uint64_t id;
+	int64_t name, sys;
+};
+
+struct pp_map {
+	uint64_t id, start, offset;
+	int64_t file;
+};
+
+struct pp_loc {
+	uint64_t id;
+	const unsigned char *at;    /* the message's bytes */
+	size_t len;
+};
+
+/* A location's frames (resolved before the samples are read, in file
+ * order: the location messages are read sequentially, not at random as
+ * samples name them). Frames are indices into pp.frm; most locations have
+ * one, kept here, more are in pp.pool. */
+struct pp_lf {
+	uint32_t ref;               /* n == 1: the frame; else the first of
+	                               its frames in pp.pool (root first) */
+	uint32_t n;
+	uint32_t issue;             /* 0, or 1 + its entry in pp.issues */
+};
+
+/* What resolving a location found wrong, counted when a sample first uses
+ * it (the messages speak of what the samples reach, as when locations were
+ * resolved on first use). */
+struct pp_issue {
+	uint32_t bad_refs, bad_strs;
+	bool cut_lines;
+	enum pb_err err;            /* malformed: its frame is [unknown] */
+	const unsigned char *at;    /* its message */
+};
+
+struct pp_vt {
+	int64_t type, unit;
+};
+
+/* ids → positions: direct for ids 1..n, open addressing for the rest. */
+struct pp_idmap {
+	uint32_t *direct;           /* [id]: position + 1, 0 when none */
+	size_t ndirect;
+	uint64_t *keys;
+	uint32_t *vals;             /* position + 1, 0 for an empty slot */
+	size_t mask;
+};
+
+static inline uint64_t pp_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Builds the map of n ids (ids[i*stride], a uint64_t at the start of each
+ * entry); the first of equal ids wins. */
+void pp_idmap_build(struct pp_idmap *m, const void *base, size_t n, size_t stride);
+uint32_t pp_idmap_get_hashed(const struct pp_idmap *m, uint64_t id);
+/* The position of id, or PP_NONE. */
+static inline uint32_t pp_idmap_get(const struct pp_idmap *m, uint64_t id)
+{
+	if (id < m->ndirect)
+		return m->direct[id] - 1;   /* 0 - 1 is PP_NONE */
+	return pp_idmap_get_hashed(m, id);
+}
+/* Frees m's memory and empties it. */
+void pp_idmap_free(struct pp_idmap *m);
+
+/* A growable array of fixed-size entries. */
+#define VEC_PUSH(arr, n, cap) \
+	((n) == (cap) ? ((cap) = (cap) ? (cap) * 2 : 64, \
+	                 (arr) = xreallocarray((arr), (cap), sizeof *(arr))) : (arr), &(arr)[(n)++])
+
+/* The previous stack added to a tree (its names' ids, root first), for
+ * prefix reuse. */
+struct pp_prev {
+	strtab_id *ids;     /* swapped with pp.ids */
+	size_t n, cap;
+	/* a flame chart merges a frame with the previous stack's only where
+	 * their locations are the same: its locations (leaf first), and
+	 * whether it was whole (not cut) */
+	uint32_t *locs;
+	size_t nlocs, capl;
+	bool valid;
+};
+
+/* A label root frame's id in a tree (lab: see label_count; 0 empty). */
+#define PP_LABC 64
+struct pp_labc {
+	int64_t v;
+	strtab_id id;
+	uint8_t lab;
+};
+
+/* A stack seen before (see seen_find), its key's bytes after it. */
+struct pp_seen_e {
+	uint64_t count;             /* its samples' count not added yet */
+	int64_t lv;                 /* its label root (lab, lv: see label_count) */
+	uint32_t len, bad_refs;     /* key bytes; dangling ids among them */
+	uint8_t w, lab;             /* its tree: 0 t, 1 before */
+	bool cut;                   /* cut at PP_MAX_FRAMES */
+	unsigned char key[];        /* its packed location ids */
+};
+
+struct pp_seen {
+	unsigned char *mem;         /* the entries one after another (in order
+	                               of first appearance, 8-byte aligned) */
+	size_t nmem, capmem;
+	uint64_t *slots;            /* (hash's upper half << 32) | (entry's
+	                               offset / 8 + 1): 8 bytes, not to touch
+	                               the entries of other hashes */
+	size_t mask, n;             /* n: entries */
+	size_t added;               /* entries before this offset were added
+	                               to the tree */
+	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
+	bool off;                   /* few repeats: no more lookups */
+};
+
+struct pp {
+	const char *name;
+	reader_msg_fn *msg;
+	void *msgarg;
+	const struct pprof_options *o;
+	const unsigned char *data;
+	size_t size;
+
+	struct pp_vt *vt;
+	size_t nvt, capvt;
+	struct pp_str *str;
+	size_t nstr, capstr;
+	struct pp_func *fn;
+	size_t nfn, capfn;
+	struct pp_map *map;
+	size_t nmap, capmap;
+	struct pp_loc *loc;
+	size_t nloc, caploc;
+	struct pp_idmap fnid, mapid, locid;
+	uint64_t nsamples;
+	const unsigned char *samples_at, *samples_end;  /* from the first Sample
+	                               field to the end of the last */
+	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
+	int64_t default_type, period;
+	struct pp_vt period_type;
+	bool has_period_type;
+	int64_t duration;
+
+	/* pass 2 */
+	struct tree *t;             /* the tree loaded (before: o->before) */
+	struct tree_frame *frm;     /* frames: [nfn] the functions' names (len
+	                               0: none), then [unknown] (unk) and the
+	                               address frames of locations */
+	size_t nfrm, capfrm;
+	uint32_t unk;
+	uint8_t *fbad;              /* [nfn]: references past the string table
+	                               that reading the name counts */
+	struct pp_lf *lf;           /* [nloc] */
+	uint32_t *pool;             /* frames of locations with several */
+	size_t npool, cappool;
+	struct pp_issue *issues;
+	size_t nissues, capissues;
+	bool loc_identity;          /* location i has id i + 1 (Go's): no map */
+	struct arena names;         /* names made here (addresses, copies) */
+	uint64_t *lines;            /* scratch: function ids of a location */
+	size_t caplines;
+	uint32_t *slocs;            /* scratch: a sample's locations, leaf first */
+	size_t capslocs;
+	uint32_t *dslocs;           /* the same for seen_add */
+	size_t capdslocs;
+	strtab_id *ids;             /* scratch: a stack's names, root first */
+	size_t capids;
+	/* Each tree's (t, before) ids, interned on first use (PP_NONE: not
+	 * yet): a name is hashed once, not per sample. */
+	strtab_id *frid[2];         /* [nfrm] */
+	uint32_t *lrec[2];          /* [nloc]: see LREC_REF; one memory
+	                               access a frame, mostly */
+	uint32_t *mids[2];          /* a number of frames, then their ids */
+	size_t nmids[2], capmids[2];
+	struct pp_labc labc[2][PP_LABC];
+	char *labelbuf;
+	size_t labelcap;
+	struct pp_prev prev[2];     /* t, before */
+	struct pp_seen seen;
+
+	/* counts for the closing messages */
+	uint64_t bad_refs, bad_strs, bad_samples, bad_entries, negative, cut_stacks, cut_lines;
+	uint64_t no_label, first_bad_sample, first_bad_entry;
+	const char *why_sample, *why_entry;
+	char why_sample_buf[96];
+};
+
+/* pp.lrec: below LREC_REF the id of a location's one frame; from there
+ * LREC_REF + that frame (its id not known yet); from LREC_MULTI on,
+ * LREC_MULTI + where the ids of a location's frames are in pp.mids;
+ * PP_NONE: a location to read the slow way (see pprof_stack.c). */
+#define LREC_REF 0x40000000u
+#define LREC_MULTI 0x80000000u
+
+/* ---- pprof_index.c ---- */
+
+/* msg "tflame: NAME: " + the formatted text. */
+void pp_msg(struct pp *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* p's offset in the input. */
+static inline uint64_t pp_off(const struct pp *d, const unsigned char *p)
+{
+	return (uint64_t)(p - d->data);
+}
+/* Count a malformed entry (sample type, mapping, location, function) or
+ * sample at `at`; the first one's offset and why are kept. */
+void pp_bad_entry(struct pp *d, const unsigned char *at, const char *why);
+void pp_bad_sample(struct pp *d, const unsigned char *at, const char *why);
+/* String i of the table; "" (counted in bad_strs) when there is none. */
+struct pp_str pp_string(struct pp *d, int64_t i);
+/* String i of the table without counting; *bad counts a reference past
+ * its end (what pp_string counts). */
+struct pp_str pp_string_nc(const struct pp *d, int64_t i, uint32_t *bad);
+/* Whether string i of the table is s. */
+bool pp_str_is(struct pp *d, int64_t i, const char *s);
+/* Pass 1 over the whole message. False (with a message) when it cannot be
+ * framed. */
+bool pp_index(struct pp *d);
+/* "type/unit type/unit ..." sanitized into out. */
+void pp_list_types(struct pp *d, char *out, size_t size);
+/* The index of the sample type to weigh by, or -1 (with a message). */
+long pp_choose_type(struct pp *d);
+/* After pp_index, before the samples: every function's name and every
+ * location's frames (pp.frm, pp.lf, pp.pool, pp.issues), in file order;
+ * frees what only this needed. */
+void pp_resolve_all(struct pp *d);
+/* Counts what resolving location i found wrong: on its first use. */
+void pp_loc_issue(struct pp *d, uint32_t i);
+
+/* ---- pprof_stack.c ---- */
+
+/* Grows an array of elem-byte entries to hold need (doubling). */
+void *pp_grow(void *p, size_t *cap, size_t need, size_t elem);
+/* Appends the positions of the packed location ids p[0..len) to
+ * d->slocs[*n..], counting the dangling ones. 0, or -(enum pb_err) on a
+ * malformed varint (the ids before it are appended and counted). */
+int pp_decode_locs(struct pp *d, const unsigned char *p, size_t len, size_t *n);
+/* The position of location id, or PP_NONE. */
+static inline uint32_t pp_loc_pos(const struct pp *d, uint64_t id)
+{
+	if (d->loc_identity)
+		return id - 1 < d->nloc ? (uint32_t)(id - 1) : PP_NONE;
+	return pp_idmap_get(&d->locid, id);
+}
+/* What a sample's label root frame reads, counted once per sample: lab 0
+ * none (no --label-root), 1 "[none]" (no such label), 2 string v, 3
+ * number v. */
+void pp_label_count(struct pp *d, unsigned lab, int64_t v);
+/* Adds the stack of locations d->slocs[0..n) (leaf first), under the
+ * label root frame lab/lv (see pp_label_count; 0: none), to tree t (w 0:
+ * t, 1: before) with count. Its frames that equal the previous stack's
+ * (added to the same tree) are not looked up again in the tree. True when
+ * it was cut at PP_MAX_FRAMES. */
+bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
+                  uint64_t count);
+/* Whether the stack of locations d->slocs[0..n) (and a label root frame
+ * when lab) is longer than PP_MAX_FRAMES frames: pp_add_stack cuts it. */
+bool pp_stack_cut(const struct pp *d, size_t n, unsigned lab);
+
+#endif

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A hostile pprof profile against the reader's repeated-stack cache
+(src/read/pprof.c: a stack seen before is found by a hash of its packed
+location ids, with a fixed seed):
+
+    collide.py N PROFILE.pb EXPECTED.folded
+
+writes N samples whose packed location ids are distinct 16-byte strings
+with the same 64-bit hash, each followed by a sample of one hot stack (so
+that half the samples repeat and the cache stays on), and the folded
+stacks they must give, worked out here from the ids written (not by
+tflame).
+
+The hash (bytes_hash with seed 0: no label root, the main tree) over two
+8-byte words is h = f(f(h0 ^ w1) ^ w2), f(x) = g(x * C), g(y) = y ^ (y >> 32),
+then a final mix. f can be undone (g is its own inverse, C is odd), so for
+any first word w1 there is one second word w2 that gives a chosen h:
+w2 = f^-1(target) ^ f(h0 ^ w1). w1 is 8 one-byte ids (1..127, locations
+the profile has); w2 is kept when its bytes are varints too (the last byte
+below 0x80), ids the profile does not hold: those frames read
+"[unknown]". Samples are leaf first, so a stack reads, root first,
+[unknown] frames (one per id in w2), then the names of w1's ids reversed.
+"""
+import sys
+
+M = (1 << 64) - 1
+C = 0xff51afd7ed558ccd
+CINV = pow(C, -1, 1 << 64)
+GOLDEN = 0x9e3779b97f4a7c15
+
+
+def g(y):
+    return y ^ (y >> 32)
+
+
+def f(x):
+    return g((x * C) & M)
+
+
+def finv(z):
+    return (g(z) * CINV) & M
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def field(num, wt, payload):
+    if wt == 0:
+        return varint(num << 3) + varint(payload)
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def ids_of(b):
+    """The varints of b (all complete) as a list."""
+    out, v, shift = [], 0, 0
+    for x in b:
+        v |= (x & 0x7f) << shift
+        shift += 7
+        if x < 0x80:
+            out.append(v)
+            v, shift = 0, 0
+    assert shift == 0
+    return out
+
+
+def main():
+    n, pb_path, folded_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    h0 = (16 * GOLDEN) & M      # seed 0, 16 bytes
+    target = finv(0x0123456789abcdef)
+    nloc = 127
+    strings = ["", "samples", "count"] + ["f%d" % i for i in range(1, nloc + 1)]
+    counts = {}
+    samples = bytearray()
+    hot = bytes([1, 2, 3])      # leaf first: f1 <- f2 <- f3
+    made, i = 0, 0
+    while made < n:
+        # w1: eight ids 1..127 from i in base 127, all distinct words
+        k, w1 = i, bytearray()
+        for _ in range(8):
+            w1.append(k % 127 + 1)
+            k //= 127
+        i += 1
+        x = int.from_bytes(w1, "little")
+        w2 = (target ^ f(h0 ^ x)).to_bytes(8, "little")
+        if w2[7] >= 0x80:
+            continue            # not a whole run of varints
+        key = bytes(w1) + w2
+        made += 1
+        for ids, body in ((ids_of(key), key), (list(hot), hot)):
+            samples += field(2, 2, field(1, 2, body) + field(2, 0, 1))
+            names = ["f%d" % v if 1 <= v <= nloc else "[unknown]" for v in ids]
+            stack = ";".join(reversed(names))
+            counts[stack] = counts.get(stack, 0) + 1
+    out = bytearray()
+    out += field(1, 2, field(1, 0, 1) + field(2, 0, 2))    # samples/count
+    out += samples
+    for loc in range(1, nloc + 1):      # location k: one line, function k
+        out += field(4, 2, field(1, 0, loc) + field(4, 2, field(1, 0, loc)))
+    for fn in range(1, nloc + 1):       # function k named "fk" (string k+2)
+        out += field(5, 2, field(1, 0, fn) + field(2, 0, fn + 2))
+    for s in strings:
+        out += field(6, 2, s.encode())
+    with open(pb_path, "wb") as fp:
+        fp.write(out)
+    with open(folded_path, "w") as fp:
+        for stack in sorted(counts, key=lambda s: s.encode()):
+            fp.write("%s %d\n" % (stack, counts[stack]))
+
+
+main()
