@@ -4,7 +4,7 @@
 # makes tmux keep what applications copy). What is copied is the name as the
 # screen shows it (text.h's display form): control bytes pasted into a shell
 # would be typed, and ESC [ 2 0 1 ~ ends a bracketed paste early (issue 21).
-# Also the config file and the usage hint in a real terminal.
+# Also the usage hint in a real terminal.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/tests/lib.sh"
@@ -87,13 +87,7 @@ tm_run "clear; $(q "$TFLAME"); echo rc=\$?"
 expect "no file, stdin a terminal: a hint, exit 2, no hang" \
 	tm_wait eval "tm__grep '^tflame: no input: give a profile file' && tm__grep '^Try .tflame --help.' && tm__grep '^rc=2\$'"
 
-# ---- the config file applies to the browser ----
-mkdir -p "$HOME/.config/tflame"
-printf '# icicle by default\ninverted = yes\n' > "$HOME/.config/tflame/config"
-tm_run "clear; HOME=$(q "$HOME") XDG_CONFIG_HOME= $(q "$TFLAME") $(q "$F"); echo rc=\$?"
-expect "config inverted = yes: the root row is on top (line 1)" tm_wait_line 1 "all"
-tm_keys q
-expect "config: quits" tm_wait_grep '^rc=0$'
+# (The config file applying to the browser: tests/golden/ui.sh, headless.)
 
 tm_stop
 done_testing

@@ -16,6 +16,7 @@ cp "$top_srcdir/tests/data/three.perf" "$T_TMP/t.perf"
 # the text before the cell is printed plain, so the cell is the first
 # character after C columns of the line with the escapes dropped.
 reverse_at() {
+	tm__e
 	sed -n "$(($1 + 1))p" "$TM_SCREEN_E_FILE" | awk -v col="$2" -v esc="$(printf '\033')" '{
 		s = $0; c = 0; rev = 0; out = 0
 		while (length(s) > 0) {
@@ -36,7 +37,8 @@ reverse_at() {
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
 tm_tflame "$(q "$T_TMP/t.perf")"
-status_is "prog${SEP}750,000 samples"
+# (The root is selected at first: waiting for prog here timed out, 5 s.)
+expect "open: the root selected, 750,000 samples" status_is "all${SEP}750,000 samples"
 tm_keys t
 expect "t: the heat map" tm_wait_line 0 "heat map: 3 samples over 1 s; a column is 20 ms, a row 800 us"
 expect "t: the cursor's cell is reversed (column 9 of line 2)" tm_wait reverse_at 2 9

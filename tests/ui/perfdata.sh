@@ -11,8 +11,6 @@
 
 tm_require
 command -v perf > /dev/null 2>&1 || skip_all "perf is not installed"
-perf record -q -e cpu-clock:u -o "$T_TMP/probe.data" true > /dev/null 2>&1 ||
-	skip_all "perf record fails here (kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
 CC=$(command -v cc || command -v gcc || command -v clang) || skip_all "no C compiler"
 
 # A program that spends its time in spin_here, long enough for ~300 samples.
@@ -30,6 +28,10 @@ X
 "$CC" -O1 -g -fno-omit-frame-pointer -o "$T_TMP/prog" "$T_TMP/prog.c" ||
 	skip_all "the test program does not build"
 mkdir -p "$T_TMP/rt"
+# The ./perf.data of the second case, recorded first: if perf record fails
+# here, everything is skipped.
+perf record -q -e cpu-clock:u -F 999 -g -o "$T_TMP/perf.data" "$T_TMP/prog" > /dev/null 2>&1 ||
+	skip_all "perf record fails here (kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
 
 tm_start 100 12 || { fail "tmux server starts"; done_testing; exit; }
 
@@ -50,7 +52,6 @@ else
 fi
 
 # ---- no file on a terminal: ./perf.data -------------------------------------
-perf record -q -e cpu-clock:u -F 999 -g -o "$T_TMP/perf.data" "$T_TMP/prog" > /dev/null 2>&1
 tm_run "clear && '$TFLAME'; echo rc2=\$?"
 expect "no file: ./perf.data is opened" tm_wait_grep 'spin_here'
 expect "no file: the status line names perf.data" tm_wait_grep 'perf\.data'

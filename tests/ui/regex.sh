@@ -6,9 +6,8 @@
 #     out below and a note on the names the pattern was too costly on;
 #   - in the browser (tmux): typing such a pattern shows its result, Esc
 #     cancels a search that is still running, q quits and the terminal is
-#     restored; SIGTERM and SIGINT end a running search's browser;
-#   - an exact-name search (*) stays exact across a transform and undo,
-#     and when recalled from the history after them.
+#     restored; SIGTERM and SIGINT end a running search's browser.
+# (An exact-name search staying exact: tests/golden/regex.sh, headless.)
 # Run directly (sh tests/ui/regex.sh) it finds an in-tree build by itself.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -74,16 +73,11 @@ check "--hide='(a*)*\\\\1b': a note on the costly name" \
 	grep -qx 'tflame: --hide: the pattern was too costly on 1 name (not hidden)' "$T_TMP/err"
 
 # ---- the browser ----
-alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
-tty_sane() {
-	tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
-	expect "$1: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
-}
 # start FILE ARGS...: tflame through a shell that records its PID
 start() {
 	f=$1
 	shift
-	tm_run "clear; sh -c 'echo \$\$ >$(q "$T_TMP/pid"); exec $(q "$TFLAME") --no-config $* $(q "$f")'; echo rc=\$?"
+	tm_tflame_pid --no-config "$@" "$(q "$f")"
 }
 
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
@@ -131,30 +125,6 @@ for sig in TERM INT; do
 	tty_sane "SIG$sig"
 done
 
-# ---- an exact-name search stays exact (defect 2) ----
-# 10 samples, 10 columns each: main's children in byte order FOO [0,10),
-# bar [10,20) (bar;foo above it), foo [20,100). The root is selected at
-# first; k k selects main, then foo above the middle column. * on it:
-# main;foo and main;bar;foo (preorder: main, FOO, bar, bar;foo, foo), not
-# FOO: exact means case too. A regex of the quoted name, ^foo$ in smart
-# case, would take FOO as well (3 matches).
-E="$T_TMP/exact.folded"
-printf 'main;foo 8\nmain;FOO 1\nmain;bar;foo 1\n' > "$E"
-start "$E"
-expect "exact: open" tm_wait_prefix 28 "all"
-tm_keys k k '*'
-expect "*: foo's exact name, 2 matches, foo the 2nd" tm_wait_prefix 29 "/^foo\$/  match 2 of 2${SEP}90.00% of samples"
-tm_keys R
-expect "R (a transform): still exact, 2 matches (not FOO)" \
-	tm_wait_prefix 29 "/^foo\$/  2 matches${SEP}90.00% of samples"
-tm_keys u
-expect "u (undo): still exact, 2 matches" tm_wait_prefix 29 "/^foo\$/  2 matches${SEP}90.00% of samples"
-tm_keys r
-expect "r (reverse): still exact, foo (8 + 1) as a root" tm_wait_prefix 29 "/^foo\$/  1 match${SEP}90.00% of samples"
-tm_keys u
-tm_keys / Up
-expect "recalled from the history after transforms: exact, 2 matches" tm_wait_line 29 "/^foo\$  2 matches${SEP}90.00% of samples"
-tm_keys Escape q
-expect "exact: q exits 0" tm_wait_grep '^rc=0$'
+# An exact-name search (*) across transforms (defect 2): tests/golden/regex.sh.
 
 done_testing

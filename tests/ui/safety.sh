@@ -7,7 +7,8 @@
 # screen, paste buffers, colours) stays as it was. A control at the end
 # shows that the same bytes written raw do change that state, so every
 # check here can fail. Also: SIGHUP, SIGWINCH storms, SIGTSTP from kill with
-# a resize while stopped, and running out of memory.
+# a resize while stopped, and running out of memory. (Huge trees in the
+# browser: tests/golden/safety.sh, headless.)
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/tests/lib.sh"
@@ -15,7 +16,6 @@
 
 tm_require
 
-alternate_is() { [ "$(tm_format '#{alternate_on}')" = "$1" ]; }
 title_is() { [ "$(tm_format '#{pane_title}')" = "$1" ]; }
 no_buffers() { [ -z "$(tm list-buffers 2>/dev/null)" ]; }
 # tmux untouched: our title, no buffer (OSC 52), and the alternate screen
@@ -86,6 +86,7 @@ expect "escapes: level 2 labels too" tm_wait eval \
 # A leaked ESC [31m or ESC [42m would show as SGR 31 or 42 in the -e
 # capture; tflame itself uses 256-colour backgrounds (48;5;N) at this TERM.
 no_leaked_sgr() {
+	tm__e
 	! grep -o "$(printf '\033')\[[0-9;]*m" "$TM_SCREEN_E_FILE" | sed "s/^$(printf '\033')\[//; s/m\$//" |
 		awk -F';' '{ for (i = 1; i <= NF; i++) {
 			if ($i == 38 || $i == 48) { i += ($(i + 1) == 5) ? 2 : 4; continue }
@@ -130,13 +131,7 @@ expect "q: the message on stderr is sanitized" \
 expect_state "after exit: tmux state unchanged" 0
 
 # ---- signals ----
-start_pid() { # starts tflame via a shell that records its PID
-	tm_run "clear; sh -c 'echo \$\$ >$(q "$T_TMP/pid"); exec $(q "$TFLAME") evil*.folded evil.perf'; echo rc=\$?"
-}
-tty_sane() {
-	tm_run 'clear; stty -a | tr " " "\n" | grep -Ex -- "-?(icanon|echo)" | tr "\n" " "; echo'
-	expect "$1: the tty is back in canonical mode with echo" tm_wait_grep '^icanon echo ?$'
-}
+start_pid() { tm_tflame_pid 'evil*.folded' evil.perf; }   # the glob: in the pane's shell
 
 start_pid
 expect "started for SIGHUP" tm_wait_prefix 28 "all"
@@ -177,42 +172,8 @@ tm_keys q
 expect "after SIGTSTP and fg: q exits 0" tm_wait_grep '^rc=0$'
 expect_state "after the signals: tmux state unchanged" 0
 
-# ---- the browser on 100,000 frames deep and 1,000,000 siblings (the
-# siblings are a column or less each: only main is drawn above the root) ----
-# Deep: f0..f99999 with 7 of 8 samples, main 1. k from the root picks f0
-# (column 39 of 80 is in f0's [0,70)); four more k and Enter zoom to f4;
-# in the icicle view j goes deeper: f5, f6. Pane 80x24: root on line 22.
-# The resize is re-sent until tmux reports it (once, under distcheck's
-# load, the pane stayed 70x20).
-size_is_80x24() {
-	tm resize-window -t t -x 80 -y 24
-	[ "$(tm_format '#{pane_width}x#{pane_height}')" = 80x24 ]
-}
-expect "pane resized to 80x24" tm_wait size_is_80x24
-# Loading and the first draw take longer under a loaded make -j2 check.
-TM_TIMEOUT_MS_SAVED=$TM_TIMEOUT_MS
-TM_TIMEOUT_MS=$((TM_TIMEOUT_MS * 4))
-awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%sf%d", i ? ";" : "", i; printf " 7\nmain 1\n" }' > "$T_TMP/deep"
-tm_run "clear; $(q "$TFLAME") $(q "$T_TMP/deep"); echo rc=\$?"
-expect "100,000 frames deep: opens" tm_wait_prefix 22 all
-tm_keys k k k k k Enter
-expect "100,000 frames deep: zoom five levels up" tm_wait_prefix 0 "all › f0 › f1 › f2 › f3 › f4 "
-# Levels 0-21 on screen (f4 at level 5 needs no scroll, 22 rows); frames
-# go on to level 100,000: the top line says more than the 1,000 looked at.
-expect "100,000 frames deep: the top line says the levels above" tm_wait_grep '^all › .*▲ 1000\+ more levels$'
-
-tm_keys i j j
-expect "100,000 frames deep: icicle, moving on" tm_wait_prefix 23 "f6${SEP}7 samples"
-tm_keys q
-expect "100,000 frames deep: quits" tm_wait_grep '^rc=0$'
-awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "main;s%d 1\n", i }' > "$T_TMP/wide"
-tm_run "clear; $(q "$TFLAME") $(q "$T_TMP/wide"); echo rc=\$?"
-expect "1,000,000 siblings: opens" tm_wait_prefix 22 all
-tm_keys k
-expect "1,000,000 siblings: main selected" tm_wait_prefix 23 "main${SEP}1,000,000 samples"
-tm_keys q
-expect "1,000,000 siblings: quits" tm_wait_grep '^rc=0$'
-TM_TIMEOUT_MS=$TM_TIMEOUT_MS_SAVED
+# The browser on 100,000 frames deep and 1,000,000 siblings: headless, in
+# tests/golden/safety.sh.
 
 # ---- out of memory under ulimit -v: a message, exit 1, terminal sane ----
 awk 'BEGIN { for (i = 0; i < 300000; i++) printf "main;a%d;b%d;c%d 1\n", i, i, i }' > "$T_TMP/mem.folded"
