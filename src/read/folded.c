@@ -167,19 +167,17 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 		bad_line(r, "no sample count at the end of the line", line, linelen);
 		return;
 	}
-	/* The stack ends before the count's blanks; a second number there
-	 * makes the line differential (difffolded: BEFORE AFTER). The last
+	/* The stack ends one blank before the count: with more, the others
+	 * are the last frame's (flamegraph.pl and inferno alike: "a;i  6" is
+	 * frame "i "), so that perf's names cut after a space keep it and
+	 * --collapse writes the line back as it was. A second number there
+	 * makes the line differential (difffolded: BEFORE AFTER); the last
 	 * column (AFTER) gives the width, as in flamegraph.pl. */
-	len = cstart;
-	while (len > 0 && is_blank(s[len - 1]))
-		len--;
+	len = cstart - 1;
 	size_t start2;
 	struct tree_dec before = { 0, 0, false, false };
-	if (count_at_end(s, len, &start2, &before)) {
-		len = start2;
-		while (len > 0 && is_blank(s[len - 1]))
-			len--;
-	}
+	if (count_at_end(s, len, &start2, &before))
+		len = start2 - 1;
 	/* Split on ';'; trailing empty frames are dropped (flamegraph.pl). */
 	while (len > 0 && s[len - 1] == ';')
 		len--;

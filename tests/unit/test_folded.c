@@ -60,7 +60,10 @@ int main(void)
 	case_(";x 1\n 7\n", " 7\n;x 1\n", 0, "an empty stack after a leading empty frame is still the root");
 	case_("a;b 1\na;b!;c 2\na;b;d 3\n", "a;b 1\na;b!;c 2\na;b;d 3\n", 0, "a frame that is a prefix of the next line's frame");
 	case_("a;b;c 1\na;b 2\na;bc 3\na 4\n", "a 4\na;b 2\na;b;c 1\na;bc 3\n", 0, "stacks ending inside the previous one");
-	case_("a;i  6\n", "a;i 6\n", 0, "several blanks before the count");
+	/* flamegraph.pl (SPEC.md B.2) and inferno: all blanks but the one
+	 * before the count stay in the stack, frame "i " */
+	case_("a;i  6\n", "a;i  6\n", 0, "several blanks before the count: the frame keeps all but one");
+	case_("a;i  6\na;i 1\n", "a;i 1\na;i  6\n", 0, "a name with a trailing blank is not its trimmed twin");
 	case_("std::function<void (int, int)>::operator;x 2\n",
 	      "std::function<void (int, int)>::operator;x 2\n", 0, "frames may contain spaces");
 	case_("a 18446744073709551615\n", "a 18446744073709551615\n", 0, "UINT64_MAX is exact");
@@ -120,11 +123,10 @@ int main(void)
 			}
 			unsigned c = 1 + (unsigned)((seed >> 20) % 5);
 			tlen += (size_t)sprintf(text + tlen, "%s %u\n", key, c);
-			/* What the reader must make of it: blanks before the count
-			 * trimmed, then trailing ';' dropped. */
+			/* What the reader must make of it: the one blank before
+			 * the count is the separator (a frame's own trailing blank
+			 * stays, as in flamegraph.pl), then trailing ';' dropped. */
 			size_t kl = strlen(key);
-			while (kl && key[kl - 1] == ' ')
-				key[--kl] = 0;
 			while (kl && key[kl - 1] == ';')
 				key[--kl] = 0;
 			size_t k;
