@@ -176,6 +176,15 @@ is "--diff, the browser's table: grow" 3 \
 is "--diff, the browser's table: gone, -100%" 7 \
 	"$(printf '%5s %7s %5s %7s %6s %7s %8s  %s' 0 0.00% 0 0.00% 20 -20 -100.00% gone)"
 
+# ---- a narrow status line: the amount in short form ----
+# all: 49,155,484,567 samples. At 42 columns (41 usable) "all" (3), then
+# "  ·  " + "49,155,484,567 samples" (29) and "  ·  " + "100.00% of all" (19)
+# do not fit (51); "49.2 G samples" (19 with its separator) does (41). The
+# details line keeps the exact count.
+printf 'size=42x8 dump q\n' > keys
+run --script=keys big.folded
+starts "narrow: 49.2 G samples, and the share still fits" 8 "all${SEP}49.2 G samples${SEP}100.00% of all"
+
 # ---- --unit: what folded counts are ----
 # 1,500,000,000 + 500,000,000 = 2,000,000,000 of the unit
 printf 'a;b 1500000000\na;c 500000000\n' > ns.folded

@@ -131,3 +131,19 @@ void unit_total(const struct unit *u, double w, const char *sep, char *out, size
 	unit_group(digits, num, sizeof num);
 	snprintf(out, size, "%s sample%s%s%s", num, u->samples == 1 ? "" : "s", sep, amount);
 }
+
+void unit_short(const struct unit *u, double w, char *out, size_t size)
+{
+	static const char sfx[] = "kMGTPE";
+	if ((u && u->event[0] && (u->ns || u->bytes)) || w < 10000) {
+		unit_amount(u, w, out, size);       /* short already */
+		return;
+	}
+	int k = -1;
+	while (w >= 1000 && k < 5) {
+		w /= 1000;
+		k++;
+	}
+	const char *label = u && u->event[0] ? (u->bare ? "" : u->event) : "samples";
+	snprintf(out, size, "%.1f %c%s%s", w, sfx[k], label[0] ? " " : "", label);
+}

@@ -37,6 +37,10 @@ void unit_group(const char *digits, char *out, size_t size);
  * "12,345,678 cycles". u may be NULL (samples). */
 void unit_amount(const struct unit *u, double w, char *out, size_t size);
 
+/* unit_amount for narrow places: a count of 10,000 or more in SI form
+ * ("49.2 G samples", "1.3 M cycles"); times and bytes as unit_amount. */
+void unit_short(const struct unit *u, double w, char *out, size_t size);
+
 /* The whole profile: "4,621 samples · 1.16 s cpu-clock" when the sample
  * count is known apart from the weight, else as unit_amount. sep is the
  * separator to use between the two (" · " or " | "). */

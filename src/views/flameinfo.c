@@ -196,9 +196,15 @@ static void draw_status(struct ui *u, struct flameview *f)
 	int tailw = (int)strlen(tag);
 	for (int k = 0; k < nf; k++)
 		tailw += sepw + (int)strlen(fields[k]);
-	/* The name yields to the numbers, down to a readable minimum; after
-	 * that, the numbers go from the right. */
+	/* The name yields to the numbers, down to a readable minimum; then the
+	 * amount takes its short form ("49.2 G samples"; the details line has
+	 * it exact); then the numbers go from the right. */
 	int namew = paint_name_width(u, sel), minw = namew < 16 ? namew : 16;
+	if (minw + tailw > avail) {
+		tailw -= (int)strlen(fields[0]);
+		unit_short(u->unit, tree_total_d(t, sel), fields[0], sizeof fields[0]);
+		tailw += (int)strlen(fields[0]);
+	}
 	while (nf > 0 && minw + tailw > avail)
 		tailw -= sepw + (int)strlen(fields[--nf]);
 	if (minw + tailw > avail) {
