@@ -42,6 +42,11 @@ vg "--collapse" "$TFLAME" --collapse "$F"
 # the browser, headless: moves, zoom, a search, n/N, *, H, undo, the table
 printf 'size=60x12 k k Enter / type=a Enter n N * H type=b Enter u t j Esc BS dump q\n' > "$D/keys"
 vg "--script (the browser headless)" "$TFLAME" --script="$D/keys" "$F"
+# the views of sample times: the heat map, a range and back, the flame
+# chart, the thread picker, a search shown on the heat map, the details
+printf 'size=100x30 t v l*25 Enter BS a C C T Space Enter / type=b Enter t Esc d p S q\n' > "$D/keys"
+vg "--script (heat map, range, chart, threads, details)" "$TFLAME" --script="$D/keys" \
+	"$top_srcdir/tests/data/three.perf"
 vg "--print" "$TFLAME" --print -w 80 "$F"
 vg "--print --inverted --sort=weight" "$TFLAME" --print -i --sort=weight -w 33 "$F"
 vg "--print --sort=input (flame chart)" "$TFLAME" --print --sort=input -w 50 "$F"
