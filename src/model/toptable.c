@@ -238,6 +238,16 @@ static void amount_text(double v, bool sign, char *out, size_t size)
 	snprintf(out, size, "%s%s", sign ? (v < 0 ? "-" : "+") : "", grouped);
 }
 
+void toptable_delta_text(double before, double after, struct toptable_delta *out)
+{
+	amount_text(before, false, out->before, sizeof out->before);
+	amount_text(after - before, true, out->delta, sizeof out->delta);
+	if (before > 0)
+		snprintf(out->pct, sizeof out->pct, "%+.2f%%", 100.0 * (after - before) / before);
+	else
+		snprintf(out->pct, sizeof out->pct, "%s", after > 0 ? "new" : "-");
+}
+
 int toptable_write_diff(const struct toptable *tt, const struct toptable *before, double scale,
                         size_t limit, FILE *out)
 {
@@ -260,7 +270,8 @@ int toptable_write_diff(const struct toptable *tt, const struct toptable *before
 			bef[k] = tree_count_d(bt, before->rows[row_of[b] - 1].total) * scale;
 	}
 
-	char self[96], total[96], b[128], d[128], pct[32], name[512];
+	char self[96], total[96], name[512];
+	struct toptable_delta dt;
 	int ws = 4, wt = 5, wb = 6, wd = 5;
 	for (size_t k = 0; k < n + before->n; k++) {
 		double a, bv;
@@ -276,10 +287,9 @@ int toptable_write_diff(const struct toptable *tt, const struct toptable *before
 			bv = tree_count_d(bt, before->rows[k - n].total) * scale;
 		} else
 			continue;
-		amount_text(bv, false, b, sizeof b);
-		amount_text(a - bv, true, d, sizeof d);
-		wb = (int)strlen(b) > wb ? (int)strlen(b) : wb;
-		wd = (int)strlen(d) > wd ? (int)strlen(d) : wd;
+		toptable_delta_text(bv, a, &dt);
+		wb = (int)strlen(dt.before) > wb ? (int)strlen(dt.before) : wb;
+		wd = (int)strlen(dt.delta) > wd ? (int)strlen(dt.delta) : wd;
 	}
 	int rc = fprintf(out, "%*s %7s %*s %7s %*s %*s %8s  %s\n", ws, "SELF", "SELF%", wt, "TOTAL", "TOTAL%",
 	                 wb, "BEFORE", wd, "DELTA", "DELTA%", "FUNCTION") < 0 ? -1 : 0;
@@ -304,15 +314,10 @@ int toptable_write_diff(const struct toptable *tt, const struct toptable *before
 			continue;
 		toptable_count_text(t, sc, self, sizeof self);
 		toptable_count_text(t, tc, total, sizeof total);
-		amount_text(bv, false, b, sizeof b);
-		amount_text(a - bv, true, d, sizeof d);
-		if (bv > 0)
-			snprintf(pct, sizeof pct, "%+.2f%%", 100.0 * (a - bv) / bv);
-		else
-			snprintf(pct, sizeof pct, "%s", a > 0 ? "new" : "-");
+		toptable_delta_text(bv, a, &dt);
 		text_sanitize(strtab_str(&nt->names, id), strtab_len(&nt->names, id), name, sizeof name);
 		if (fprintf(out, "%*s %6.2f%% %*s %6.2f%% %*s %*s %8s  %s\n", ws, self, toptable_percent(tt, sc),
-		            wt, total, toptable_percent(tt, tc), wb, b, wd, d, pct, name) < 0)
+		            wt, total, toptable_percent(tt, tc), wb, dt.before, wd, dt.delta, dt.pct, name) < 0)
 			rc = -1;
 	}
 	free(row_of);

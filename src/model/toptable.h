@@ -58,6 +58,13 @@ int toptable_count_text(const struct tree *t, tree_count c, char *out, size_t si
  * "SELF SELF% TOTAL TOTAL% CALLERS NAME"; names sanitized (text.h). */
 int toptable_write(const struct toptable *tt, size_t limit, FILE *out);
 
+/* A diff row's BEFORE (rounded, grouped), DELTA (signed) and DELTA% of
+ * BEFORE ("new" when BEFORE is 0, "-" when both are). */
+struct toptable_delta {
+	char before[128], delta[128], pct[32];
+};
+void toptable_delta_text(double before, double after, struct toptable_delta *out);
+
 /* The same for a diff (--diff): tt is AFTER's table, before BEFORE's (its
  * counts times scale, 1 or --normalize's); each row gains the function's
  * total in BEFORE, the delta and the delta relative to BEFORE ("new" when

@@ -209,10 +209,9 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 	/* a diff's BEFORE and DELTA: as wide as BEFORE's total, and a sign */
 	int cb = 0;
 	if (tv->before) {
-		char raw[64];
-		snprintf(raw, sizeof raw, "%.0f", tv->before_all);
-		unit_group(raw, cnt, sizeof cnt);
-		cb = (int)strlen(cnt) > cw ? (int)strlen(cnt) : cw;
+		struct toptable_delta dt;
+		toptable_delta_text(tv->before_all, 0, &dt);
+		cb = (int)strlen(dt.before) > cw ? (int)strlen(dt.before) : cw;
 		if (cb < 6)
 			cb = 6;         /* "BEFORE" */
 	}
@@ -237,20 +236,11 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 		toptable_count_text(t, row->self, self, sizeof self);
 		toptable_count_text(t, row->total, total, sizeof total);
 		if (tv->before) {
-			double a = tree_count_d(t, row->total), b = tv->before[row->name];
-			char sb[128], sd[128], raw[64], pct[32];
-			snprintf(raw, sizeof raw, "%.0f", b);
-			unit_group(raw, sb, sizeof sb);
-			snprintf(raw, sizeof raw, "%.0f", a - b < 0 ? b - a : a - b);
-			unit_group(raw, cnt, sizeof cnt);
-			snprintf(sd, sizeof sd, "%s%s", a - b < 0 ? "-" : "+", cnt);
-			if (b > 0)
-				snprintf(pct, sizeof pct, "%+.2f%%", 100.0 * (a - b) / b);
-			else
-				snprintf(pct, sizeof pct, "%s", a > 0 ? "new" : "-");
+			struct toptable_delta dt;
+			toptable_delta_text(tv->before[row->name], tree_count_d(t, row->total), &dt);
 			snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %*s %*s %8s  ", cw, self,
 			         toptable_percent(&tv->tt, row->self), cw, total,
-			         toptable_percent(&tv->tt, row->total), cb, sb, cb + 1, sd, pct);
+			         toptable_percent(&tv->tt, row->total), cb, dt.before, cb + 1, dt.delta, dt.pct);
 		} else
 			snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %7u  ", cw, self,
 			         toptable_percent(&tv->tt, row->self), cw, total,
