@@ -356,6 +356,9 @@ void ui_undo_transform(struct ui *u);
  * transforms apply again to their tree. all: the whole recording. False
  * (a notice said why) when no sample is in the range. O(samples + tree). */
 bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all);
+/* Whether the input has sample times; if not, the notice says "no WHAT
+ * here" and which inputs have them. */
+bool ui_has_times(struct ui *u, const char *what);
 /* C: the flame chart of the range browsed (on) or its flame graph. False
  * (a notice) without sample times. */
 bool ui_set_chart(struct ui *u, bool on);

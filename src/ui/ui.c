@@ -261,13 +261,19 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	return true;
 }
 
+bool ui_has_times(struct ui *u, const char *what)
+{
+	if (u->tl)
+		return true;
+	snprintf(u->notice, sizeof u->notice, "no %s here: perf.data, perf script, .cpuprofile, "
+	         "Chrome traces and speedscope have them", what);
+	return false;
+}
+
 bool ui_set_chart(struct ui *u, bool on)
 {
-	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no sample times for a chart: perf.data, perf script, "
-		         ".cpuprofile, Chrome traces and speedscope have them");
+	if (!ui_has_times(u, "sample times for a chart"))
 		return false;
-	}
 	bool was = u->chart;
 	u->chart = on;
 	if (!ui_set_range(u, u->range_t0, u->range_t1, !u->range_set)) {

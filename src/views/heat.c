@@ -358,10 +358,7 @@ void heat_free(struct view *v)
 
 void heat_open(struct ui *u)
 {
-	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no sample times here: perf.data, perf script, .cpuprofile, "
-		         "Chrome traces and speedscope have them");
+	if (!ui_has_times(u, "sample times"))
 		return;
-	}
 	ui_push(u, u->heat);
 }

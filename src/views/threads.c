@@ -225,11 +225,8 @@ static int busy_cmp(const void *pa, const void *pb)
 void threads_open(struct ui *u)
 {
 	struct threads *th = (struct threads *)u->threads_view;
-	if (!u->tl) {
-		snprintf(u->notice, sizeof u->notice, "no threads here: perf.data, perf script, .cpuprofile, "
-		         "Chrome traces and speedscope have them");
+	if (!ui_has_times(u, "threads"))
 		return;
-	}
 	const struct timeline *tl = u->tl;
 	if (th->n != tl->nthreads) {
 		free(th->order);
