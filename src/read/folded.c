@@ -4,10 +4,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-#include "foldtok.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -36,15 +32,6 @@ struct folded_reader {
 	size_t nbatch;
 	strtab_id *bids;    /* their names, interned as each line is read */
 	size_t nbids, capbids;
-	/* The block being fed and a window of it, buf[wbase..wend), scanned
-	 * for ';' and '\n' (foldtok): semi and nl hold its masks. A window
-	 * starts at a line's start; inwin tells whether the line being parsed
-	 * lies in it (else it is longer than a window: memchr finds its
-	 * bytes). */
-	const char *buf;
-	size_t len, wbase, wend;
-	bool inwin;
-	uint64_t semi[FOLDTOK_WINDOW / 64], nl[FOLDTOK_WINDOW / 64];
 };
 
 struct folded_reader *folded_reader_new(struct tree *t)
@@ -166,17 +153,6 @@ static void batch_add(struct folded_reader *r, size_t keep, size_t n, struct tre
 		batch_flush(r);
 }
 
-/* Appends the end of a frame (an offset in the line) to r->ends. */
-static inline void add_end(struct folded_reader *r, size_t e)
-{
-	if (r->nends == r->capends) {
-		r->capends *= 2;
-		r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
-	}
-	r->ends[r->nends++] = e;
-}
-
-/* The line s[0..len), inside r->buf (r->inwin: inside the window too). */
 static void parse_line(struct folded_reader *r, const char *s, size_t len)
 {
 	const char *line = s;
@@ -209,40 +185,20 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
 	size_t n = 0;
 	r->nends = keep;
-	if (start < len) {
-		/* The ';' after start in the masks when the line is in the
-		 * window, else by memchr; then the end of the last frame. */
-		if (r->inwin) {
-			size_t base = (size_t)(s - r->buf) - r->wbase;
-			size_t a = base + start, b = base + len, w = a / 64;
-			uint64_t m = r->semi[w] & (~(uint64_t)0 << (a % 64));
-			for (;;) {
-				while (m) {
-					size_t q = 64 * w + (size_t)__builtin_ctzll(m);
-					if (q >= b)
-						break;
-					add_end(r, q - base);
-					m &= m - 1;
-				}
-				if (64 * ++w >= b)
-					break;
-				m = r->semi[w];
-			}
-		} else {
-			for (const char *q = s + start; (q = memchr(q, ';', (size_t)(s + len - q))) != NULL; q++)
-				add_end(r, (size_t)(q - s));
-		}
-		add_end(r, len);
-		n = r->nends - keep;
-		if (n > r->cap) {
-			while (r->cap < n)
-				r->cap *= 2;
+	for (size_t p = start; p < len;) {
+		const char *semi = memchr(s + p, ';', len - p);
+		size_t fe = semi ? (size_t)(semi - s) : len;
+		if (n == r->cap) {
+			r->cap *= 2;
 			r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
 		}
-		for (size_t k = keep; k < r->nends; k++) {
-			size_t fs = k ? r->ends[k - 1] + 1 : 0;
-			r->frames[k - keep] = (struct tree_frame){ s + fs, r->ends[k] - fs };
+		if (r->nends == r->capends) {
+			r->capends *= 2;
+			r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
 		}
+		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
+		r->ends[r->nends++] = fe;
+		p = fe + 1;
 	}
 	r->prev = s;
 	r->prevlen = len;
@@ -263,62 +219,20 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	r->d.stacks++;
 }
 
-/* Length of the common prefix of a[0..n) and b[0..n): 16 bytes at a time
- * (SSE2, which every x86-64 has), then 8, the first difference found by
- * counting trailing zeros; most lines share about 90% of their bytes
- * with the one before. */
+/* Length of the common prefix of a[0..n) and b[0..n). */
 static size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
-#ifdef __SSE2__
-	for (; i + 16 <= n; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
-		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-		unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
-		if (eq != 0xffff)
-			return i + (size_t)__builtin_ctz(~eq);
-	}
-#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x, y;
 		memcpy(&x, a + i, 8);
 		memcpy(&y, b + i, 8);
-		if (x != y) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
-#else
+		if (x != y)
 			break;
-#endif
-		}
 	}
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
-}
-
-/* The bits set in m. Not __builtin_popcountll: without -mpopcnt that is
- * a call to libgcc's table-driven routine. */
-static inline size_t bits_set(uint64_t m)
-{
-	m = m - ((m >> 1) & 0x5555555555555555ULL);
-	m = (m & 0x3333333333333333ULL) + ((m >> 2) & 0x3333333333333333ULL);
-	m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (size_t)((m * 0x0101010101010101ULL) >> 56);
-}
-
-/* The ';' bytes in s[0..c), s a line in the window: bits of its masks. */
-static size_t semis_before(const struct folded_reader *r, const char *s, size_t c)
-{
-	size_t a = (size_t)(s - r->buf) - r->wbase, b = a + c, k = 0;
-	if (a == b)
-		return 0;
-	size_t w = a / 64, wl = (b - 1) / 64;
-	uint64_t m = r->semi[w] & (~(uint64_t)0 << (a % 64));
-	for (; w < wl; m = r->semi[++w])
-		k += bits_set(m);
-	if (b % 64)
-		m &= ~(~(uint64_t)0 << (b % 64));
-	return k + bits_set(m);
 }
 
 /* How many leading frames of s[0..len) are those of the previous stack. */
@@ -328,15 +242,9 @@ static size_t shared_frames(const struct folded_reader *r, const char *s, size_t
 		return 0;   /* an empty stack has no frames, not one empty frame */
 	size_t m = len < r->prevlen ? len : r->prevlen;
 	size_t c = common_prefix(r->prev, s, m);
-	/* The frames of the previous stack ending before c: its ';' there,
-	 * which are this line's (c is at most its length). */
 	size_t k = 0;
-	if (r->inwin) {
-		k = semis_before(r, s, c);
-	} else {
-		while (k < r->nends && r->ends[k] < c)
-			k++;
-	}
+	while (k < r->nends && r->ends[k] < c)
+		k++;
 	/* A frame ending exactly where the bytes part is shared only if it
 	 * ends there in both stacks. */
 	if (k < r->nends && r->ends[k] == c &&
@@ -345,49 +253,15 @@ static size_t shared_frames(const struct folded_reader *r, const char *s, size_t
 	return k;
 }
 
-/* Where the line starting at r->buf[ls] ends: its '\n', or r->len when
- * it has none. Found in the window's masks, which move to start at ls when
- * the window ends before the line does; sets r->inwin. */
-static size_t line_end(struct folded_reader *r, size_t ls)
-{
-	for (;;) {
-		if (ls >= r->wbase && ls < r->wend) {
-			size_t a = ls - r->wbase, w = a / 64, nw = (r->wend - r->wbase + 63) / 64;
-			uint64_t m = r->nl[w] & (~(uint64_t)0 << (a % 64));
-			while (m == 0 && ++w < nw)
-				m = r->nl[w];
-			if (m) {
-				r->inwin = true;
-				return r->wbase + 64 * w + (size_t)__builtin_ctzll(m);
-			}
-			if (r->wend == r->len) {
-				r->inwin = true;
-				return r->len;
-			}
-			if (ls == r->wbase) {
-				/* longer than a window: no masks for it */
-				r->inwin = false;
-				const char *nl = memchr(r->buf + r->wend, '\n', r->len - r->wend);
-				return nl ? (size_t)(nl - r->buf) : r->len;
-			}
-		}
-		size_t n = r->len - ls < FOLDTOK_WINDOW ? r->len - ls : FOLDTOK_WINDOW;
-		foldtok_scan(r->buf + ls, n, r->semi, r->nl);
-		r->wbase = ls;
-		r->wend = ls + n;
-	}
-}
-
 void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 {
-	r->buf = buf;
-	r->len = len;
-	r->wbase = r->wend = 0;
-	for (size_t ls = 0; ls < len;) {
-		size_t le = line_end(r, ls);
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
 		r->d.lines++;
-		parse_line(r, buf + ls, le - ls);
-		ls = le < len ? le + 1 : len;
+		parse_line(r, p, (size_t)(le - p));
+		p = nl ? nl + 1 : end;
 	}
 	batch_flush(r);
 	/* The block may be unmapped or overwritten before the next call. */
