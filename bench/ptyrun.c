@@ -1,7 +1,7 @@
 /* ptyrun: runs a terminal program in a fresh pseudo-terminal and reports
  * when its first screen is complete, for `make bench` (time to first paint).
  *
- * usage: ptyrun [-s COLSxROWS] [-m MARKER] [-k KEYS] [-e ERRFILE] [-t SECONDS] -- CMD [ARG...]
+ * usage: ptyrun [-s COLSxROWS] [-m MARKER] [-p PARTIAL] [-k KEYS] [-e ERRFILE] [-t SECONDS] -- CMD [ARG...]
  *
  * The clock starts just before fork(). "first_paint_ms N" is printed when
  * MARKER (default "? help", the end of tflame's status line, the last row
@@ -9,7 +9,12 @@
  * "q") are typed, the output is drained until the program exits, and
  * "exit N" is printed. The program's stderr goes to ERRFILE (default
  * /dev/null) so that its reports stay out of the screen. Exit status: 0, or
- * 1 when the marker never came within the timeout (default 60 s). */
+ * 1 when the marker never came within the timeout (default 60 s).
+ *
+ * With -p, "partial_paint_ms N" is printed first when PARTIAL appears
+ * before MARKER: tflame's preview of a profile still loading says
+ * "loading" where the status line has "? help" once the whole profile is
+ * shown. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +37,7 @@ static double now_ms(void)
 
 static void usage(void)
 {
-	fputs("usage: ptyrun [-s COLSxROWS] [-m MARKER] [-k KEYS] [-e ERRFILE] [-t SECONDS] -- CMD [ARG...]\n",
+	fputs("usage: ptyrun [-s COLSxROWS] [-m MARKER] [-p PARTIAL] [-k KEYS] [-e ERRFILE] [-t SECONDS] -- CMD [ARG...]\n",
 	      stderr);
 	exit(2);
 }
@@ -40,10 +45,10 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct winsize ws = { .ws_col = 200, .ws_row = 50 };
-	const char *marker = "? help", *keys = "q", *errfile = "/dev/null";
+	const char *marker = "? help", *keys = "q", *errfile = "/dev/null", *partial = NULL;
 	double timeout_ms = 60e3;
 	int c;
-	while ((c = getopt(argc, argv, "s:m:k:e:t:")) != -1) {
+	while ((c = getopt(argc, argv, "s:m:p:k:e:t:")) != -1) {
 		switch (c) {
 		case 's': {
 			unsigned cols, rows;
@@ -54,13 +59,14 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'm': marker = optarg; break;
+		case 'p': partial = optarg; break;
 		case 'k': keys = optarg; break;
 		case 'e': errfile = optarg; break;
 		case 't': timeout_ms = atof(optarg) * 1e3; break;
 		default: usage();
 		}
 	}
-	if (optind >= argc || !*marker)
+	if (optind >= argc || !*marker || (partial && !*partial))
 		usage();
 
 	int master;
@@ -83,10 +89,13 @@ int main(int argc, char **argv)
 
 	/* Keep a window of the last bytes so a marker split over two reads
 	 * is still found. */
-	size_t mlen = strlen(marker);
+	size_t mlen = strlen(marker), plen = partial ? strlen(partial) : 0;
+	size_t wlen = mlen > plen ? mlen : plen;
+	if (wlen > 256)
+		usage();
 	char win[8192 + 256];
 	size_t have = 0;
-	int found = 0;
+	int found = 0, seen_partial = 0;
 	for (;;) {
 		double left = timeout_ms - (now_ms() - t0);
 		if (!found && left <= 0)
@@ -106,10 +115,15 @@ int main(int argc, char **argv)
 			break;      /* EIO: the program is gone */
 		if (found)
 			continue;
-		size_t keep = have < mlen ? have : mlen - 1;
+		size_t keep = have < wlen ? have : wlen - 1;
 		memmove(win, win + have - keep, keep);
 		memcpy(win + keep, buf, (size_t)n);
 		have = keep + (size_t)n;
+		if (partial && !seen_partial && memmem(win, have, partial, plen)) {
+			seen_partial = 1;
+			printf("partial_paint_ms %.1f\n", now_ms() - t0);
+			fflush(stdout);
+		}
 		if (memmem(win, have, marker, mlen)) {
 			found = 1;
 			printf("first_paint_ms %.1f\n", now_ms() - t0);

@@ -302,6 +302,56 @@ static bool say_all_hidden(const struct settings *set, const struct tree *t, con
 	return true;
 }
 
+/* The browser's title: "A.folded → B.folded" for a diff of two files; "a
+ * + 2 more"; standard input is "stdin", not "-". */
+static void browser_title(char *title, size_t size, char **files, size_t nfiles, const struct settings *set,
+                          const char *recorded)
+{
+	const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
+	const char *f0 = strcmp(files[0], "-") ? files[0] : "stdin";
+	const char *f1 = nfiles > 1 && strcmp(files[1], "-") == 0 ? "stdin" : nfiles > 1 ? files[1] : "";
+	if (recorded)
+		snprintf(title, size, "%s", recorded);
+	else if (set->diff && nfiles == 2)
+		snprintf(title, size, "%s%s%s", f0, arrow, f1);
+	else if (nfiles > 1)
+		snprintf(title, size, "%s + %zu more", f0, nfiles - 1);
+	else
+		snprintf(title, size, "%s", f0);
+}
+
+/* The browser's options that the settings alone give (the rest comes from
+ * the load). */
+static void browser_options(struct ui_options *uo, const struct settings *set, const char *title)
+{
+	*uo = (struct ui_options){
+		.orient = set->orient, .min_width = set->min_width,
+		.diff = set->diff, .negate = set->negate, .normalize = set->normalize,
+		.table = set->view == VIEW_TABLE, .table_sort = set->table_sort,
+		.sandwich = set->view == VIEW_SANDWICH, .sandwich_name = set->sandwich,
+		.title = title,
+		.palette = set->pal, .rules = set->rules,
+		.search = set->search_re, .stats = set->stats,
+		.range_set = set->time_range != NULL,
+		.heatmap = set->view == VIEW_HEATMAP,
+		.chart = set->view == VIEW_CHART,
+	};
+}
+
+/* A preview's transform stack (ui_live_source.views): the transforms asked
+ * for, those that apply to it (all are checked on the whole profile). */
+static void preview_views(void *arg, struct transform_stack *st, const struct tree *t, enum tree_order order)
+{
+	const struct settings *set = arg;
+	transform_stack_init(st, t, NULL, order);
+	for (size_t k = 0; k < set->ntrs; k++) {
+		char why[256];
+		const char *a = set->trs[k].arg;
+		struct transform tr = transform_make(set->trs[k].kind, a, a ? strlen(a) : 0);
+		transform_stack_push(st, &tr, why, sizeof why);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -407,6 +457,25 @@ int main(int argc, char **argv)
 		set.lo.perf.events = &pevents;
 	if (!set.diff && (set.mode != MODE_COLLAPSE || set.time_range || set.nonly || set.stats))
 		set.lo.timeline = &tl;      /* --collapse alone does not use it */
+	/* The browser opens before a long load ends, on a preview (one input
+	 * of folded or perf script text; not for what needs the whole
+	 * profile first: a diff, a time range, a thread choice, the heat map
+	 * or the chart, --stats' report). */
+	char title[512];
+	browser_title(title, sizeof title, files, nfiles, &set, recorded ? rec.title : NULL);
+	struct ui_options uo;
+	browser_options(&uo, &set, title);
+	struct load_live *lv = NULL;
+	struct ui_live *live = NULL;
+	if (set.mode == MODE_UI && !set.bench_keys && !set.script && !set.stats && nfiles == 1 && !set.diff &&
+	    !set.time_range && !set.nonly && set.view != VIEW_HEATMAP && set.view != VIEW_CHART && !t.chart) {
+		lv = load_live_new();
+		search_set_threads(set.lo.threads);
+		struct ui_live_source src = { load_live_preview, load_live_status, preview_views, lv, &set };
+		live = ui_live_start(&src, &uo, set.order);
+		if (live)
+			set.lo.live = lv;
+	}
 	double t0 = seconds();
 	int rc;
 	if (set.diff && nfiles == 2) {
@@ -506,6 +575,8 @@ int main(int argc, char **argv)
 		        t.stacks, t1 - t0, t2 - t1, tl.n, timeline_bytes(&tl));
 
 	if (rc != 0 || set.mode != MODE_UI) {
+		if (live)
+			ui_live_abort(live);
 		static char outbuf[1 << 16];
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 		if (rc == 0 && set.mode == MODE_COLLAPSE) {
@@ -592,37 +663,14 @@ int main(int argc, char **argv)
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	} else {
-		/* "A.folded → B.folded" for a diff of two files; "a + 2 more";
-		 * standard input is "stdin", not "-" */
-		char title[512];
-		const char *arrow = utf8_locale() ? " \u2192 " : " -> ";
-		const char *f0 = strcmp(files[0], "-") ? files[0] : "stdin";
-		const char *f1 = nfiles > 1 && strcmp(files[1], "-") == 0 ? "stdin" : nfiles > 1 ? files[1] : "";
-		if (recorded)
-			snprintf(title, sizeof title, "%s", rec.title);
-		else if (set.diff && nfiles == 2)
-			snprintf(title, sizeof title, "%s%s%s", f0, arrow, f1);
-		else if (nfiles > 1)
-			snprintf(title, sizeof title, "%s + %zu more", f0, nfiles - 1);
-		else
-			snprintf(title, sizeof title, "%s", f0);
-		struct ui_options uo = {
-			.orient = set.orient, .min_width = set.min_width,
-			.views = &views, .diff = set.diff, .negate = set.negate, .normalize = set.normalize,
-			.table = set.view == VIEW_TABLE, .table_sort = set.table_sort,
-			.sandwich = set.view == VIEW_SANDWICH, .sandwich_name = set.sandwich,
-			.title = title,
-			.notice = msgs.len ? msgs.text : NULL,
-			.palette = set.pal, .rules = set.rules,
-			.search = set.search_re, .stats = set.stats,
-			.unit = &unit,
-			.timeline = !set.diff && tl.n ? &tl : NULL,
-			.timeline_tree = (set.time_range || set.nonly) ? &full : &t,
-			.threads = chosen, .range_t0 = range_t0, .range_t1 = range_t1,
-			.range_set = set.time_range != NULL,
-			.heatmap = set.view == VIEW_HEATMAP,
-			.chart = set.view == VIEW_CHART,
-		};
+		uo.views = &views;
+		uo.notice = msgs.len ? msgs.text : NULL;
+		uo.unit = &unit;
+		uo.timeline = !set.diff && tl.n ? &tl : NULL;
+		uo.timeline_tree = (set.time_range || set.nonly) ? &full : &t;
+		uo.threads = chosen;
+		uo.range_t0 = range_t0;
+		uo.range_t1 = range_t1;
 		search_set_threads(set.lo.threads);
 		if (set.bench_keys || set.script) {
 			/* headless: the size of the terminal there is (the bench's
@@ -639,12 +687,15 @@ int main(int argc, char **argv)
 				close(fd);
 			rc = script_run(shown, &uo, set.bench_keys ? set.bench_keys : set.script, cols, lines, stdout,
 			                set.bench_keys != NULL);
+		} else if (live) {
+			rc = ui_live_finish(live, shown, &uo);
 		} else {
 			rc = ui_run(shown, &uo);
 		}
 		if (msgs.len)
 			fputs(msgs.text, stderr);
 	}
+	load_live_free(lv);
 	load_messages_free(&msgs);
 	transform_stack_free(&views);
 	tree_free(&before);

@@ -2,6 +2,7 @@
 #include "loadint.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <inttypes.h>
@@ -47,6 +48,199 @@ void load_messages_free(struct load_messages *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* ---- a load watched from another thread ---------------------------------- */
+
+/* A preview of a mapped file reads LIVE_WINDOWS stretches of lines spread
+ * over it, LIVE_SHARE of the file in all but at most LIVE_SAMPLE_MAX: on
+ * 1 GiB, 16 MiB, parsed in 0.05 to 0.2 s. */
+#define LIVE_WINDOWS 64
+#define LIVE_SHARE 64
+#define LIVE_SAMPLE_MAX ((size_t)16 << 20)
+
+struct load_live {
+	pthread_mutex_t mu;
+	/* What a preview reads, while load_one reads a folded or perf
+	 * script input (under mu): a mapped file, or the tree a stream is
+	 * read into (the loader holds mu while it adds to it). */
+	const char *map;
+	size_t maplen;
+	const struct tree *t;
+	enum sniff_format fmt;
+	struct perf_options perf;   /* for a sample: the first event kept */
+	char *filter;               /* perf.event_filter's, owned */
+	bool sampled;               /* the sample was made: no other */
+	bool sampling;              /* a thread reads the mapping (not under
+	                               mu, which the loader's progress takes):
+	                               it stays mapped until that ends */
+	pthread_cond_t cv;          /* sampling ended */
+	bool quiet;                 /* the browser has the terminal: no
+	                               progress on stderr */
+	uint64_t done, size;        /* bytes read so far, of size (0: unknown) */
+};
+
+struct load_live *load_live_new(void)
+{
+	struct load_live *lv = xcalloc(1, sizeof *lv);
+	pthread_mutex_init(&lv->mu, NULL);
+	pthread_cond_init(&lv->cv, NULL);
+	return lv;
+}
+
+void load_live_free(struct load_live *lv)
+{
+	if (!lv)
+		return;
+	pthread_mutex_destroy(&lv->mu);
+	pthread_cond_destroy(&lv->cv);
+	free(lv->filter);
+	free(lv);
+}
+
+static void human(double bytes, char *buf, size_t n);
+
+/* What previews read from now on: s's mapping, or t as s is read into it. */
+static void live_begin(struct load_live *lv, struct source *s, const struct tree *t, enum sniff_format fmt,
+                       const struct perf_options *po)
+{
+	if (!lv || (fmt != SNIFF_FOLDED && fmt != SNIFF_PERF) || t->chart)
+		return;
+	const char *d;
+	size_t len;
+	char *filter = NULL;
+	bool mapped = source_mapping(s, &d, &len);
+	struct perf_options later = *po;
+	if (mapped && fmt == SNIFF_PERF && !later.event_filter) {
+		/* pieces of the file must keep the event a whole pass keeps */
+		filter = load_first_event(d, len, po);
+		if (!filter)
+			mapped = false;
+		later.event_filter = filter;
+	}
+	later.mid_stream = true;
+	pthread_mutex_lock(&lv->mu);
+	lv->done = 0;
+	lv->size = source_size(s);
+	lv->fmt = fmt;
+	lv->perf = later;
+	free(lv->filter);
+	lv->filter = filter;
+	if (mapped) {
+		lv->map = d;
+		lv->maplen = len;
+	} else {
+		lv->t = t;
+	}
+	pthread_mutex_unlock(&lv->mu);
+	/* For tests: a mapped file waits for its preview, then until the
+	 * file TFLAME_LOAD_HOLD names exists (60 s at most), so that a test
+	 * sees the preview whatever the machine's speed. */
+	const char *hold = getenv("TFLAME_LOAD_HOLD");
+	for (int k = 0; mapped && hold && *hold && k < 6000; k++) {
+		pthread_mutex_lock(&lv->mu);
+		bool taken = lv->sampled && !lv->sampling;
+		pthread_mutex_unlock(&lv->mu);
+		if (taken && access(hold, F_OK) == 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+}
+
+/* The input is read: nothing more to preview (and its mapping goes). */
+static void live_end(struct load_live *lv)
+{
+	if (!lv)
+		return;
+	pthread_mutex_lock(&lv->mu);
+	lv->map = NULL;
+	lv->t = NULL;
+	while (lv->sampling)
+		pthread_cond_wait(&lv->cv, &lv->mu);
+	pthread_mutex_unlock(&lv->mu);
+}
+
+/* A sample of the mapped file d[0..len) of format fmt: LIVE_WINDOWS
+ * stretches of whole lines (records), one at the start of each
+ * LIVE_WINDOWS-th of it, in file order (a sorted file gives a sorted
+ * sample). */
+static struct tree *live_sample(const char *d, size_t len, enum sniff_format fmt, const struct perf_options *po,
+                                char *what, size_t size)
+{
+	size_t part = len / LIVE_WINDOWS;
+	size_t want = len / LIVE_SHARE < LIVE_SAMPLE_MAX ? len / LIVE_SHARE : LIVE_SAMPLE_MAX;
+	size_t per = want / LIVE_WINDOWS > 4096 ? want / LIVE_WINDOWS : 4096;
+	bool records = fmt == SNIFF_PERF;
+	struct tree *pt = xmalloc(sizeof *pt);
+	tree_init(pt);
+	struct load_reader r = load_reader_new(fmt, pt, po, NULL);
+	uint64_t taken = 0, scanned = 0;
+	for (size_t i = 0; i < LIVE_WINDOWS; i++) {
+		size_t from = part * i, hi = i + 1 < LIVE_WINDOWS ? part * (i + 1) : len;
+		size_t a = i ? load_cut_in(d, from, hi, records, &scanned) : 0;
+		if (i && a == 0)
+			continue;       /* no line starts in this part */
+		size_t b = a + per < hi ? load_cut_in(d, a + per, hi, records, &scanned) : 0;
+		if (b == 0)
+			b = hi;         /* to the end of the part */
+		if (b > a) {
+			load_reader_feed(&r, d + a, b - a);
+			taken += b - a;
+		}
+	}
+	load_reader_finish(&r);
+	load_reader_free(&r);
+	snprintf(what, size, "a %.*f%% sample", taken * 1000 < len ? 1 : 0,
+	         len ? 100.0 * (double)taken / (double)len : 0.0);
+	return pt;
+}
+
+struct tree *load_live_preview(void *arg, char *what, size_t size)
+{
+	struct load_live *lv = arg;
+	struct tree *pt = NULL;
+	what[0] = '\0';
+	pthread_mutex_lock(&lv->mu);
+	if (lv->map && !lv->sampled) {
+		lv->sampled = lv->sampling = true;
+		const char *d = lv->map;
+		size_t len = lv->maplen;
+		pthread_mutex_unlock(&lv->mu);
+		pt = live_sample(d, len, lv->fmt, &lv->perf, what, size);
+		pthread_mutex_lock(&lv->mu);
+		lv->sampling = false;
+		pthread_cond_broadcast(&lv->cv);
+	} else if (lv->t && lv->t->stacks) {
+		pt = xmalloc(sizeof *pt);
+		tree_init(pt);
+		tree_merge(pt, lv->t);
+		char b[32];
+		human((double)lv->done, b, sizeof b);
+		snprintf(what, size, "the first %s", b);
+	}
+	if (pt && !lv->quiet) {
+		lv->quiet = true;
+		/* the progress line goes before the browser comes */
+		if (isatty(STDERR_FILENO))
+			fputs("\r\033[K", stderr);
+	}
+	pthread_mutex_unlock(&lv->mu);
+	return pt;
+}
+
+void load_live_status(void *arg, char *buf, size_t size)
+{
+	struct load_live *lv = arg;
+	pthread_mutex_lock(&lv->mu);
+	uint64_t done = lv->done, total = lv->size;
+	pthread_mutex_unlock(&lv->mu);
+	if (total) {
+		snprintf(buf, size, "loading %.0f%%", done < total ? 100.0 * (double)done / (double)total : 100.0);
+	} else {
+		char b[32];
+		human((double)done, b, sizeof b);
+		snprintf(buf, size, "loading, %s read", b);
+	}
+}
+
 /* ---- progress ----------------------------------------------------------- */
 
 double load_now(void)
@@ -71,6 +265,14 @@ static void human(double bytes, char *buf, size_t n)
  * once loading has taken 0.3 s: short loads stay silent. */
 void load_progress_update(struct load_progress *p, uint64_t off, uint64_t size, uint64_t stacks, bool final)
 {
+	if (p->live) {
+		pthread_mutex_lock(&p->live->mu);
+		p->live->done = off;
+		p->live->size = size;
+		if (p->live->quiet)
+			p->enabled = false;     /* the browser has the terminal */
+		pthread_mutex_unlock(&p->live->mu);
+	}
 	if (!p->enabled)
 		return;
 	double t = load_now();
@@ -210,7 +412,12 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
 		folded_reader_set_before(r.f, o->before);
 	int rc = 0;
 	while (n > 0) {
+		/* A preview may copy t between blocks, not while one goes in. */
+		if (o->live)
+			pthread_mutex_lock(&o->live->mu);
 		load_reader_feed(&r, buf, (size_t)n);
+		if (o->live)
+			pthread_mutex_unlock(&o->live->mu);
 		load_progress_update(pr, source_offset(s), source_size(s), t->stacks, false);
 		n = source_next(s, &buf);
 	}
@@ -322,7 +529,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		load_messages_add(m, "tflame: %s: %s", name, err);
 		return 1;
 	}
-	struct load_progress pr = { .enabled = o->progress && isatty(STDERR_FILENO) };
+	struct load_progress pr = { .enabled = o->progress && isatty(STDERR_FILENO), .live = o->live };
 	pr.start = pr.last = load_now();
 	text_sanitize(name, strlen(name), pr.name, sizeof pr.name);
 
@@ -406,10 +613,12 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	bool perf_like = o->format == SNIFF_FOLDED &&
 	                 sniff_detect(buf, (size_t)n, source_at_eof(s), &bad0) == SNIFF_PERF;
 	int rc = 0;
+	live_begin(o->live, s, t, fmt, &o->perf);
 	if (load_par(t, s, fmt, o, &pr, m, name))
 		report_shrank(m, name, s);
 	else
 		rc = load_text(t, s, fmt, buf, n, o, &pr, m, name);
+	live_end(o->live);
 	if (perf_like && t->stacks == stacks0)
 		load_messages_add(m, "tflame: %s: its lines look like perf script output, not folded stacks: "
 		                  "leave out -f folded, or give -f perf", name);

@@ -32,6 +32,9 @@ struct load_options {
 	struct timeline *timeline;  /* inputs with times (perf script, perf.data,
 	                               .cpuprofile) add each sample's there too,
 	                               with leaves of t (NULL: not kept) */
+	struct load_live *live;     /* previews of the load for a browser shown
+	                               before it ends (see load_live_new), or
+	                               NULL */
 };
 
 struct load_messages {
@@ -52,6 +55,29 @@ int load_files(struct tree *t, char *const *paths, size_t n,
  * search stays within its nominal piece, so at most len bytes are read in
  * all, whatever the input; *scanned (when not NULL) gets that count. */
 size_t load_cuts(const char *d, size_t len, bool records, size_t want, size_t *cut, uint64_t *scanned);
+
+/* A load watched from another thread, for a browser that opens before the
+ * load ends (a big file, a slow pipe) and shows a preview meanwhile. Set
+ * it in load_options.live of one load_files call; the functions below may
+ * then be called from any thread while it runs. Only folded and perf
+ * script text give previews. */
+struct load_live *load_live_new(void);
+/* After load_files has returned. */
+void load_live_free(struct load_live *lv);
+/* A tree (tree_init'ed and not finalized, malloc'ed: the caller frees both)
+ * of part of what the load reads: of a mapped file, a sample of lines
+ * spread over the whole file, made on the calling thread (once: NULL on
+ * later calls); of a stream, a copy of the tree built so far (the loader
+ * waits meanwhile). NULL when there is nothing to show: nothing read yet,
+ * another format, the load over. what gets a few words for the status
+ * line ("a 1.6% sample", "the first 12.3 MB"). After the first tree is
+ * returned, the load draws no more progress on stderr (the browser has
+ * the terminal). lv is a struct load_live (void: a ui_live_source's
+ * callback). */
+struct tree *load_live_preview(void *lv, char *what, size_t size);
+/* How far the load has gone, for the status line: "loading 23%", or
+ * "loading, 120 MB read" when the size is unknown. */
+void load_live_status(void *lv, char *buf, size_t size);
 
 void load_messages_add(struct load_messages *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

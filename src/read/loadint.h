@@ -19,7 +19,17 @@ struct load_progress {
 	bool enabled, shown;
 	double start, last;
 	char name[64];
+	struct load_live *live;     /* also told the progress, or NULL */
 };
+
+/* The first cut in d[from..hi): just after the first newline (folded), or
+ * just after the first whitespace-only line that starts after one (perf
+ * script, records: a record boundary). 0 when there is none in that
+ * window. The bytes looked at are added to *scanned. */
+size_t load_cut_in(const char *d, size_t from, size_t hi, bool records, uint64_t *scanned);
+/* The event name a single pass over the perf script text d[0..len) would
+ * keep (malloc'ed), found within its first few MiB; NULL when none is. */
+char *load_first_event(const char *d, size_t len, const struct perf_options *po);
 
 /* Monotonic seconds. */
 double load_now(void);

@@ -393,7 +393,7 @@ static bool par_alone(void *arg)
 
 /* The event name a single pass would keep: found by reading the start of
  * the file with a throwaway reader. NULL when not within PAR_PRESCAN. */
-static char *first_event(const char *d, size_t len, const struct perf_options *po)
+char *load_first_event(const char *d, size_t len, const struct perf_options *po)
 {
 	struct tree tmp;
 	tree_init(&tmp);
@@ -427,10 +427,7 @@ static const char *scan_for(const char *d, size_t from, size_t hi, char c, uint6
 	return p;
 }
 
-/* The first cut in d[from..hi): just after the first newline (folded), or
- * just after the first whitespace-only line that starts after one (perf
- * script: a record boundary). 0 when there is none in that window. */
-static size_t cut_in(const char *d, size_t from, size_t hi, bool records, uint64_t *scanned)
+size_t load_cut_in(const char *d, size_t from, size_t hi, bool records, uint64_t *scanned)
 {
 	const char *nl = scan_for(d, from, hi, '\n', scanned);
 	if (!nl)
@@ -470,7 +467,7 @@ size_t load_cuts(const char *d, size_t len, bool records, size_t want, size_t *c
 		size_t from = len / want * i, hi = i + 1 < want ? len / want * (i + 1) : len;
 		if (from < cut[k - 1])
 			from = cut[k - 1];
-		size_t c = cut_in(d, from, hi, records, scanned);
+		size_t c = load_cut_in(d, from, hi, records, scanned);
 		if (c > cut[k - 1] && c < len)
 			cut[k++] = c;
 	}
@@ -511,7 +508,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 	struct perf_options later = o->perf;
 	char *filter = NULL;
 	if (fmt == SNIFF_PERF && !later.event_filter) {
-		filter = first_event(d, len, &o->perf);
+		filter = load_first_event(d, len, &o->perf);
 		if (!filter)
 			return false;
 		later.event_filter = filter;

@@ -258,6 +258,10 @@ size_t flameview_spans(const struct ui *u);
 void flameview_reveal(struct ui *u, tree_idx m);
 /* The tree changed: zoom and selection start again. */
 void flameview_tree_changed(struct ui *u);
+/* Zooms into zoom and selects sel (TREE_NONE: leaves either as it is),
+ * after flameview_tree_changed: the view of a tree that replaced another
+ * (a preview's, once the load ends). */
+void flameview_restore(struct ui *u, tree_idx zoom, tree_idx sel);
 /* The transform labels and the zoom root's path on row 0 (the table draws
  * it too). */
 void flameview_draw_breadcrumb(struct ui *u);
@@ -339,6 +343,12 @@ struct ui {
 
 	struct ui_colours col;
 	struct finder find;
+
+	/* While the profile loads (ui_live_start): the live browser, and
+	 * what the status line says of the preview shown ("" once the whole
+	 * profile is). */
+	struct ui_live *live;
+	char loading[128];
 
 	bool stats;                 /* --stats: prompt keystrokes timed */
 	unsigned long nkeys;

@@ -11,6 +11,7 @@
 #include "browser.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "search.h"
@@ -40,6 +42,46 @@
  * (a redraw costs about as much as a slice). */
 #define UI_SEARCH_SLICE_NS (12u * 1000u * 1000u)
 #define UI_PROGRESS_MS 100
+/* While the profile loads: the preview comes after UI_LIVE_DELAY_MS (a
+ * load that ends sooner shows none), getch wakes up every UI_LIVE_POLL_MS
+ * to see whether the load has ended, the progress on the status line is
+ * redrawn every UI_LIVE_STATUS_MS, and a stream's preview is made again
+ * after UI_LIVE_REFRESH_MS, or 20 times as long as the last one took. */
+#define UI_LIVE_DELAY_MS 300
+#define UI_LIVE_POLL_MS 50
+#define UI_LIVE_STATUS_MS 250
+#define UI_LIVE_REFRESH_MS 2000
+
+enum live_state {
+	LIVE_LOADING,
+	LIVE_DONE,          /* ui_live_finish: final and fo are set */
+	LIVE_ABORT
+};
+
+struct ui_live {
+	struct ui_live_source src;
+	struct ui_options po;       /* the preview's options (views: pviews) */
+	enum tree_order order;
+	pthread_t tid;
+	sigset_t oldmask;           /* the caller's, given back at the end */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	enum live_state state;      /* under mu */
+	const struct tree *final;   /* under mu, once LIVE_DONE */
+	const struct ui_options *fo;
+	int status;                 /* the browser's, when its thread ends */
+	bool ran;                   /* its thread ran the browser */
+	/* The browser thread's own: the preview shown (finalized) and its
+	 * transform stack; what it is ("a 2% sample"); whether it is a
+	 * stream's (made again), when it was made and what that took. */
+	struct tree *pt;
+	struct transform_stack pviews;
+	size_t pviews_n;            /* transforms it started with */
+	bool user_transforms;       /* the user pushed or undid one since */
+	char what[64];
+	bool stream;
+	long made_ms, cost_ms, status_ms;
+};
 
 /* ---- terminal state shared with the cleanup hook and signal handlers ---- */
 
@@ -183,6 +225,8 @@ void ui_push_transform(struct ui *u, struct transform tr)
 {
 	char err[256];
 	ui_busy(u, "computing the transformed tree...");
+	if (u->live)
+		u->live->user_transforms = true;
 	finder_pause(u);        /* the push frees the tree the pass reads */
 	if (!transform_stack_push(u->views, &tr, err, sizeof err)) {
 		text_sanitize(err, strlen(err), u->notice, sizeof u->notice);
@@ -198,6 +242,8 @@ void ui_undo_transform(struct ui *u)
 	char label[256], msg[300];
 	if (u->views->n > 1)
 		ui_busy(u, "recomputing from the loaded profile...");
+	if (u->live)
+		u->live->user_transforms = true;
 	transform_label(&u->views->items[u->views->n - 1], label, sizeof label);
 	snprintf(msg, sizeof msg, "undone: %s", label);
 	finder_pause(u);        /* the pop frees the tree the pass reads */
@@ -265,6 +311,10 @@ bool ui_has_times(struct ui *u, const char *what)
 {
 	if (u->tl)
 		return true;
+	if (u->loading[0]) {
+		snprintf(u->notice, sizeof u->notice, "no %s while the profile loads", what);
+		return false;
+	}
 	snprintf(u->notice, sizeof u->notice, "no %s here: perf.data, perf script, .cpuprofile, "
 	         "Chrome traces and speedscope have them", what);
 	return false;
@@ -364,6 +414,16 @@ static void draw(struct ui *u)
 		paint_text(u, 0, 0, u->cols >= 18 ? "terminal too small" : "too small");
 	else
 		v->ops->draw(u, v);
+	/* A preview: said over the right of the status line (where "? help"
+	 * is once the whole profile is shown), never in the bottom-right
+	 * cell. */
+	if (u->loading[0] && !u->too_small) {
+		int w = text_width(u->loading, strlen(u->loading));
+		int x = u->cols - 1 - w;
+		attron(A_REVERSE);
+		paint_text(u, u->lines - 1, x > 0 ? x : 0, u->loading);
+		attroff(A_REVERSE);
+	}
 	/* The cursor shows where the prompt's typing goes, and only there. */
 	curs_set(v->ops->cursor && !u->too_small ? 1 : 0);
 	refresh();
@@ -475,10 +535,15 @@ static int open_terminal(void)
 /* The browser's state for t and o, and the first paint (the terminal,
  * real or headless, is open). own holds the transform stack when o has
  * none. */
+static void live_say(struct ui *u);
+
 static void ui_setup(struct ui *u, struct transform_stack *own, const struct tree *t,
-                     const struct ui_options *o)
+                     const struct ui_options *o, struct ui_live *lv)
 {
 	memset(u, 0, sizeof *u);
+	u->live = lv;
+	if (lv)
+		live_say(u);
 	u->t = t;
 	u->tree_gen = 1;
 	u->title = o->title;
@@ -554,7 +619,10 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	free(u->buf);
 }
 
-int ui_run(const struct tree *t, const struct ui_options *o)
+static bool live_poll(struct ui *u);
+
+/* ui_run, or with lv the live browser's thread (a preview first). */
+static int run(const struct tree *t, const struct ui_options *o, struct ui_live *lv)
 {
 	struct sigaction old[UI_NSIGNALS];
 	struct ui ui, *u = &ui;
@@ -570,7 +638,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 	}
 
 	struct transform_stack own;
-	ui_setup(u, &own, t, o);
+	ui_setup(u, &own, t, o, lv);
 
 	int errors = 0;
 	long last_draw = ui_now_ms();
@@ -578,11 +646,18 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		/* While a pass is pending, getch only looks for a key and the
 		 * pass goes on in slices between keys. */
 		bool busy = u->find.pending != NULL;
-		timeout(busy ? 0 : UI_POLL_MS);
+		timeout(busy ? 0 : u->live ? UI_LIVE_POLL_MS : UI_POLL_MS);
 		long t0 = ui_now_ms();
 		int ch = getch();
 		if (ui_caught)
 			break;
+		if (u->live && live_poll(u)) {
+			if (u->quit)
+				break;
+			settle(u);
+			draw(u);
+			last_draw = ui_now_ms();
+		}
 		if (ch == ERR && busy) {
 			finder_work(u, UI_SEARCH_SLICE_NS);
 			if (!u->find.pending || ui_now_ms() - last_draw >= UI_PROGRESS_MS) {
@@ -596,7 +671,7 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 			/* A timeout is normal. An early error is EINTR (stop and
 			 * continue) or a terminal that went away: EOF forever, which
 			 * must not spin. */
-			if (ui_now_ms() - t0 >= UI_POLL_MS / 2)
+			if (ui_now_ms() - t0 >= (u->live ? UI_LIVE_POLL_MS : UI_POLL_MS) / 2)
 				errors = 0;
 			else if (++errors > UI_MAX_ERRORS) {
 				lost = true;
@@ -642,8 +717,341 @@ int ui_run(const struct tree *t, const struct ui_options *o)
 		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
 		        u->find.npasses, u->find.pass_max_ms, u->find.pass_last_ms);
 
+	/* Quit while the profile still loads: nothing is left to do. */
+	if (u->live && u->loading[0]) {
+		pthread_mutex_lock(&u->live->mu);
+		bool loading = u->live->state == LIVE_LOADING;
+		pthread_mutex_unlock(&u->live->mu);
+		if (loading)
+			_exit(status);
+	}
 	ui_teardown(u, &own);
 	return status;
+}
+
+int ui_run(const struct tree *t, const struct ui_options *o)
+{
+	return run(t, o, NULL);
+}
+
+/* ---- the browser while the profile loads -------------------------------- */
+
+/* The status line's word on the preview: how far the load is, and what is
+ * shown. */
+static void live_say(struct ui *u)
+{
+	struct ui_live *lv = u->live;
+	char st[64] = "";
+	lv->src.status(lv->src.arg, st, sizeof st);
+	char text[sizeof u->loading];
+	snprintf(text, sizeof text, " %s (showing %s) ", st, lv->what);
+	text_sanitize(text, strlen(text), u->loading, sizeof u->loading);
+	lv->status_ms = ui_now_ms();
+}
+
+/* A preview from the source, finalized, with its transform stack: into
+ * *pt and *st. False when the source has none (yet). */
+static bool live_make(struct ui_live *lv, struct tree **pt, struct transform_stack *st)
+{
+	long t0 = ui_now_ms();
+	char what[sizeof lv->what];
+	struct tree *t = lv->src.preview(lv->src.arg, what, sizeof what);
+	if (!t)
+		return false;
+	tree_finalize(t, lv->order);
+	if (st) {
+		if (lv->src.views)
+			lv->src.views(lv->src.views_arg, st, t, lv->order);
+		else
+			transform_stack_init(st, t, NULL, lv->order);
+	}
+	*pt = t;
+	memcpy(lv->what, what, sizeof lv->what);
+	lv->stream = strncmp(what, "the first", 9) == 0;
+	lv->made_ms = ui_now_ms();
+	lv->cost_ms = lv->made_ms - t0;
+	return true;
+}
+
+/* The path of node i of t from the root's child down: names into v (at
+ * most cap), its length returned (0 for the root or TREE_NONE). */
+static size_t node_path(const struct tree *t, tree_idx i, struct tree_frame *v, size_t cap)
+{
+	size_t n = 0;
+	for (tree_idx k = i; k != TREE_NONE && k != TREE_ROOT; k = tree_parent(t, k))
+		n++;
+	if (n > cap)
+		return 0;
+	size_t j = n;
+	for (tree_idx k = i; k != TREE_NONE && k != TREE_ROOT; k = tree_parent(t, k))
+		v[--j] = (struct tree_frame){ tree_name(t, k), tree_name_len(t, k) };
+	return n;
+}
+
+/* The node of t at path v[0..n), or TREE_NONE (TREE_ROOT for n == 0).
+ * O(siblings along the path). */
+static tree_idx find_path(const struct tree *t, const struct tree_frame *v, size_t n)
+{
+	tree_idx cur = TREE_ROOT;
+	for (size_t k = 0; k < n && cur != TREE_NONE; k++) {
+		tree_idx c = tree_first_child(t, cur);
+		while (c != TREE_NONE && !(tree_name_len(t, c) == v[k].len &&
+		                           memcmp(tree_name(t, c), v[k].s, v[k].len) == 0))
+			c = tree_next_sibling(t, c);
+		cur = c;
+	}
+	return cur;
+}
+
+#define LIVE_PATH_MAX 4096
+
+/* The browsed tree becomes the current one of u->views, whose base
+ * replaced the preview: what is indexed by the old tree starts again
+ * (tree_changed), then the zoom root and the selection are found again by
+ * their paths. The old tree must still be alive. */
+static void live_rebased(struct ui *u, const struct tree *old)
+{
+	struct tree_frame *zp = xmalloc(2 * LIVE_PATH_MAX * sizeof *zp), *sp = zp + LIVE_PATH_MAX;
+	tree_idx z = flameview_zoom(u), sel = flameview_selected(u);
+	size_t nz = node_path(old, z, zp, LIVE_PATH_MAX), ns = node_path(old, sel, sp, LIVE_PATH_MAX);
+	bool zoomed = z != TREE_ROOT && nz > 0, selected = sel == TREE_ROOT || ns > 0;
+	tree_changed(u);
+	tree_idx nzoom = zoomed ? find_path(u->t, zp, nz) : TREE_NONE;
+	tree_idx nsel = selected ? find_path(u->t, sp, ns) : TREE_NONE;
+	flameview_restore(u, nzoom, nsel);
+	free(zp);
+}
+
+/* The views over the flame graph hold what they computed from the tree:
+ * they close before it changes; the table and the help open again after. */
+static struct view *live_close_views(struct ui *u)
+{
+	struct view *v = top(u);
+	ui_pop_all(u);
+	return v == u->table || v == u->help ? v : NULL;
+}
+
+static void live_reopen(struct ui *u, struct view *v)
+{
+	if (v == u->table)
+		tablescreen_open(u);
+	else if (v == u->help)
+		help_open(u);
+}
+
+/* The load ended: its tree t (with o) replaces the preview. */
+static void live_final(struct ui *u, const struct tree *t, const struct ui_options *o)
+{
+	struct ui_live *lv = u->live;
+	struct view *again = live_close_views(u);
+	finder_pause(u);
+	const struct tree *old = u->t;
+	if (lv->user_transforms || !o->views) {
+		/* what the user did to the preview, done to the profile */
+		if (transform_stack_rebase(&lv->pviews, o->views ? o->views->base : t))
+			snprintf(u->notice, sizeof u->notice, "some transforms do not apply to the whole profile: dropped");
+	} else {
+		u->views = o->views;
+	}
+	u->base0 = u->views->base;
+	u->unit = o->unit;
+	u->title = o->title;
+	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
+	u->tl_tree = o->timeline_tree;
+	u->threads = o->threads;
+	u->range_set = o->range_set;
+	u->range_t0 = o->range_t0;
+	u->range_t1 = o->range_t1;
+	if (o->notice && !u->notice[0])
+		set_notice(u, o->notice);
+	u->loading[0] = '\0';
+	live_rebased(u, old);
+	if (u->views != &lv->pviews) {
+		transform_stack_free(&lv->pviews);
+		memset(&lv->pviews, 0, sizeof lv->pviews);
+	}
+	tree_free(lv->pt);
+	free(lv->pt);
+	lv->pt = NULL;
+	u->live = NULL;
+	live_reopen(u, again);
+}
+
+/* A newer preview of a stream replaces the one shown. */
+static void live_refresh(struct ui *u)
+{
+	struct ui_live *lv = u->live;
+	struct tree *pt;
+	if (!live_make(lv, &pt, NULL))
+		return;
+	struct view *again = live_close_views(u);
+	finder_pause(u);
+	const struct tree *old = u->t;
+	transform_stack_rebase(&lv->pviews, pt);
+	u->base0 = u->views->base;
+	live_rebased(u, old);
+	tree_free(lv->pt);
+	free(lv->pt);
+	lv->pt = pt;
+	live_reopen(u, again);
+}
+
+/* Between keys while the profile loads: the whole profile once loaded
+ * (not while a prompt is open: the swap waits for it), else a newer
+ * preview of a stream now and then, and the progress. True when the
+ * screen needs a redraw; u->quit set when the load failed. */
+static bool live_poll(struct ui *u)
+{
+	struct ui_live *lv = u->live;
+	pthread_mutex_lock(&lv->mu);
+	enum live_state st = lv->state;
+	const struct tree *ft = lv->final;
+	const struct ui_options *fo = lv->fo;
+	pthread_mutex_unlock(&lv->mu);
+	if (st == LIVE_ABORT) {
+		u->quit = true;
+		return true;
+	}
+	if (st == LIVE_DONE) {
+		if (top(u) == u->prompt)
+			return false;
+		live_final(u, ft, fo);
+		return true;
+	}
+	long now = ui_now_ms();
+	if (lv->stream && top(u) != u->prompt &&
+	    now - lv->made_ms >= (UI_LIVE_REFRESH_MS > 20 * lv->cost_ms ? UI_LIVE_REFRESH_MS : 20 * lv->cost_ms)) {
+		live_refresh(u);
+		live_say(u);
+		return true;
+	}
+	if (now - lv->status_ms < UI_LIVE_STATUS_MS)
+		return false;
+	char was[sizeof u->loading];
+	memcpy(was, u->loading, sizeof was);
+	live_say(u);
+	return strcmp(was, u->loading) != 0;
+}
+
+static const int live_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGWINCH };
+
+static void live_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t k = 0; k < sizeof live_signals / sizeof live_signals[0]; k++)
+		sigaddset(set, live_signals[k]);
+}
+
+static void *live_main(void *arg)
+{
+	struct ui_live *lv = arg;
+	sigset_t set;
+	live_sigset(&set);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	long t0 = ui_now_ms();
+	bool shown = false;
+	pthread_mutex_lock(&lv->mu);
+	while (lv->state == LIVE_LOADING) {
+		long wait = t0 + UI_LIVE_DELAY_MS - ui_now_ms();
+		if (wait <= 0) {
+			pthread_mutex_unlock(&lv->mu);
+			shown = live_make(lv, &lv->pt, &lv->pviews);
+			pthread_mutex_lock(&lv->mu);
+			if (shown)
+				break;
+			wait = 100;     /* nothing read yet: again soon */
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += wait / 1000;
+		ts.tv_nsec += (wait % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&lv->cv, &lv->mu, &ts);
+	}
+	if (shown && lv->state != LIVE_LOADING) {
+		/* the load ended meanwhile: no preview */
+		transform_stack_free(&lv->pviews);
+		memset(&lv->pviews, 0, sizeof lv->pviews);
+		tree_free(lv->pt);
+		free(lv->pt);
+		lv->pt = NULL;
+		shown = false;
+	}
+	pthread_mutex_unlock(&lv->mu);
+	/* Without a preview, the caller's thread runs the browser (as
+	 * ui_run): nothing changes for a load that ends soon. */
+	if (shown) {
+		lv->ran = true;
+		lv->pviews_n = lv->pviews.n;
+		lv->po.views = &lv->pviews;
+		lv->status = run(transform_stack_tree(&lv->pviews), &lv->po, lv);
+	}
+	return NULL;
+}
+
+struct ui_live *ui_live_start(const struct ui_live_source *src, const struct ui_options *o, enum tree_order order)
+{
+	struct ui_live *lv = xcalloc(1, sizeof *lv);
+	lv->src = *src;
+	lv->po = *o;
+	lv->po.views = NULL;
+	lv->po.notice = NULL;
+	lv->po.timeline = NULL;
+	lv->po.heatmap = lv->po.chart = false;
+	lv->order = order;
+	lv->state = LIVE_LOADING;
+	pthread_mutex_init(&lv->mu, NULL);
+	pthread_cond_init(&lv->cv, NULL);
+	sigset_t set;
+	live_sigset(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &lv->oldmask);
+	if (pthread_create(&lv->tid, NULL, live_main, lv) != 0) {
+		pthread_sigmask(SIG_SETMASK, &lv->oldmask, NULL);
+		pthread_mutex_destroy(&lv->mu);
+		pthread_cond_destroy(&lv->cv);
+		free(lv);
+		return NULL;
+	}
+	return lv;
+}
+
+/* Tells the browser's thread how the load ended, waits for it to end and
+ * frees lv; returns its status. */
+static int live_end(struct ui_live *lv, enum live_state st, const struct tree *t, const struct ui_options *o)
+{
+	pthread_mutex_lock(&lv->mu);
+	lv->state = st;
+	lv->final = t;
+	lv->fo = o;
+	pthread_cond_broadcast(&lv->cv);
+	pthread_mutex_unlock(&lv->mu);
+	pthread_join(lv->tid, NULL);
+	pthread_sigmask(SIG_SETMASK, &lv->oldmask, NULL);
+	int status = lv->ran ? lv->status : st == LIVE_DONE ? ui_run(t, o) : 0;
+	if (lv->pt) {
+		transform_stack_free(&lv->pviews);
+		tree_free(lv->pt);
+		free(lv->pt);
+	} else if (lv->pviews.base) {
+		transform_stack_free(&lv->pviews);     /* rebased on t */
+	}
+	pthread_mutex_destroy(&lv->mu);
+	pthread_cond_destroy(&lv->cv);
+	free(lv);
+	return status;
+}
+
+int ui_live_finish(struct ui_live *lv, const struct tree *t, const struct ui_options *o)
+{
+	return live_end(lv, LIVE_DONE, t, o);
+}
+
+void ui_live_abort(struct ui_live *lv)
+{
+	live_end(lv, LIVE_ABORT, NULL, NULL);
 }
 
 /* ---- headless ------------------------------------------------------------ */
@@ -681,7 +1089,7 @@ struct ui *ui_headless_open(const struct tree *t, const struct ui_options *o, in
 	nonl();
 	keypad(stdscr, TRUE);
 	resizeterm(lines > 0 ? lines : 1, cols > 0 ? cols : 1);
-	ui_setup(&h->u, &h->own, t, o);
+	ui_setup(&h->u, &h->own, t, o, NULL);
 	return &h->u;
 }
 

@@ -53,6 +53,44 @@ struct ui_options {
  * N (SIGINT, SIGTERM, SIGHUP). SIGTSTP suspends and resumes (curses). */
 int ui_run(const struct tree *t, const struct ui_options *o);
 
+/* ---- the browser while the profile loads ---- */
+
+/* Where a live browser gets its previews (load.h's load_live_preview and
+ * load_live_status have these forms): preview returns a tree of part of
+ * the profile (not finalized; the browser frees it) or NULL when there is
+ * none yet, with a few words in what ("a 2% sample"); status says how far
+ * the load is ("loading 23%"); views makes the transform stack of a
+ * preview tree (transform_stack_init and the transforms asked for; NULL:
+ * none), given views_arg. */
+struct ui_live_source {
+	struct tree *(*preview)(void *arg, char *what, size_t size);
+	void (*status)(void *arg, char *buf, size_t size);
+	void (*views)(void *views_arg, struct transform_stack *st, const struct tree *t, enum tree_order order);
+	void *arg, *views_arg;
+};
+
+struct ui_live;
+/* Starts the browser on a thread of its own while the caller loads the
+ * profile. After a moment (0.3 s), unless ui_live_finish or ui_live_abort
+ * came first, it shows a preview from src (finalized in `order`) with o
+ * (as for ui_run; its views, timeline and notice are not used), says on
+ * the status line that it is partial and how far the load is, and takes
+ * keys; the preview of a stream is made again as the stream goes on. The
+ * calling thread blocks the browser's signals until ui_live_finish or
+ * ui_live_abort (threads it starts inherit that), so that they reach the
+ * browser. o and what it points to must last until then. q or a signal
+ * before the load ends ends the process (_exit, with ui_run's status). */
+struct ui_live *ui_live_start(const struct ui_live_source *src, const struct ui_options *o,
+                              enum tree_order order);
+/* The load is done: t and o (as for ui_run) replace the preview, keeping
+ * the zoomed and selected frames where t has them, the search and the
+ * transforms made meanwhile (or the browser opens now if it showed no
+ * preview); then the browser runs until quit. Returns ui_run's status.
+ * Frees lv. */
+int ui_live_finish(struct ui_live *lv, const struct tree *t, const struct ui_options *o);
+/* The load failed: the browser closes, the terminal as it was. Frees lv. */
+void ui_live_abort(struct ui_live *lv);
+
 /* Headless: the browser on a screen of cols x lines that curses keeps in
  * memory, with no terminal, driven key by key (key scripts, tests,
  * benchmarks, fuzzing). NULL (with a message) when curses has no terminal

@@ -347,6 +347,18 @@ void flameview_tree_changed(struct ui *u)
 	fix_selection(u, f);
 }
 
+void flameview_restore(struct ui *u, tree_idx zoom, tree_idx sel)
+{
+	struct flameview *f = fv_of(u);
+	if (zoom != TREE_NONE && zoom != TREE_ROOT)
+		zoom_to(u, f, zoom);
+	if (sel != TREE_NONE && sel != f->pane.sel) {
+		f->pane.sel = sel;
+		fix_selection(u, f);
+		flamepane_center(&f->pane, f->pane.sel);
+	}
+}
+
 /* One scan of the view: the heaviest frame named `name`, searched for
  * exactly (as `*` does) so that n/N step through the others. */
 void flameview_show_function(struct ui *u, strtab_id name)
