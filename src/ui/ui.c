@@ -71,6 +71,10 @@ struct ui_live {
 	const struct ui_options *fo;
 	int status;                 /* the browser's, when its thread ends */
 	bool ran;                   /* its thread ran the browser */
+	struct session *ss;         /* the browser, once its thread ran it */
+	bool handed;                /* ... and handed it over, the whole
+	                               profile shown: the caller's thread
+	                               runs it on */
 	/* The browser thread's own: the preview shown (finalized) and its
 	 * transform stack; what it is ("a 2% sample"); whether it is a
 	 * stream's (made again), when it was made and what that took. */
@@ -621,25 +625,39 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 
 static bool live_poll(struct ui *u);
 
-/* ui_run, or with lv the live browser's thread (a preview first). */
-static int run(const struct tree *t, const struct ui_options *o, struct ui_live *lv)
-{
+/* A browser on the terminal: opened, run (perhaps by two threads in
+ * turn: a live browser's, then the caller's once the load ends), closed. */
+struct session {
+	struct ui ui;
+	struct transform_stack own;
 	struct sigaction old[UI_NSIGNALS];
-	struct ui ui, *u = &ui;
-	int status = 0;
-	bool lost = false;
+	bool lost;                  /* the terminal went away */
+};
 
+/* The terminal and the browser's state for t and o (lv: a live browser's
+ * preview), and the first paint. False (a message said why) when the
+ * terminal cannot be opened. */
+static bool session_open(struct session *ss, const struct tree *t, const struct ui_options *o, struct ui_live *lv)
+{
 	/* Before newterm(): curses then leaves our SIGINT/SIGTERM alone. */
 	ui_caught = 0;
-	install_signals(old);
+	ss->lost = false;
+	install_signals(ss->old);
 	if (open_terminal() != 0) {
-		restore_signals(old);
-		return 1;
+		restore_signals(ss->old);
+		return false;
 	}
+	ui_setup(&ss->ui, &ss->own, t, o, lv);
+	return true;
+}
 
-	struct transform_stack own;
-	ui_setup(u, &own, t, o, lv);
-
+/* Keys until the user quits (or a signal, or a lost terminal); true
+ * instead when a live browser has just shown the whole profile, for the
+ * thread that loaded it to take over. */
+static bool session_loop(struct session *ss)
+{
+	struct ui *u = &ss->ui;
+	bool live = u->live != NULL;
 	int errors = 0;
 	long last_draw = ui_now_ms();
 	while (!u->quit && !ui_caught) {
@@ -657,6 +675,13 @@ static int run(const struct tree *t, const struct ui_options *o, struct ui_live 
 			settle(u);
 			draw(u);
 			last_draw = ui_now_ms();
+			if (live && !u->live) {
+				/* the whole profile is shown: a key read meanwhile
+				 * is the next getch's */
+				if (ch != ERR)
+					ungetch(ch);
+				return true;
+			}
 		}
 		if (ch == ERR && busy) {
 			finder_work(u, UI_SEARCH_SLICE_NS);
@@ -674,7 +699,7 @@ static int run(const struct tree *t, const struct ui_options *o, struct ui_live 
 			if (ui_now_ms() - t0 >= (u->live ? UI_LIVE_POLL_MS : UI_POLL_MS) / 2)
 				errors = 0;
 			else if (++errors > UI_MAX_ERRORS) {
-				lost = true;
+				ss->lost = true;
 				break;
 			}
 			continue;
@@ -698,40 +723,50 @@ static int run(const struct tree *t, const struct ui_options *o, struct ui_live 
 				u->keys_max_ms = ms;
 		}
 	}
-	if (ui_caught)
-		status = 128 + ui_caught;
-	else if (lost)
-		status = 1;
+	return false;
+}
 
+/* The terminal as it was; returns the exit status (ui_run's). A live
+ * browser closed while the profile still loads ends the process. */
+static int session_close(struct session *ss)
+{
+	struct ui *u = &ss->ui;
+	int status = ui_caught ? 128 + ui_caught : ss->lost ? 1 : 0;
 	ui_restore();
 	xalloc_set_cleanup(NULL);
 	delscreen(ui_screen);
 	ui_screen = NULL;
 	fclose(ui_tty);
 	ui_tty = NULL;
-	restore_signals(old);
-	if (lost)
+	restore_signals(ss->old);
+	if (ss->lost)
 		fputs("tflame: lost the terminal\n", stderr);
 	if (u->stats && u->nkeys)
 		fprintf(stderr, "search_keys %lu mean_ms %.2f max_ms %.2f passes %lu pass_max_ms %.0f "
 		        "pass_last_ms %.0f\n", u->nkeys, u->keys_ms / (double)u->nkeys, u->keys_max_ms,
 		        u->find.npasses, u->find.pass_max_ms, u->find.pass_last_ms);
-
 	/* Quit while the profile still loads: nothing is left to do. */
-	if (u->live && u->loading[0]) {
+	if (u->live) {
 		pthread_mutex_lock(&u->live->mu);
 		bool loading = u->live->state == LIVE_LOADING;
 		pthread_mutex_unlock(&u->live->mu);
 		if (loading)
 			_exit(status);
 	}
-	ui_teardown(u, &own);
+	ui_teardown(u, &ss->own);
 	return status;
 }
 
 int ui_run(const struct tree *t, const struct ui_options *o)
 {
-	return run(t, o, NULL);
+	struct session *ss = xmalloc(sizeof *ss);
+	int status = 1;
+	if (session_open(ss, t, o, NULL)) {
+		session_loop(ss);
+		status = session_close(ss);
+	}
+	free(ss);
+	return status;
 }
 
 /* ---- the browser while the profile loads -------------------------------- */
@@ -987,7 +1022,17 @@ static void *live_main(void *arg)
 		lv->ran = true;
 		lv->pviews_n = lv->pviews.n;
 		lv->po.views = &lv->pviews;
-		lv->status = run(transform_stack_tree(&lv->pviews), &lv->po, lv);
+		lv->ss = xmalloc(sizeof *lv->ss);
+		if (!session_open(lv->ss, transform_stack_tree(&lv->pviews), &lv->po, lv))
+			lv->status = 1;
+		else if (session_loop(lv->ss))
+			lv->handed = true;  /* the caller's thread goes on */
+		else
+			lv->status = session_close(lv->ss);
+		if (!lv->handed) {
+			free(lv->ss);
+			lv->ss = NULL;
+		}
 	}
 	return NULL;
 }
@@ -1030,7 +1075,16 @@ static int live_end(struct ui_live *lv, enum live_state st, const struct tree *t
 	pthread_mutex_unlock(&lv->mu);
 	pthread_join(lv->tid, NULL);
 	pthread_sigmask(SIG_SETMASK, &lv->oldmask, NULL);
-	int status = lv->ran ? lv->status : st == LIVE_DONE ? ui_run(t, o) : 0;
+	int status;
+	if (lv->handed) {
+		/* this thread goes on with the browser: one thread when idle,
+		 * as without a preview */
+		session_loop(lv->ss);
+		status = session_close(lv->ss);
+		free(lv->ss);
+	} else {
+		status = lv->ran ? lv->status : st == LIVE_DONE ? ui_run(t, o) : 0;
+	}
 	if (lv->pt) {
 		transform_stack_free(&lv->pviews);
 		tree_free(lv->pt);
