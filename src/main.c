@@ -465,6 +465,7 @@ int main(int argc, char **argv)
 	browser_title(title, sizeof title, files, nfiles, &set, recorded ? rec.title : NULL);
 	struct ui_options uo;
 	browser_options(&uo, &set, title);
+	tree_set_threads(set.lo.threads);
 	struct load_live *lv = NULL;
 	struct ui_live *live = NULL;
 	if (set.mode == MODE_UI && !set.bench_keys && !set.script && !set.stats && nfiles == 1 && !set.diff &&

@@ -214,6 +214,10 @@ void tree_merge_free(struct tree *dst, struct tree *src);
  * (*map)[src id] (malloc'ed, src's size before the merge long). */
 void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
 
+/* Threads tree_finalize may use (1, the default, to 16): a big tree built
+ * from sorted input is numbered and summed in parts, one a thread. */
+void tree_set_threads(int n);
+
 /* Sorts siblings, renumbers in preorder, computes totals, offsets and ends,
  * and frees the building state. A chart tree is always in input (time)
  * order, whatever order says. */

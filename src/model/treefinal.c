@@ -110,19 +110,7 @@ static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t n
 }
 
 
-#ifndef TREE_FROM_MAX
-#define TREE_FROM_MAX ((size_t)1 << 20)
-#endif
-
-/* The nodes that move in a renumbering: listed while they are at most
- * TREE_FROM_MAX, then only counted (permute then reads them all). */
-struct moved {
-	tree_idx *from;
-	size_t n, cap;
-	bool listing;
-};
-
-static void moved_add(struct moved *m, tree_idx u)
+void treefinal_moved_add(struct moved *m, tree_idx u)
 {
 	if (m->listing && m->n == m->cap) {
 		if (m->cap == TREE_FROM_MAX) {
@@ -137,8 +125,7 @@ static void moved_add(struct moved *m, tree_idx u)
 	m->n++;
 }
 
-/* Hands the list over (NULL when it overflowed) and returns the count. */
-static size_t moved_end(struct moved *m, tree_idx **from, size_t *nfrom)
+size_t treefinal_moved_end(struct moved *m, tree_idx **from, size_t *nfrom)
 {
 	if (!m->listing) {
 		free(m->from);
@@ -166,7 +153,7 @@ static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 		uint64_t e = stk[--sp];
 		tree_idx u = (tree_idx)e;
 		if (u != k)
-			moved_add(&m, u);
+			treefinal_moved_add(&m, u);
 		nd[u].end = (tree_idx)k++;
 		for (tree_idx c = (tree_idx)(e >> 32); c != 0;) {
 			uint64_t links = nd[c].off.u;
@@ -182,7 +169,7 @@ static size_t number_preorder(struct tree *t, tree_idx **from, size_t *nfrom)
 		}
 	}
 	free(stk);
-	return moved_end(&m, from, nfrom);
+	return treefinal_moved_end(&m, from, nfrom);
 }
 
 /* number_preorder for a tree whose siblings are in index order (built
@@ -212,10 +199,10 @@ static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
 		nd[i].off.u = (uint64_t)k + 1;
 		nd[i].total.u = 0;
 		if (k != i)
-			moved_add(&m, (tree_idx)i);
+			treefinal_moved_add(&m, (tree_idx)i);
 	}
 	nd[0].total.u = 0;
-	return moved_end(&m, from, nfrom);
+	return treefinal_moved_end(&m, from, nfrom);
 }
 
 /* Totals bottom-up, by index: parents are always made before their
@@ -369,7 +356,11 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	size_t nfrom = 0, moved = 0;
 	bool by_index = !t->b.hashed && !t->chart &&
 	                (order == TREE_ORDER_INPUT || (order == TREE_ORDER_NAME && !semicolons));
+	struct treepar_split parts;
+	bool split = false;
 	if (by_index && !t->b.revisited)
+		;
+	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
 		;
 	else if (by_index && late)
 		moved = number_by_index(t, &from, &nfrom);
@@ -389,7 +380,7 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		permute(t, moved, from, nfrom);     /* parents are renumbered below */
 	free(from);
 	nd = t->nodes;
-	if (!ends_and_offsets(t, late)) {
+	if (!(split ? treepar_ends(t, late, &parts) : ends_and_offsets(t, late))) {
 		/* The sums overflowed: totals the saturating way. */
 		for (size_t i = 0; i < n; i++)
 			memset(&nd[i].total, 0, sizeof nd[i].total);

@@ -68,6 +68,47 @@ void treebuild_path_reserve(struct tree *t, size_t n);
 int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t na,
                          const tree_idx *b, size_t nb);
 
+/* ---- treefinal.c: tree_finalize */
+#ifndef TREE_FROM_MAX       /* the tests set it to 0: never a list */
+#define TREE_FROM_MAX ((size_t)1 << 20)
+#endif
+/* The nodes that move in a renumbering: listed while they are at most
+ * TREE_FROM_MAX, then only counted (tree_finalize then reads them all to
+ * move them). */
+struct moved {
+	tree_idx *from;
+	size_t n, cap;
+	bool listing;
+};
+void treefinal_moved_add(struct moved *m, tree_idx u);
+/* Hands the list over (NULL when it overflowed) and returns the count. */
+size_t treefinal_moved_end(struct moved *m, tree_idx **from, size_t *nfrom);
+
+/* ---- treepar.c: tree_finalize's passes on several threads */
+/* Threads tree_finalize may use (tree_set_threads). */
+extern int treepar_threads;
+#define TREEPAR_MAX_PARTS 16
+/* Where the parallel numbering left the tree: parts of the preorder, each
+ * a run of whole subtrees of root children, starting at at[j] (at[0] =
+ * 1), and the sum of the self counts of each (the root's excluded). */
+struct treepar_split {
+	int k;
+	size_t at[TREEPAR_MAX_PARTS + 1];   /* at[k] = the tree's size */
+	uint64_t self[TREEPAR_MAX_PARTS];
+	bool self_ok;                       /* no sum overflowed */
+};
+/* number_by_index (treefinal.c) on up to treepar_threads threads: the
+ * tree is cut where root children start, each part numbered on its own
+ * thread; what a part cannot number alone (children of nodes before it:
+ * a revisited node's new ones) is done after, in order. Same results.
+ * False (nothing done) when that does not apply: one thread, a small
+ * tree, no root child to cut at. */
+bool treepar_number(struct tree *t, struct treepar_split *sp, size_t *moved, tree_idx **from, size_t *nfrom);
+/* ends_and_offsets (treefinal.c) of a tree in preorder, on sp's parts,
+ * one a thread, each starting from the sum of the self counts before it;
+ * the same results and return value. */
+bool treepar_ends(struct tree *t, bool totals, const struct treepar_split *sp);
+
 /* ---- treesort.c: sibling order */
 /* Sorts the child list of every node with two children or more in
  * `order` (name or weight; weight needs the totals). */
