@@ -672,7 +672,8 @@ int main(int argc, char **argv)
 		uo.threads = chosen;
 		uo.range_t0 = range_t0;
 		uo.range_t1 = range_t1;
-		search_set_threads(set.lo.threads);
+		if (!live)      /* else set before its thread started */
+			search_set_threads(set.lo.threads);
 		if (set.bench_keys || set.script) {
 			/* headless: the size of the terminal there is (the bench's
 			 * pty), else 80x24 for a script, until it says size= */
