@@ -56,6 +56,9 @@ void load_messages_free(struct load_messages *m)
 #define LIVE_WINDOWS 64
 #define LIVE_SHARE 64
 #define LIVE_SAMPLE_MAX ((size_t)16 << 20)
+/* A stream's preview is a copy of its tree while that takes at most
+ * LIVE_COPY_MAX: the copy adds to the peak memory. */
+#define LIVE_COPY_MAX ((size_t)64 << 20)
 
 struct load_live {
 	pthread_mutex_t mu;
@@ -208,7 +211,7 @@ struct tree *load_live_preview(void *arg, char *what, size_t size)
 		pthread_mutex_lock(&lv->mu);
 		lv->sampling = false;
 		pthread_cond_broadcast(&lv->cv);
-	} else if (lv->t && lv->t->stacks) {
+	} else if (lv->t && lv->t->stacks && tree_bytes(lv->t) <= LIVE_COPY_MAX) {
 		pt = xmalloc(sizeof *pt);
 		tree_init(pt);
 		tree_merge(pt, lv->t);

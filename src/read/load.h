@@ -68,8 +68,9 @@ void load_live_free(struct load_live *lv);
  * of part of what the load reads: of a mapped file, a sample of lines
  * spread over the whole file, made on the calling thread (once: NULL on
  * later calls); of a stream, a copy of the tree built so far (the loader
- * waits meanwhile). NULL when there is nothing to show: nothing read yet,
- * another format, the load over. what gets a few words for the status
+ * waits meanwhile) while that is at most 64 MiB. NULL when there is
+ * nothing to show: nothing read yet, another format, a stream's tree too
+ * big to copy, the load over. what gets a few words for the status
  * line ("a 1.6% sample", "the first 12.3 MB"). After the first tree is
  * returned, the load draws no more progress on stderr (the browser has
  * the terminal). lv is a struct load_live (void: a ui_live_source's
