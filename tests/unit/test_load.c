@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 #include "load.h"
 #include "tap.h"
@@ -309,10 +311,137 @@ static void same_trees(void)
 	rmdir(dir);
 }
 
+/* ---- the preview of a mapped file (load_live_preview) ---- */
+
+struct bg_load {
+	const char *path;
+	struct load_live *lv;
+	struct tree t;
+	int rc;
+};
+
+static void *bg_load_main(void *arg)
+{
+	struct bg_load *b = arg;
+	struct load_options o = { .format = SNIFF_UNKNOWN, .threads = 1, .live = b->lv };
+	struct load_messages msgs = { 0 };
+	char *const paths[] = { (char *)b->path };
+	b->rc = load_files(&b->t, paths, 1, &o, &msgs);
+	load_messages_free(&msgs);
+	return NULL;
+}
+
+/* Loads path on a thread, held (TFLAME_LOAD_HOLD) until the preview is
+ * taken here; returns the preview's --collapse text (NULL: none within
+ * 60 s) and its words in what, status in st. */
+static char *preview_of(const char *path, const char *hold, char *what, size_t size, char *st, size_t stsize)
+{
+	struct bg_load b = { .path = path, .lv = load_live_new() };
+	tree_init(&b.t);
+	setenv("TFLAME_LOAD_HOLD", hold, 1);
+	pthread_t tid;
+	if (pthread_create(&tid, NULL, bg_load_main, &b) != 0)
+		return NULL;
+	struct tree *pt = NULL;
+	for (int k = 0; k < 6000 && !pt; k++) {
+		pt = load_live_preview(b.lv, what, size);
+		if (!pt)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	load_live_status(b.lv, st, stsize);
+	FILE *h = fopen(hold, "w");
+	if (h)
+		fclose(h);
+	pthread_join(tid, NULL);
+	char w2[64];
+	ok(load_live_preview(b.lv, w2, sizeof w2) == NULL, "  ... and none once the load is over");
+	unsetenv("TFLAME_LOAD_HOLD");
+	unlink(hold);
+	load_live_free(b.lv);
+	tree_free(&b.t);
+	if (!pt)
+		return NULL;
+	tree_finalize(pt, TREE_ORDER_NAME);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	tree_write_folded(pt, m);
+	fclose(m);
+	tree_free(pt);
+	free(pt);
+	return text;
+}
+
+static void live_sample(void)
+{
+	char dir[] = "/tmp/tflame-test-live-XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	char path[80], hold[80], what[64], st[64];
+	snprintf(path, sizeof path, "%s/parts.folded", dir);
+	snprintf(hold, sizeof hold, "%s/hold", dir);
+	/* 64 parts of 2000 lines of 8 bytes, "pKK;x 1": 16,000 bytes a part,
+	 * 1,024,000 in all. Worked out by hand: the sample reads at the
+	 * start of each 64th (16,000 bytes: a part), from the first line
+	 * start after it (the second line; the file's first for the first),
+	 * 4096 bytes on to the end of the line there: 513 lines of each
+	 * part, 4104 bytes of each of 64 parts, 25.65% of the file. */
+	FILE *f = fopen(path, "w");
+	for (int k = 0; k < 64; k++)
+		for (int i = 0; i < 2000; i++)
+			fprintf(f, "p%02d;x 1\n", k);
+	fclose(f);
+	char *want = NULL;
+	size_t wl = 0;
+	FILE *m = open_memstream(&want, &wl);
+	for (int k = 0; k < 64; k++)
+		fprintf(m, "p%02d;x 513\n", k);
+	fclose(m);
+	char *got = preview_of(path, hold, what, sizeof what, st, sizeof st);
+	is_str(got, want, "a file's preview: 513 lines from the start of each 64th of it");
+	is_str(what, "a 26% sample", "  ... said to be a 26% sample");
+	is_str(st, "loading 0%", "  ... the load held before it began: 0%");
+	free(got);
+	free(want);
+
+	/* perf script: records cut at blank lines; the event a whole pass
+	 * keeps (the first, cycles) is the sample's, whatever event its
+	 * windows start on. 64 parts of 100 records, cycles (f) and
+	 * instructions (g) in turn, each part's frames its own. */
+	snprintf(path, sizeof path, "%s/parts.perf", dir);
+	f = fopen(path, "w");
+	for (int k = 0; k < 64; k++)
+		for (int i = 0; i < 100; i++)
+			fprintf(f, "p 1/1 [000] %d.%03d: 1 %s:\n\tffff %c%02d (/bin/p)\n\tffff main (/bin/p)\n\n",
+			        k, i, i % 2 ? "instructions" : "cycles", i % 2 ? 'g' : 'f', k);
+	fclose(f);
+	got = preview_of(path, hold, what, sizeof what, st, sizeof st);
+	int parts = 0, others = 0;
+	for (const char *l = got; l && *l;) {
+		int k;
+		if (sscanf(l, "p;main;f%d ", &k) == 1 && k >= 0 && k < 64)
+			parts++;
+		else
+			others++;
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	ok(got && parts == 64 && others == 0,
+	   "perf script: the preview has cycles' stacks from each of the 64 parts, no other (%d, %d)", parts, others);
+	free(got);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/parts.folded", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	few_newlines();
 	random_files();
 	same_trees();
+	live_sample();
 	return done_testing();
 }
