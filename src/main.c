@@ -466,6 +466,7 @@ int main(int argc, char **argv)
 	struct ui_options uo;
 	browser_options(&uo, &set, title);
 	tree_set_threads(set.lo.threads);
+	set.lo.order = set.order;
 	struct load_live *lv = NULL;
 	struct ui_live *live = NULL;
 	if (set.mode == MODE_UI && !set.bench_keys && !set.script && !set.stats && nfiles == 1 && !set.diff &&

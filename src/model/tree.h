@@ -214,6 +214,23 @@ void tree_merge_free(struct tree *dst, struct tree *src);
  * (*map)[src id] (malloc'ed, src's size before the merge long). */
 void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
 
+/* Joins parts[0..np) into dst (tree_init'ed, nothing added), each part
+ * finalized in `order` (name or weight) and holding every stack of the
+ * profile that starts with its pairs of first two frames (no pair is in
+ * two parts): dst becomes the finalized tree of all their stacks, as one
+ * tree_finalize would make it, and the parts are freed (as they are
+ * copied, so that the peak stays near one tree's size). False, nothing
+ * done, when they cannot join: input order, fractional or saturated
+ * counts, sums beyond 64 bits, more than TREE_MAX_NODES nodes, or parts
+ * that share a pair. */
+bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order);
+/* For tree_join, before it: interns the names of part t (finalized) in
+ * dst's table, points t's nodes at them and frees t's own table (left
+ * empty: t is then for tree_join with dst and tree_free only). Parts of a
+ * profile share most names: their tables together held 6 to 8 times the
+ * joined one's. Not for two threads on one dst at once. */
+void tree_join_names(struct tree *dst, struct tree *t);
+
 /* Threads tree_finalize may use (1, the default, to 16): a big tree built
  * from sorted input is numbered and summed in parts, one a thread. */
 void tree_set_threads(int n);

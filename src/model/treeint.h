@@ -115,5 +115,9 @@ bool treepar_ends(struct tree *t, bool totals, const struct treepar_split *sp);
 void treesort_lists(struct tree *t, enum tree_order order);
 /* True when some name holds a ';', which folded text cannot. */
 bool treesort_names_have_semicolon(const struct tree *t);
+/* Name order of two siblings named a[0..la) and b[0..lb) (selfa, selfb:
+ * whether each has samples of its own): flamegraph.pl's, as the smallest
+ * folded lines of their subtrees sort. */
+int treesort_cmp_names(const char *a, size_t la, bool selfa, const char *b, size_t lb, bool selfb);
 
 #endif

@@ -21,24 +21,28 @@ struct sort_ctx {
  * line of their subtree. A node's own line "name" sorts before "name;...",
  * so a name that is a prefix of a sibling's compares by what follows it:
  * end of string if the node has samples of its own, else ';'. */
-static int cmp_name(const struct tree *t, tree_idx a, tree_idx b)
+int treesort_cmp_names(const char *a, size_t la, bool selfa, const char *b, size_t lb, bool selfb)
 {
-	TEST_COUNT(tree_test_name_compares);
-	strtab_id na = t->nodes[a].name, nb = t->nodes[b].name;
-	size_t la = strtab_len(&t->names, na), lb = strtab_len(&t->names, nb);
-	const unsigned char *sa = (const unsigned char *)strtab_str(&t->names, na);
-	const unsigned char *sb = (const unsigned char *)strtab_str(&t->names, nb);
+	const unsigned char *sa = (const unsigned char *)a, *sb = (const unsigned char *)b;
 	int c = memcmp(sa, sb, la < lb ? la : lb);
 	if (c || la == lb)
 		return c;
 	/* A ';' inside a name (perf can make one) sorts after the ';' that
 	 * joins frames, as in cmp_stacks, so that this is a total order. */
 	if (la < lb) {
-		int ta = has_self(t, a) ? -1 : ';';
+		int ta = selfa ? -1 : ';';
 		return ta <= sb[la] ? -1 : 1;
 	}
-	int tb = has_self(t, b) ? -1 : ';';
+	int tb = selfb ? -1 : ';';
 	return sa[lb] < tb ? -1 : 1;
+}
+
+static int cmp_name(const struct tree *t, tree_idx a, tree_idx b)
+{
+	TEST_COUNT(tree_test_name_compares);
+	strtab_id na = t->nodes[a].name, nb = t->nodes[b].name;
+	return treesort_cmp_names(strtab_str(&t->names, na), strtab_len(&t->names, na), has_self(t, a),
+	                          strtab_str(&t->names, nb), strtab_len(&t->names, nb), has_self(t, b));
 }
 
 static int cmp_nodes(const struct sort_ctx *cx, tree_idx a, tree_idx b)

@@ -153,20 +153,16 @@ static void batch_add(struct folded_reader *r, size_t keep, size_t n, struct tre
 		batch_flush(r);
 }
 
-static void parse_line(struct folded_reader *r, const char *s, size_t len)
+enum folded_line folded_parse_line(const char *s, size_t len, size_t *stack, struct tree_dec *count,
+                                   struct tree_dec *before)
 {
-	const char *line = s;
-	size_t linelen = len;
 	while (len > 0 && is_blank(s[len - 1]))
 		len--;
 	if (len == 0 || (len >= 2 && s[0] == '#' && s[1] == ' '))
-		return;     /* blank line, or a "# key: value" comment (austin) */
+		return FOLDED_BLANK;    /* blank line, or a "# key: value" comment (austin) */
 	size_t cstart;
-	struct tree_dec c;
-	if (!count_at_end(s, len, &cstart, &c)) {
-		bad_line(r, "no sample count at the end of the line", line, linelen);
-		return;
-	}
+	if (!count_at_end(s, len, &cstart, count))
+		return FOLDED_BAD;
 	/* The stack ends one blank before the count: with more, the others
 	 * are the last frame's (flamegraph.pl and inferno alike: "a;i  6" is
 	 * frame "i "), so that perf's names cut after a space keep it and
@@ -175,12 +171,28 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	 * column (AFTER) gives the width, as in flamegraph.pl. */
 	len = cstart - 1;
 	size_t start2;
-	struct tree_dec before = { 0, 0, false, false };
-	if (count_at_end(s, len, &start2, &before))
+	*before = (struct tree_dec){ 0, 0, false, false };
+	if (count_at_end(s, len, &start2, before))
 		len = start2 - 1;
 	/* Split on ';'; trailing empty frames are dropped (flamegraph.pl). */
 	while (len > 0 && s[len - 1] == ';')
 		len--;
+	*stack = len;
+	return FOLDED_STACK;
+}
+
+static void parse_line(struct folded_reader *r, const char *s, size_t len)
+{
+	struct tree_dec c, before;
+	switch (folded_parse_line(s, len, &len, &c, &before)) {
+	case FOLDED_BLANK:
+		return;
+	case FOLDED_BAD:
+		bad_line(r, FOLDED_BAD_WHY, s, len);
+		return;
+	case FOLDED_STACK:
+		break;
+	}
 	size_t keep = shared_frames(r, s, len);
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
 	size_t n = 0;

@@ -23,6 +23,19 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len);
  * two trees of the same shape. NULL (the default): BEFORE is ignored. */
 void folded_reader_set_before(struct folded_reader *r, struct tree *before);
 const struct reader_diag *folded_reader_diag(const struct folded_reader *r);
+
+/* One line as folded_reader_feed reads it. */
+enum folded_line {
+	FOLDED_BLANK,       /* blank, or a "# " comment: skipped */
+	FOLDED_BAD,         /* no count: counted as bad, FOLDED_BAD_WHY */
+	FOLDED_STACK
+};
+#define FOLDED_BAD_WHY "no sample count at the end of the line"
+/* Parses the line s[0..len) (without its newline): for FOLDED_STACK, the
+ * stack is s[0..*stack) (its frames split on ';'), count the width and
+ * before the BEFORE column of a differential line (0 without one). */
+enum folded_line folded_parse_line(const char *s, size_t len, size_t *stack, struct tree_dec *count,
+                                   struct tree_dec *before);
 void folded_reader_free(struct folded_reader *r);
 
 #endif

@@ -521,7 +521,7 @@ static int load_perfdata(struct tree *t, struct source *s, const char *path, con
 }
 
 static int load_one(struct tree *t, const char *path, const struct load_options *o,
-                    struct load_messages *m)
+                    struct load_messages *m, bool only)
 {
 	char err[256];
 	struct source *s = source_open(path, err, sizeof err);
@@ -617,7 +617,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	                 sniff_detect(buf, (size_t)n, source_at_eof(s), &bad0) == SNIFF_PERF;
 	int rc = 0;
 	live_begin(o->live, s, t, fmt, &o->perf);
-	if (load_par(t, s, fmt, o, &pr, m, name))
+	if ((only && fmt == SNIFF_FOLDED && load_parts(t, s, o, &pr, m, name)) || load_par(t, s, fmt, o, &pr, m, name))
 		report_shrank(m, name, s);
 	else
 		rc = load_text(t, s, fmt, buf, n, o, &pr, m, name);
@@ -634,7 +634,7 @@ int load_files(struct tree *t, char *const *paths, size_t n,
 {
 	int rc = 0;
 	for (size_t i = 0; i < n; i++)
-		if (load_one(t, paths[i], o, msgs) != 0)
+		if (load_one(t, paths[i], o, msgs, n == 1) != 0)
 			rc = 1;
 	return rc;
 }

@@ -35,6 +35,10 @@ struct load_options {
 	struct load_live *live;     /* previews of the load for a browser shown
 	                               before it ends (see load_live_new), or
 	                               NULL */
+	enum tree_order order;      /* the order t will be finalized in: a big
+	                               shuffled folded file, the only input, is
+	                               read in parts that make t finalized in
+	                               it (see load_files) */
 };
 
 struct load_messages {
@@ -42,9 +46,11 @@ struct load_messages {
 	size_t len, cap;
 };
 
-/* Loads paths[0..n) into t (not finalized). Returns 0 when every input was
- * read (malformed lines are only reported), 1 when an input could not be
- * opened or read or is not a profile; messages go to msgs either way. */
+/* Loads paths[0..n) into t (not finalized; but one big shuffled folded
+ * file, read in parts, makes t finalized in o->order, and tree_finalize
+ * then has nothing to do). Returns 0 when every input was read (malformed
+ * lines are only reported), 1 when an input could not be opened or read
+ * or is not a profile; messages go to msgs either way. */
 int load_files(struct tree *t, char *const *paths, size_t n,
                const struct load_options *o, struct load_messages *msgs);
 

@@ -56,6 +56,14 @@ void load_reader_feed(struct load_reader *r, const char *buf, size_t len);
 const struct reader_diag *load_reader_finish(struct load_reader *r);
 void load_reader_free(struct load_reader *r);
 
+/* Reads the mapped folded file of s in parts when that pays: a big file
+ * (64 MiB and more) that does not look sorted (TFLAME_PARTS=N: always, in
+ * N parts), into t, which must be empty and is then finalized in
+ * o->order (name or weight); integer counts only. False when that does
+ * not apply (nothing added to t): the caller reads it the usual way. */
+bool load_parts(struct tree *t, struct source *s, const struct load_options *o, struct load_progress *pr,
+                struct load_messages *m, const char *name);
+
 /* Parses the mapped file of s, of format fmt (folded or perf script), into
  * t on o->threads threads, reporting diagnostics under name. False when
  * that does not apply (stream, small file, one thread, no piece

@@ -311,6 +311,125 @@ static void same_trees(void)
 	rmdir(dir);
 }
 
+/* ---- big shuffled folded files read in parts (load_parts) ---- */
+
+/* Loads path (TFLAME_PARTS=parts when parts > 0) on `threads` threads in
+ * `order`: the tree node by node, whether load_files finalized it (the
+ * parts were joined), and the messages, into *msg. */
+static char *load_in(const char *path, int threads, enum tree_order order, int parts, bool *joined, char **msg)
+{
+	char pv[16];
+	snprintf(pv, sizeof pv, "%d", parts);
+	if (parts > 0)
+		setenv("TFLAME_PARTS", pv, 1);
+	struct tree t;
+	tree_init(&t);
+	struct load_options o = { .format = SNIFF_UNKNOWN, .threads = threads, .order = order };
+	struct load_messages msgs = { 0 };
+	char *const paths[] = { (char *)path };
+	load_files(&t, paths, 1, &o, &msgs);
+	unsetenv("TFLAME_PARTS");
+	*joined = t.finalized;
+	*msg = strdup(msgs.text ? msgs.text : "");
+	load_messages_free(&msgs);
+	tree_finalize(&t, order);
+	char *text = tree_text(&t);
+	tree_free(&t);
+	return text;
+}
+
+static void in_parts(void)
+{
+	char dir[] = "/tmp/tflame-test-parts-XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	char path[80];
+	snprintf(path, sizeof path, "%s/shuffled", dir);
+	/* Stacks of the generator, shuffled, with what the folded reader
+	 * takes apart from them: blank lines, comments, malformed lines, a
+	 * stack of one frame, the empty stack, trailing empty frames, a
+	 * BEFORE column, CRLF, a frame ending in a blank, an empty frame. */
+	static const char *const odd[] = {
+		"", "# comment: 1", "no count here", "solo 3", " 4", "main;a;; 2", "main;ab 10 20", "main;x 1\r",
+		"main;i  6", "main;;f 5", "\t", "main;a b;read 7", "a;a;a;a 1",
+	};
+	const size_t nodd = sizeof odd / sizeof odd[0];
+	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT };
+	for (int round = 0; round < 3; round++) {
+		char **v;
+		size_t n = gen_stacks(3000 + 3000 * (size_t)round, 3 + 5 * (size_t)round, &v);
+		size_t *perm = malloc(n * sizeof *perm);
+		for (size_t i = 0; i < n; i++)
+			perm[i] = i;
+		for (size_t i = n; i > 1; i--) {
+			size_t j = next() % i, x = perm[i - 1];
+			perm[i - 1] = perm[j];
+			perm[j] = x;
+		}
+		FILE *f = fopen(path, "w");
+		for (size_t i = 0; i < n; i++) {
+			if (i % 97 == 0)
+				fprintf(f, "%s\n", odd[(i / 97) % nodd]);
+			fprintf(f, "%s %llu\n", v[perm[i]], (unsigned long long)(1 + next() % 1000));
+		}
+		fprintf(f, "main;last 1");      /* no newline at the end */
+		fclose(f);
+		for (int o = 0; o < 2; o++) {
+			bool joined;
+			char *msg0, *msg;
+			char *ref = load_in(path, 1, orders[o], 0, &joined, &msg0);
+			ok(!joined, "round %d: a small file is read the usual way", round);
+			const int parts[] = { 1, 7, 64 };
+			for (int pi = 0; pi < 3; pi++) {
+				for (int th = 1; th <= 3; th += 1) {
+					char *got = load_in(path, th, orders[o], parts[pi], &joined, &msg);
+					ok(joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+					   "round %d, %zu stacks, %s order, %d parts, %d thread%s: read in parts, the same "
+					   "tree and messages", round, n, o ? "weight" : "name", parts[pi], th, th > 1 ? "s" : "");
+					free(got);
+					free(msg);
+				}
+			}
+			if (round == 0 && o == 0)
+				printf("# messages: %s", msg0);
+			ok(strstr(msg0, "malformed line") != NULL, "  ... which say the malformed lines");
+			free(ref);
+			free(msg0);
+		}
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		free(perm);
+	}
+	/* What cannot go in parts is read the usual way, with the same
+	 * result: a fractional count, a clamped one, a sum beyond 64 bits. */
+	static const char *const unfit[] = {
+		"a;b 1\nc;d 2.5\na;e 3\n",
+		"a;b 1\nc;d 99999999999999999999999\na;e 3\n",
+		"a;b 18446744073709551615\nc;d 1\n",
+	};
+	for (size_t k = 0; k < 3; k++) {
+		FILE *f = fopen(path, "w");
+		fputs(unfit[k], f);
+		fclose(f);
+		bool joined, joined0;
+		char *msg0, *msg;
+		char *ref = load_in(path, 1, TREE_ORDER_NAME, 0, &joined0, &msg0);
+		char *got = load_in(path, 2, TREE_ORDER_NAME, 4, &joined, &msg);
+		ok(!joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+		   "%s: read the usual way, the same tree", k == 0 ? "a fractional count" : k == 1 ? "a clamped count"
+		   : "a sum beyond 64 bits");
+		free(ref);
+		free(got);
+		free(msg0);
+		free(msg);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 /* ---- the preview of a mapped file (load_live_preview) ---- */
 
 struct bg_load {
@@ -442,6 +561,7 @@ int main(void)
 	few_newlines();
 	random_files();
 	same_trees();
+	in_parts();
 	live_sample();
 	return done_testing();
 }
