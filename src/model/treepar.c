@@ -302,10 +302,12 @@ bool treepar_number(struct tree *t, struct treepar_split *sp, size_t *moved, tre
 		all = xmalloc((count ? count : 1) * sizeof *all);
 		size_t at = 0;
 		for (int j = 0; j < k; j++) {
-			memcpy(all + at, parts[j].m.from, parts[j].m.n * sizeof *all);
+			if (parts[j].m.n)
+				memcpy(all + at, parts[j].m.from, parts[j].m.n * sizeof *all);
 			at += parts[j].m.n;
 		}
-		memcpy(all + at, m.from, m.n * sizeof *all);
+		if (m.n)
+			memcpy(all + at, m.from, m.n * sizeof *all);
 	}
 	*from = all;
 	*nfrom = all ? count : 0;
