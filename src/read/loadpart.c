@@ -77,6 +77,7 @@ struct build {
 	pthread_mutex_t names_mu;
 	size_t gather;              /* a part's buffer in a sweep */
 	atomic_uint_fast64_t built; /* bytes of the parts built */
+	uint64_t stacks;            /* the file's, once cut */
 };
 
 /* A line's key: the hash of its stack up to its second ';' (its first
@@ -165,14 +166,14 @@ static void *cut_main(void *arg)
 	return NULL;
 }
 
-static void progress(struct load_progress *pr, const struct build *b, uint64_t stacks)
+static void progress(struct load_progress *pr, const struct build *b)
 {
 	/* the first pass is a quarter of the work, the parts the rest */
 	uint64_t cut = 0;
 	for (int i = 0; i < b->nranges; i++)
 		cut += atomic_load(&b->ranges[i].done);
 	uint64_t done = cut / 4 + (uint64_t)((double)atomic_load(&b->built) * 0.75);
-	load_progress_update(pr, done < b->len ? done : b->len, b->len, stacks, false);
+	load_progress_update(pr, done < b->len ? done : b->len, b->len, b->stacks, false);
 }
 
 /* Builds a group of parts, gathered in one sweep through the file: each
@@ -255,7 +256,7 @@ static void build_groups(struct build *b, struct load_progress *pr)
 		int g = b->nfilled - k * b->group < b->group ? b->nfilled - k * b->group : b->group;
 		build_group(b, b->order + (size_t)k * (size_t)b->group, g, bufs);
 		if (pr)
-			progress(pr, b, 0);
+			progress(pr, b);
 	}
 	free(bufs);
 }
@@ -368,7 +369,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	for (int i = 1; i < nr; i++)
 		on[i] = pthread_create(&tid[i], NULL, cut_main, &rg[i]) == 0;
 	cut_range(&rg[0]);
-	progress(pr, &b, 0);
+	progress(pr, &b);
 	for (int i = 1; i < nr; i++) {
 		if (on[i])
 			pthread_join(tid[i], NULL);
@@ -392,6 +393,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		all.bad += dg->bad;
 		unfit |= rg[i].unfit || __builtin_add_overflow(sum, rg[i].sum, &sum);
 	}
+	b.stacks = all.stacks;
 	if (unfit) {
 		pthread_mutex_destroy(&b.names_mu);
 		free_ranges(rg, nr);
