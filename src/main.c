@@ -498,8 +498,10 @@ int main(int argc, char **argv)
 		unit_set_typed(&unit, ppinfo.type, ppinfo.unit, ppinfo.samples);
 	if (set.unit)       /* what the user says wins */
 		unit_set_user(&unit, set.unit, unit.samples);
-	tree_idx *renum;
-	tree_finalize_map(&t, set.order, &renum);
+	/* The new ids only when samples point at nodes: making them reads
+	 * every node (0.05 s on a tree of 17 million). */
+	tree_idx *renum = NULL;
+	tree_finalize_map(&t, set.order, tl.n ? &renum : NULL);
 	timeline_renumber(&tl, renum);
 	free(renum);
 	tree_finalize(&before, set.order);
