@@ -22,6 +22,7 @@
 
 #include "search.h"
 #include "text.h"
+#include "timeindex.h"
 #include "xalloc.h"
 
 /* Below this the graph is replaced by "terminal too small". */
@@ -149,9 +150,9 @@ static struct view *top(const struct ui *u)
 
 /* Says on the status line that a key will take a while: the views' keys
  * are O(tree), about a second per million nodes. */
-void ui_busy(struct ui *u, const char *what)
+static void busy_now(struct ui *u, const char *what)
 {
-	if (tree_size(u->t) < 200000 || u->too_small)
+	if (u->too_small)
 		return;
 	move(u->lines - 1, 0);
 	clrtoeol();
@@ -159,6 +160,18 @@ void ui_busy(struct ui *u, const char *what)
 	paint_text(u, u->lines - 1, 0, what);
 	attroff(A_BOLD);
 	refresh();
+}
+
+void ui_busy(struct ui *u, const char *what)
+{
+	if (tree_size(u->t) >= 200000)
+		busy_now(u, what);
+}
+
+void ui_busy_times(struct ui *u, const char *what)
+{
+	if (u->tl && u->tl->n >= 1000000)
+		busy_now(u, what);
 }
 
 /* The tree changed (a transform pushed or undone): everything indexed by
@@ -208,6 +221,11 @@ void ui_undo_transform(struct ui *u)
 
 /* ---- time ranges ---- */
 
+/* A flame chart's resolution: frames narrower than this share of the range
+ * may be left out (timeindex_chart). 8192 is a cell of 40 zooms in on 200
+ * columns: every frame a cell wide is there until then. */
+#define UI_CHART_CELLS 8192u
+
 bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 {
 	if (!u->tl)
@@ -220,11 +238,11 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	if (all && !u->threads && !u->chart) {
 		base = u->tl_tree;      /* the whole recording, all threads */
 	} else if (u->chart) {
-		timeline_chart(u->tl, u->tl_tree, a, b, u->threads, &sub);
+		timeindex_chart(ui_timeindex(u), u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS, &sub);
 		base = &sub;
 	} else {
 		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
-		uint64_t kept = timeline_self(u->tl, a, b, u->threads, self, tree_size(u->tl_tree));
+		uint64_t kept = timeindex_self(ui_timeindex(u), a, b, u->threads, self, tree_size(u->tl_tree));
 		if (kept) {
 			timeline_tree(u->tl_tree, self, u->views->order, &sub);
 			base = &sub;
@@ -259,6 +277,17 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	u->range_t1 = t1;
 	tree_changed(u);
 	return true;
+}
+
+const struct timeindex *ui_timeindex(struct ui *u)
+{
+	if (!u->tl || u->ti)
+		return u->ti;
+	if (!u->ti_job || !timeindex_done(u->ti_job))
+		ui_busy_times(u, "indexing the sample times...");
+	u->ti = u->ti_job ? timeindex_join(u->ti_job) : timeindex_new(u->tl, u->tl_tree);
+	u->ti_job = NULL;
+	return u->ti;
 }
 
 bool ui_has_times(struct ui *u, const char *what)
@@ -527,6 +556,8 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 	settle(u);
 	draw(u);
 	finder_index(u);        /* after the first paint: it must not delay it */
+	if (u->tl && !u->ti)
+		u->ti_job = timeindex_start(u->tl, u->tl_tree);
 }
 
 static void ui_teardown(struct ui *u, struct transform_stack *own)
@@ -539,6 +570,10 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	prompt_free(u->prompt);
 	heat_free(u->heat);
 	threads_free(u->threads_view);
+	if (u->stats && u->ti)
+		fprintf(stderr, "timeindex_bytes %zu build_ms %.1f\n", timeindex_bytes(u->ti), u->ti->build_ms);
+	timeindex_cancel(u->ti_job);
+	timeindex_free(u->ti);
 	free(u->own_threads);
 	if (u->diffmode)
 		diff_free(&u->diff);

@@ -1,0 +1,1229 @@
+/* timeindex: the aggregates of a timeline (see timeindex.h).
+ *
+ * Streams, all varints:
+ *   tbins   per thread, a pair per bin it has samples in (a bin may come
+ *           twice when the timeline goes back in time):
+ *             zigzag(bin - the pair's before), samples
+ *   hist    per thread, its leaves in ascending order, each a header
+ *             zigzag(leaf - the leaf before), triples, samples, [weight],
+ *             bytes of the triples
+ *           then its triples
+ *             zigzag(bin - the triple's before), samples, [weight]
+ *           ([weight] only when some sample weighs other than 1; else the
+ *           weight is the samples)
+ *   runs    per unit, how its first stack's frames below the shared ones
+ *           end and its last stack's begin:
+ *             n, then n pairs (depth before - depth after, weight)
+ *           twice: the first stack's frames, deepest first, ending after
+ *           `weight` of the unit; the last stack's, deepest first,
+ *           starting `weight` before the unit's end. */
+#include "config.h"
+#include "timeindex.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "xalloc.h"
+
+#define US5 5000u
+#define MS5 5000000u
+#define SEC 1000000000u
+#define UNITS_PER_BLOCK (TIMELINE_BLOCK / TIMEINDEX_UNIT)
+_Static_assert(TIMELINE_BLOCK % TIMEINDEX_UNIT == 0, "units tile the timeline's blocks");
+
+static uint64_t zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static unsigned vlen(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static unsigned char *put(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static uint64_t get(const unsigned char **p)
+{
+	return timeline_varint(p);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+uint32_t timeindex_bin(const struct timeindex *ti, uint64_t time)
+{
+	uint64_t d = time - ti->t0;
+	/* constant divisors: a multiplication each */
+	return (uint32_t)(ti->coarse ? (d / MS5) >> ti->shift : d / US5);
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+/* A (thread, leaf) while building: its pending triple, and what its list
+ * will need. */
+struct key {
+	uint32_t thread;
+	tree_idx leaf;
+	uint32_t bin, count;        /* the pending triple (count 0: none) */
+	uint64_t weight;
+	uint32_t prev;              /* the bin of its triple recorded last */
+	uint64_t nent, bytes, wbytes, tot_count, tot_weight;
+	size_t at;                  /* where its next triple is written */
+};
+
+/* The child hash of keys: the key's thread and leaf, so that probing past
+ * other keys does not touch them. */
+struct slot {
+	uint32_t thread;
+	tree_idx leaf;
+	uint32_t key;               /* index + 1, 0 empty */
+};
+
+/* Keys of a thread's recent leaves, by leaf: stacks recur near each other
+ * in time, so that most samples find their key without the hash. */
+#define MEMO 16u
+
+/* A thread while building: its pending pair, its pairs, its recent keys. */
+struct tstate {
+	uint32_t bin, count;        /* the pending pair (count 0: none) */
+	uint32_t *pairs;            /* bin, samples, ... */
+	size_t npairs, cappairs;
+	tree_idx memo_leaf[MEMO];
+	uint32_t memo[MEMO];        /* key index + 1 of memo_leaf[i], 0: none */
+};
+
+struct build {
+	struct timeindex *ti;
+	atomic_bool *stop;          /* set: give up (NULL: never) */
+	bool weighted, hist;        /* hist: the triples are still kept */
+	struct key *keys;
+	size_t nkeys, capkeys;
+	struct slot *slots;
+	size_t capslots;
+	struct tstate *ts;
+	/* the triples in the order they were complete: key, bin, samples */
+	uint32_t *rec;
+	uint64_t *recw;
+	size_t nrec, caprec, maxrec;
+	/* the unit being read: its samples' weights, the depth each shares
+	 * with the one before */
+	tree_idx ufirst, ulast;
+	uint64_t uw[TIMEINDEX_UNIT], utmin, utmax;
+	uint32_t ushared[TIMEINDEX_UNIT];
+	uint32_t un;
+	unsigned char *runs;
+	size_t nruns, capruns;
+	uint64_t pairs[2 * TIMEINDEX_UNIT];     /* a depth drops once a sample at most */
+};
+
+static uint64_t key_hash(uint32_t thread, tree_idx leaf)
+{
+	return mix((uint64_t)thread << 32 | leaf);
+}
+
+static void slots_grow(struct build *b)
+{
+	size_t cap = b->capslots ? b->capslots * 2 : 1024;
+	struct slot *s = xcalloc(cap, sizeof *s);
+	for (size_t i = 0; i < b->nkeys; i++) {
+		size_t k = key_hash(b->keys[i].thread, b->keys[i].leaf) & (cap - 1);
+		while (s[k].key)
+			k = (k + 1) & (cap - 1);
+		s[k] = (struct slot){ b->keys[i].thread, b->keys[i].leaf, (uint32_t)i + 1 };
+	}
+	free(b->slots);
+	b->slots = s;
+	b->capslots = cap;
+}
+
+static struct key *key_of(struct build *b, uint32_t thread, tree_idx leaf)
+{
+	struct tstate *t = &b->ts[thread];
+	uint32_t *memo = &t->memo[leaf % MEMO];
+	if (*memo && t->memo_leaf[leaf % MEMO] == leaf)
+		return &b->keys[*memo - 1];
+	t->memo_leaf[leaf % MEMO] = leaf;
+	size_t m = b->capslots - 1, k = key_hash(thread, leaf) & m;
+	for (; b->slots[k].key; k = (k + 1) & m) {
+		if (b->slots[k].thread == thread && b->slots[k].leaf == leaf) {
+			*memo = b->slots[k].key;
+			return &b->keys[*memo - 1];
+		}
+	}
+	if (b->nkeys >= UINT32_MAX - 1)
+		xdie("too many distinct threads and stacks for the time index");
+	if (b->nkeys == b->capkeys) {
+		b->capkeys = b->capkeys ? b->capkeys * 2 : 1024;
+		b->keys = xreallocarray(b->keys, b->capkeys, sizeof *b->keys);
+	}
+	struct key *x = &b->keys[b->nkeys];
+	memset(x, 0, sizeof *x);
+	x->thread = thread;
+	x->leaf = leaf;
+	b->nkeys++;
+	if (b->nkeys * 2 > b->capslots)
+		slots_grow(b);      /* the new key is placed there */
+	else
+		b->slots[k] = (struct slot){ thread, leaf, (uint32_t)b->nkeys };
+	*memo = (uint32_t)b->nkeys;
+	return x;
+}
+
+/* The triples are worth keeping while they are fewer than half the
+ * samples: beyond, a pass over the samples costs no more than one over
+ * them, and the memory is the timeline's again. */
+static void hist_drop(struct build *b)
+{
+	b->hist = false;
+	free(b->rec);
+	free(b->recw);
+	b->rec = NULL;
+	b->recw = NULL;
+	b->nrec = b->caprec = 0;
+}
+
+static void key_flush(struct build *b, struct key *k)
+{
+	if (b->nrec == b->caprec) {
+		if (b->nrec >= b->maxrec) {
+			hist_drop(b);
+			return;
+		}
+		b->caprec = b->caprec ? b->caprec * 2 : 4096;
+		b->rec = xreallocarray(b->rec, b->caprec, 3 * sizeof *b->rec);
+		b->recw = xreallocarray(b->recw, b->caprec, sizeof *b->recw);
+	}
+	uint32_t *r = &b->rec[3 * b->nrec];
+	r[0] = (uint32_t)(k - b->keys);
+	r[1] = k->bin;
+	r[2] = k->count;
+	b->recw[b->nrec++] = k->weight;
+	k->bytes += vlen(zz((int64_t)k->bin - (int64_t)k->prev)) + vlen(k->count);
+	k->wbytes += vlen(k->weight);
+	k->nent++;
+	k->tot_count += k->count;
+	k->tot_weight = sat_add(k->tot_weight, k->weight);
+	k->prev = k->bin;
+	k->count = 0;
+}
+
+static void thread_flush(struct tstate *t)
+{
+	if (t->npairs == t->cappairs) {
+		t->cappairs = t->cappairs ? t->cappairs * 2 : 64;
+		t->pairs = xreallocarray(t->pairs, t->cappairs, 2 * sizeof *t->pairs);
+	}
+	t->pairs[2 * t->npairs] = t->bin;
+	t->pairs[2 * t->npairs + 1] = t->count;
+	t->npairs++;
+	t->count = 0;
+}
+
+/* The depth of the deepest frame stacks a and b share. O(depths). */
+static uint32_t shared_depth(const struct tree *t, tree_idx a, tree_idx b)
+{
+	uint32_t da = tree_depth(t, a), db = tree_depth(t, b);
+	for (; da > db; da--)
+		a = tree_parent(t, a);
+	for (; db > da; db--)
+		b = tree_parent(t, b);
+	for (; a != b; da--) {
+		a = tree_parent(t, a);
+		b = tree_parent(t, b);
+	}
+	return da;
+}
+
+static void runs_put(struct build *b, uint64_t v)
+{
+	if (b->capruns - b->nruns < 10) {
+		b->capruns = b->capruns ? b->capruns * 2 : 4096;
+		b->runs = xrealloc(b->runs, b->capruns);
+	}
+	b->nruns = (size_t)(put(b->runs + b->nruns, v) - b->runs);
+}
+
+/* The frames of the stack at one end of the unit (its first sample,
+ * walking on; back: its last, walking back) that not every sample shares:
+ * each time the frames shared with that stack get fewer, the depth they
+ * drop by and the weight walked before. The frames samples i..j all share
+ * are those each shares with the one before, down to the fewest. Returns
+ * the depth shared by all. */
+static uint32_t unit_ends(struct build *b, bool back, uint64_t *pairs, size_t *npairs)
+{
+	uint32_t n = b->un;
+	uint32_t a = tree_depth(b->ti->tree, back ? b->ulast : b->ufirst);
+	uint64_t w = back ? b->uw[n - 1] : b->uw[0];
+	*npairs = 0;
+	for (uint32_t k = 1; k < n; k++) {
+		uint32_t i = back ? n - 1 - k : k;
+		/* the frames shared across the step from i - 1 to i (back: i
+		 * to i + 1) */
+		uint32_t d = b->ushared[back ? i + 1 : i];
+		if (d < a) {
+			pairs[2 * *npairs] = a - d;
+			pairs[2 * *npairs + 1] = w;
+			(*npairs)++;
+			a = d;
+		}
+		w = sat_add(w, b->uw[i]);
+	}
+	return a;
+}
+
+static void unit_close(struct build *b)
+{
+	struct timeindex *ti = b->ti;
+	if (b->un == 0)
+		return;
+	struct timeindex_unit *u = &ti->units[ti->nunits++];
+	u->tmin = b->utmin;
+	u->tmax = b->utmax;
+	u->weight = 0;
+	for (uint32_t i = 0; i < b->un; i++)
+		u->weight = sat_add(u->weight, b->uw[i]);
+	u->first = b->ufirst;
+	u->last = b->ulast;
+	if (b->nruns > UINT32_MAX - 64)
+		xdie("the time index's chart units are too big");
+	u->runs = (uint32_t)b->nruns;
+	size_t np;
+	u->common = unit_ends(b, false, b->pairs, &np);
+	runs_put(b, np);
+	for (size_t k = 0; k < 2 * np; k++)
+		runs_put(b, b->pairs[k]);
+	uint32_t c2 = unit_ends(b, true, b->pairs, &np);
+	if (c2 != u->common)
+		xdie("internal error: a chart unit's ends disagree");
+	runs_put(b, np);
+	for (size_t k = 0; k < 2 * np; k++)
+		runs_put(b, b->pairs[k]);
+	b->un = 0;
+}
+
+static void take(struct build *b, const struct timeline_sample *s)
+{
+	struct timeindex *ti = b->ti;
+	uint32_t bin = timeindex_bin(ti, s->time);
+	ti->cum[bin + 1]++;
+	struct tstate *t = &b->ts[s->thread];
+	if (t->count && (t->bin != bin || t->count == UINT32_MAX))
+		thread_flush(t);
+	t->bin = bin;
+	t->count++;
+	if (b->hist) {
+		struct key *k = key_of(b, s->thread, s->leaf);
+		if (k->count && (k->bin != bin || k->count == UINT32_MAX))
+			key_flush(b, k);
+		if (k->count == 0) {
+			k->bin = bin;
+			k->weight = 0;
+		}
+		k->count++;
+		k->weight = sat_add(k->weight, s->weight);
+	}
+	if (s->weight != 1)
+		b->weighted = true;
+	if (b->un == 0 || s->time < b->utmin)
+		b->utmin = s->time;
+	if (b->un == 0 || s->time > b->utmax)
+		b->utmax = s->time;
+	if (b->un == 0)
+		b->ufirst = s->leaf;
+	else
+		b->ushared[b->un] = s->leaf == b->ulast ? tree_depth(ti->tree, s->leaf)
+		                                        : shared_depth(ti->tree, b->ulast, s->leaf);
+	b->ulast = s->leaf;
+	b->uw[b->un] = s->weight;
+	if (++b->un == TIMEINDEX_UNIT)
+		unit_close(b);
+}
+
+/* Every sample once; false when told to stop. */
+static bool pass(struct build *b)
+{
+	const struct timeline *tl = b->ti->tl;
+	size_t nself = tree_size(b->ti->tree);
+	for (size_t i = 0; i < tl->nblocks; i++) {
+		if (b->stop && (i & 63) == 0 && atomic_load_explicit(b->stop, memory_order_relaxed))
+			return false;
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, i);
+		while (c.left) {
+			timeline_cursor_next(&c);
+			if (c.cur.leaf >= nself || c.cur.thread >= tl->nthreads)
+				xdie("internal error: a timeline sample beyond its tree or threads");
+			take(b, &c.cur);
+		}
+	}
+	for (size_t i = 0; i < tl->nthreads; i++)
+		if (b->ts[i].count)
+			thread_flush(&b->ts[i]);
+	for (size_t i = 0; i < b->nkeys && b->hist; i++)
+		if (b->keys[i].count)
+			key_flush(b, &b->keys[i]);
+	unit_close(b);
+	return true;
+}
+
+/* Each thread's pairs as varints. */
+static void write_pairs(struct build *b)
+{
+	struct timeindex *ti = b->ti;
+	const struct timeline *tl = ti->tl;
+	size_t at = 0;
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		const struct tstate *t = &b->ts[i];
+		uint32_t prev = 0;
+		ti->threads[i].bins_off = at;
+		for (size_t k = 0; k < t->npairs; k++) {
+			at += vlen(zz((int64_t)t->pairs[2 * k] - (int64_t)prev)) + vlen(t->pairs[2 * k + 1]);
+			prev = t->pairs[2 * k];
+		}
+		ti->threads[i].bins_len = at - ti->threads[i].bins_off;
+		ti->threads[i].nbins = t->npairs;
+	}
+	ti->tbins = xmalloc(at ? at : 1);
+	ti->tbins_len = at;
+	unsigned char *p = ti->tbins;
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		struct tstate *t = &b->ts[i];
+		uint32_t prev = 0;
+		for (size_t k = 0; k < t->npairs; k++) {
+			p = put(p, zz((int64_t)t->pairs[2 * k] - (int64_t)prev));
+			p = put(p, t->pairs[2 * k + 1]);
+			prev = t->pairs[2 * k];
+		}
+		free(t->pairs);
+		t->pairs = NULL;
+	}
+}
+
+struct order {
+	uint32_t thread;
+	tree_idx leaf;
+	uint32_t key;
+};
+
+static int order_cmp(const void *pa, const void *pb)
+{
+	const struct order *a = pa, *b = pb;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->leaf < b->leaf ? -1 : a->leaf > b->leaf;
+}
+
+/* The lists: each thread's leaves in order, a header each, then the
+ * triples in the order they were recorded. */
+static void write_hist(struct build *b)
+{
+	struct timeindex *ti = b->ti;
+	ti->weighted = b->weighted;
+	struct order *o = xmalloc((b->nkeys ? b->nkeys : 1) * sizeof *o);
+	for (size_t i = 0; i < b->nkeys; i++)
+		o[i] = (struct order){ b->keys[i].thread, b->keys[i].leaf, (uint32_t)i };
+	qsort(o, b->nkeys, sizeof *o, order_cmp);
+	size_t total = 0;
+	tree_idx prevleaf = 0;
+	for (size_t i = 0; i < b->nkeys; i++) {
+		const struct key *k = &b->keys[o[i].key];
+		if (i == 0 || o[i - 1].thread != k->thread)
+			prevleaf = 0;
+		uint64_t eb = k->bytes + (b->weighted ? k->wbytes : 0);
+		total += vlen(zz((int64_t)k->leaf - (int64_t)prevleaf)) + vlen(k->nent) + vlen(k->tot_count) +
+		         (b->weighted ? vlen(k->tot_weight) : 0) + vlen(eb) + eb;
+		prevleaf = k->leaf;
+	}
+	ti->hist = xmalloc(total ? total : 1);
+	ti->hist_len = total;
+	unsigned char *p = ti->hist;
+	for (size_t i = 0; i < b->nkeys; i++) {
+		struct key *k = &b->keys[o[i].key];
+		struct timeindex_thread *th = &ti->threads[k->thread];
+		if (i == 0 || o[i - 1].thread != k->thread) {
+			prevleaf = 0;
+			th->hist_off = (size_t)(p - ti->hist);
+		}
+		uint64_t eb = k->bytes + (b->weighted ? k->wbytes : 0);
+		p = put(p, zz((int64_t)k->leaf - (int64_t)prevleaf));
+		p = put(p, k->nent);
+		p = put(p, k->tot_count);
+		if (b->weighted)
+			p = put(p, k->tot_weight);
+		p = put(p, eb);
+		k->at = (size_t)(p - ti->hist);
+		k->prev = 0;
+		p += eb;
+		th->hist_len = (size_t)(p - ti->hist) - th->hist_off;
+		th->nkeys++;
+		th->nhist += k->nent;
+		ti->nhist += k->nent;
+		prevleaf = k->leaf;
+	}
+	free(o);
+	for (size_t r = 0; r < b->nrec; r++) {
+		struct key *k = &b->keys[b->rec[3 * r]];
+		uint32_t bin = b->rec[3 * r + 1];
+		unsigned char *q = put(ti->hist + k->at, zz((int64_t)bin - (int64_t)k->prev));
+		q = put(q, b->rec[3 * r + 2]);
+		if (b->weighted)
+			q = put(q, b->recw[r]);
+		k->at = (size_t)(q - ti->hist);
+		k->prev = bin;
+	}
+	ti->has_hist = true;
+}
+
+static struct timeindex *index_build(const struct timeline *tl, const struct tree *t, atomic_bool *stop)
+{
+	if (!tl || tl->n == 0)
+		return NULL;
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_MONOTONIC, &c0);
+	struct timeindex *ti = xcalloc(1, sizeof *ti);
+	ti->tl = tl;
+	ti->tree = t;
+	ti->t0 = tl->tmin;
+	uint64_t span = tl->tmax - tl->tmin;
+	if (span < 2 * (uint64_t)SEC) {
+		/* cells of 1 ms / 50 rows and every step's rows are whole */
+		ti->bin_ns = US5;
+	} else {
+		/* rows of steps of whole seconds: 20, 25, 40 ms... */
+		ti->coarse = true;
+		while ((span / MS5) >> ti->shift >= TIMEINDEX_MAX_BINS)
+			ti->shift++;
+		ti->bin_ns = (uint64_t)MS5 << ti->shift;
+	}
+	ti->nbins = timeindex_bin(ti, tl->tmax) + 1;
+	ti->cum = xcalloc((size_t)ti->nbins + 1, sizeof *ti->cum);
+	ti->threads = xcalloc(tl->nthreads + 1, sizeof *ti->threads);
+	ti->units = xmalloc((size_t)((tl->n + TIMEINDEX_UNIT - 1) / TIMEINDEX_UNIT) * sizeof *ti->units);
+
+	struct build *b = xcalloc(1, sizeof *b);
+	b->ti = ti;
+	b->stop = stop;
+	b->ts = xcalloc(tl->nthreads + 1, sizeof *b->ts);
+	b->hist = true;
+	b->maxrec = tl->n / 2;
+	slots_grow(b);
+	bool done = pass(b);
+	if (done) {
+		for (uint32_t i = 0; i < ti->nbins; i++)
+			ti->cum[i + 1] += ti->cum[i];
+		write_pairs(b);
+		if (b->hist)
+			write_hist(b);
+		ti->runs = b->runs ? xrealloc(b->runs, b->nruns ? b->nruns : 1) : xmalloc(1);
+		ti->runs_len = b->nruns;
+	} else {
+		for (size_t i = 0; i < tl->nthreads; i++)
+			free(b->ts[i].pairs);
+		free(b->runs);
+		timeindex_free(ti);
+		ti = NULL;
+	}
+	free(b->rec);
+	free(b->recw);
+	free(b->slots);
+	free(b->keys);
+	free(b->ts);
+	free(b);
+	clock_gettime(CLOCK_MONOTONIC, &c1);
+	if (ti)
+		ti->build_ms = (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+	return ti;
+}
+
+struct timeindex *timeindex_new(const struct timeline *tl, const struct tree *t)
+{
+	return index_build(tl, t, NULL);
+}
+
+/* ---- in the background ---- */
+
+struct timeindex_job {
+	const struct timeline *tl;
+	const struct tree *t;
+	struct timeindex *ti;
+	pthread_t thread;
+	bool running;
+	atomic_bool stop, ready;
+};
+
+static void *job_main(void *arg)
+{
+	struct timeindex_job *j = arg;
+	j->ti = index_build(j->tl, j->t, &j->stop);
+	atomic_store(&j->ready, true);      /* publishes j->ti */
+	return NULL;
+}
+
+struct timeindex_job *timeindex_start(const struct timeline *tl, const struct tree *t)
+{
+	struct timeindex_job *j = xcalloc(1, sizeof *j);
+	j->tl = tl;
+	j->t = t;
+	atomic_init(&j->stop, false);
+	atomic_init(&j->ready, false);
+	if (pthread_create(&j->thread, NULL, job_main, j) == 0) {
+		j->running = true;
+	} else {
+		j->ti = index_build(tl, t, NULL);   /* no thread: here and now */
+		atomic_store(&j->ready, true);
+	}
+	return j;
+}
+
+bool timeindex_done(struct timeindex_job *j)
+{
+	return atomic_load(&j->ready);
+}
+
+struct timeindex *timeindex_join(struct timeindex_job *j)
+{
+	if (j->running)
+		pthread_join(j->thread, NULL);
+	struct timeindex *ti = j->ti;
+	free(j);
+	return ti;
+}
+
+void timeindex_cancel(struct timeindex_job *j)
+{
+	if (!j)
+		return;
+	atomic_store(&j->stop, true);
+	timeindex_free(timeindex_join(j));
+}
+
+void timeindex_free(struct timeindex *ti)
+{
+	if (!ti)
+		return;
+	free(ti->cum);
+	free(ti->threads);
+	free(ti->tbins);
+	free(ti->hist);
+	free(ti->runs);
+	free(ti->units);
+	free(ti);
+}
+
+size_t timeindex_bytes(const struct timeindex *ti)
+{
+	if (!ti)
+		return 0;
+	return sizeof *ti + ((size_t)ti->nbins + 1) * sizeof *ti->cum +
+	       ti->tl->nthreads * sizeof *ti->threads + ti->tbins_len + ti->hist_len + ti->runs_len +
+	       ti->nunits * sizeof *ti->units;
+}
+
+/* ---- heat map cells ---------------------------------------------------------- */
+
+/* Cells of k bins: the cell of a bin, dividing only when it leaves the
+ * cell of the bin before (pairs and triples mostly come in bin order). */
+struct cellof {
+	uint64_t k, cell, lo, hi;
+};
+
+static uint64_t cell_of(struct cellof *c, uint64_t bin)
+{
+	if (bin < c->lo || bin >= c->hi) {
+		c->cell = bin / c->k;
+		c->lo = c->cell * c->k;
+		c->hi = c->lo + c->k;
+	}
+	return c->cell;
+}
+
+/* A thread's pairs, each added to (sign > 0) or taken from acc[cell]. */
+static void add_pairs(const struct timeindex *ti, uint32_t th, struct cellof *co, uint64_t *acc,
+                      size_t ncells, bool add)
+{
+	const struct timeindex_thread *t = &ti->threads[th];
+	const unsigned char *p = ti->tbins + t->bins_off;
+	uint64_t bin = 0;
+	for (uint64_t i = 0; i < t->nbins; i++) {
+		bin += (uint64_t)unzz(get(&p));
+		uint64_t n = get(&p), c = cell_of(co, bin);
+		if (c < ncells) {
+			if (add)
+				acc[c] += n;
+			else
+				acc[c] -= n;
+		}
+	}
+}
+
+/* acc[j] = all threads' samples in cell j. */
+static void all_cells(const struct timeindex *ti, uint64_t k, uint64_t *acc, size_t ncells)
+{
+	for (size_t j = 0; j < ncells; j++) {
+		uint64_t lo = j * k;
+		if (lo >= ti->nbins || lo / k != j)
+			break;
+		uint64_t hi = lo + k < ti->nbins ? lo + k : ti->nbins;
+		acc[j] = ti->cum[hi] - ti->cum[lo];
+	}
+}
+
+static void saturate(const uint64_t *acc, size_t ncells, uint32_t *out, uint64_t *counted)
+{
+	uint64_t total = 0;
+	for (size_t j = 0; j < ncells; j++) {
+		total += acc[j];
+		out[j] = acc[j] > UINT32_MAX ? UINT32_MAX : (uint32_t)acc[j];
+	}
+	if (counted)
+		*counted = total;
+}
+
+bool timeindex_cells(const struct timeindex *ti, const bool *threads, uint64_t cell_ns,
+                     size_t ncells, uint32_t *cells, uint64_t *counted)
+{
+	if (cell_ns == 0 || cell_ns % ti->bin_ns)
+		return false;
+	struct cellof co = { cell_ns / ti->bin_ns, 0, 1, 0 };
+	uint64_t *acc = xcalloc(ncells ? ncells : 1, sizeof *acc);
+	if (!threads) {
+		all_cells(ti, co.k, acc, ncells);
+	} else {
+		/* the chosen threads' pairs, or all less the others' */
+		uint64_t in = 0, out = 0;
+		for (size_t i = 0; i < ti->tl->nthreads; i++)
+			*(threads[i] ? &in : &out) += ti->threads[i].nbins;
+		bool direct = in <= out;
+		if (!direct)
+			all_cells(ti, co.k, acc, ncells);
+		for (uint32_t i = 0; i < ti->tl->nthreads; i++)
+			if (threads[i] == direct)
+				add_pairs(ti, i, &co, acc, ncells, direct);
+	}
+	saturate(acc, ncells, cells, counted);
+	free(acc);
+	return true;
+}
+
+/* One leaf's list in a thread's part of hist: where it is and what it
+ * holds. */
+struct leaflist {
+	tree_idx leaf;
+	uint64_t nent, count, weight;
+	const unsigned char *ent, *end;
+};
+
+static const unsigned char *leaflist_next(const struct timeindex *ti, const unsigned char *p,
+                                          struct leaflist *l)
+{
+	l->leaf = (tree_idx)((int64_t)l->leaf + unzz(get(&p)));
+	l->nent = get(&p);
+	l->count = get(&p);
+	l->weight = ti->weighted ? get(&p) : l->count;
+	uint64_t bytes = get(&p);
+	l->ent = p;
+	l->end = p + bytes;
+	return l->end;
+}
+
+/* A triple of a leaf's list. */
+static void triple(const struct timeindex *ti, const unsigned char **p, uint64_t *bin, uint64_t *count,
+                   uint64_t *weight)
+{
+	*bin += (uint64_t)unzz(get(p));
+	*count = get(p);
+	*weight = ti->weighted ? get(p) : *count;
+}
+
+static void add_triples(const struct timeindex *ti, const struct leaflist *l, struct cellof *co,
+                        uint64_t *acc, size_t ncells, bool add)
+{
+	const unsigned char *p = l->ent;
+	uint64_t bin = 0, n, w;
+	for (uint64_t i = 0; i < l->nent; i++) {
+		triple(ti, &p, &bin, &n, &w);
+		uint64_t c = cell_of(co, bin);
+		if (c < ncells) {
+			if (add)
+				acc[c] += n;
+			else
+				acc[c] -= n;
+		}
+	}
+}
+
+bool timeindex_hits(const struct timeindex *ti, const bool *threads, const bool *in,
+                    uint64_t cell_ns, size_t ncells, uint32_t *hits, uint64_t *counted)
+{
+	if (cell_ns == 0 || cell_ns % ti->bin_ns)
+		return false;
+	struct cellof co = { cell_ns / ti->bin_ns, 0, 1, 0 };
+	uint64_t *acc = xcalloc(ncells ? ncells : 1, sizeof *acc);
+	size_t nself = tree_size(ti->tree);
+	const struct timeline *tl = ti->tl;
+	if (!ti->has_hist) {
+		/* every sample, in order */
+		for (size_t b = 0; b < tl->nblocks; b++) {
+			struct timeline_cursor c;
+			timeline_cursor_block(&c, tl, b);
+			while (c.left) {
+				timeline_cursor_next(&c);
+				const struct timeline_sample *s = &c.cur;
+				if ((threads && !threads[s->thread]) || s->leaf >= nself || !in[s->leaf])
+					continue;
+				uint64_t cell = cell_of(&co, timeindex_bin(ti, s->time));
+				if (cell < ncells)
+					acc[cell]++;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < tl->nthreads && ti->has_hist; i++) {
+		if (threads && !threads[i])
+			continue;
+		const struct timeindex_thread *t = &ti->threads[i];
+		const unsigned char *p = ti->hist + t->hist_off, *end = p + t->hist_len;
+		/* the marked leaves' triples, or the thread's pairs less the
+		 * others' triples: whichever reads fewer */
+		uint64_t marked = 0;
+		struct leaflist l = { 0 };
+		for (const unsigned char *q = p; q < end;) {
+			q = leaflist_next(ti, q, &l);
+			if (l.leaf < nself && in[l.leaf])
+				marked += l.nent;
+		}
+		bool direct = marked <= t->nhist - marked + t->nbins;
+		if (!direct)
+			add_pairs(ti, i, &co, acc, ncells, true);
+		l.leaf = 0;
+		while (p < end) {
+			p = leaflist_next(ti, p, &l);
+			if ((l.leaf < nself && in[l.leaf]) == direct)
+				add_triples(ti, &l, &co, acc, ncells, direct);
+		}
+	}
+	saturate(acc, ncells, hits, counted);
+	free(acc);
+	return true;
+}
+
+void timeindex_spark(const struct timeindex *ti, uint32_t thread, uint32_t width, uint32_t *out)
+{
+	memset(out, 0, width * sizeof *out);
+	if (width == 0 || thread >= ti->tl->nthreads)
+		return;
+	const struct timeindex_thread *t = &ti->threads[thread];
+	const unsigned char *p = ti->tbins + t->bins_off;
+	uint64_t bin = 0, nb = ti->nbins, k = 0, lo = 1, hi = 0;
+	for (uint64_t i = 0; i < t->nbins; i++) {
+		bin += (uint64_t)unzz(get(&p));
+		uint64_t n = get(&p);
+		if (bin < lo || bin >= hi) {
+			/* bucket k holds the bins from ceil(k nb / w) on */
+			k = bin * width / nb;
+			lo = (k * nb + width - 1) / width;
+			hi = ((k + 1) * nb + width - 1) / width;
+		}
+		if (k < width)
+			out[k] = out[k] + n > UINT32_MAX ? UINT32_MAX : (uint32_t)(out[k] + n);
+	}
+}
+
+/* ---- a range's tree ----------------------------------------------------------- */
+
+static uint64_t add_to(uint64_t *self, size_t nself, tree_idx leaf, uint64_t w)
+{
+	if (leaf >= nself)
+		xdie("internal error: a timeline leaf beyond its tree");
+	self[leaf] = sat_add(self[leaf], w);
+	return w;
+}
+
+uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, const bool *threads,
+                        uint64_t *self, size_t nself)
+{
+	const struct timeline *tl = ti->tl;
+	if (!ti->has_hist)
+		return timeline_self(tl, t0, t1, threads, self, nself);
+	if (t0 >= t1 || t1 <= tl->tmin || t0 > tl->tmax)
+		return 0;
+	bool from_start = t0 <= tl->tmin, to_end = t1 > tl->tmax;
+	uint64_t hcost = 0;
+	for (size_t i = 0; i < tl->nthreads; i++)
+		if (!threads || threads[i])
+			hcost += ti->threads[i].nhist;
+	uint64_t n = 0;
+	if (from_start && to_end) {
+		/* the whole recording: the lists' totals */
+		for (size_t i = 0; i < tl->nthreads; i++) {
+			if (threads && !threads[i])
+				continue;
+			const struct timeindex_thread *t = &ti->threads[i];
+			const unsigned char *p = ti->hist + t->hist_off, *end = p + t->hist_len;
+			struct leaflist l = { 0 };
+			while (p < end) {
+				p = leaflist_next(ti, p, &l);
+				add_to(self, nself, l.leaf, l.weight);
+				n += l.count;
+			}
+		}
+		return n;
+	}
+	/* the whole bins [jlo, jhi) inside the range */
+	uint64_t B = ti->bin_ns;
+	uint64_t jlo = from_start ? 0 : (t0 - ti->t0) / B + ((t0 - ti->t0) % B != 0);
+	uint64_t jhi = to_end ? ti->nbins : (t1 - ti->t0) / B;
+	if (jhi > ti->nbins)
+		jhi = ti->nbins;
+	uint64_t first = from_start ? 0 : timeindex_bin(ti, t0);
+	uint64_t last = to_end ? ti->nbins - 1 : timeindex_bin(ti, t1 - 1 < tl->tmax ? t1 - 1 : tl->tmax);
+	uint64_t samples = ti->cum[last + 1] - ti->cum[first];
+	if (jlo >= jhi || samples <= hcost)
+		return timeline_self(tl, t0, t1, threads, self, nself);
+	for (size_t i = 0; i < tl->nthreads; i++) {
+		if (threads && !threads[i])
+			continue;
+		const struct timeindex_thread *t = &ti->threads[i];
+		const unsigned char *p = ti->hist + t->hist_off, *end = p + t->hist_len;
+		struct leaflist l = { 0 };
+		while (p < end) {
+			p = leaflist_next(ti, p, &l);
+			const unsigned char *q = l.ent;
+			uint64_t bin = 0, c, w, sum = 0;
+			for (uint64_t k = 0; k < l.nent; k++) {
+				triple(ti, &q, &bin, &c, &w);
+				if (bin >= jlo && bin < jhi) {
+					sum = sat_add(sum, w);
+					n += c;
+				}
+			}
+			if (sum)
+				add_to(self, nself, l.leaf, sum);
+		}
+	}
+	/* the cut bins at the ends, sample by sample */
+	if (!from_start)
+		n += timeline_self(tl, t0, ti->t0 + jlo * B, threads, self, nself);
+	if (!to_end)
+		n += timeline_self(tl, ti->t0 + jhi * B, t1, threads, self, nself);
+	return n;
+}
+
+/* ---- the flame chart ------------------------------------------------------------ */
+
+/* A frame's run: from start, len of the weight, at depth in src. */
+struct run {
+	uint64_t start, len;
+	tree_idx node;
+	uint32_t depth;
+};
+
+/* The runs open at the current position, one per depth 1..depth, and the
+ * runs kept. */
+struct sweep {
+	const struct tree *src;
+	uint64_t theta, pos;
+	uint32_t depth;
+	tree_idx *node;
+	uint64_t *start;
+	size_t cap;
+	struct run *runs;
+	size_t nruns, capruns;
+	uint64_t pairs[4 * TIMEINDEX_UNIT];
+};
+
+static void sweep_room(struct sweep *sw, size_t depth)
+{
+	if (depth + 1 > sw->cap) {
+		sw->cap = depth + 1 > 2 * sw->cap ? depth + 1 : 2 * sw->cap;
+		sw->node = xreallocarray(sw->node, sw->cap, sizeof *sw->node);
+		sw->start = xreallocarray(sw->start, sw->cap, sizeof *sw->start);
+	}
+}
+
+/* Ends the runs deeper than d at at; the heavy ones are kept. */
+static void close_to(struct sweep *sw, uint32_t d, uint64_t at)
+{
+	for (; sw->depth > d; sw->depth--) {
+		uint64_t len = at - sw->start[sw->depth];
+		if (len == 0 || len < sw->theta)
+			continue;
+		if (sw->nruns == sw->capruns) {
+			sw->capruns = sw->capruns ? sw->capruns * 2 : 1024;
+			sw->runs = xreallocarray(sw->runs, sw->capruns, sizeof *sw->runs);
+		}
+		sw->runs[sw->nruns++] = (struct run){ sw->start[sw->depth], len, sw->node[sw->depth], sw->depth };
+	}
+}
+
+/* Opens the runs of leaf's frames deeper than d, from at on. */
+static void open_from(struct sweep *sw, tree_idx leaf, uint32_t d, uint64_t at)
+{
+	uint32_t to = tree_depth(sw->src, leaf);
+	sweep_room(sw, to);
+	for (tree_idx i = leaf; tree_depth(sw->src, i) > d; i = tree_parent(sw->src, i)) {
+		sw->node[tree_depth(sw->src, i)] = i;
+		sw->start[tree_depth(sw->src, i)] = at;
+	}
+	sw->depth = to;
+}
+
+/* The next stack starts at leaf: the runs it does not continue end. */
+static void enter(struct sweep *sw, tree_idx leaf)
+{
+	const struct tree *t = sw->src;
+	if (sw->depth == tree_depth(t, leaf) && sw->node[sw->depth] == leaf)
+		return;
+	tree_idx y = leaf;
+	while (tree_depth(t, y) > sw->depth)
+		y = tree_parent(t, y);
+	while (tree_depth(t, y) > 0 && sw->node[tree_depth(t, y)] != y)
+		y = tree_parent(t, y);
+	uint32_t k = tree_depth(t, y);
+	close_to(sw, k, sw->pos);
+	open_from(sw, leaf, k, sw->pos);
+}
+
+static void sweep_sample(struct sweep *sw, tree_idx leaf, uint64_t w)
+{
+	enter(sw, leaf);
+	sw->pos = sat_add(sw->pos, w);
+}
+
+/* A whole unit: its first stack's frames below the shared ones end where
+ * the runs say, its last stack's begin where they say; what happens in
+ * between is lighter than theta (the unit is). */
+static void sweep_unit(struct sweep *sw, const struct timeindex *ti, const struct timeindex_unit *u)
+{
+	const struct tree *t = sw->src;
+	enter(sw, u->first);
+	const unsigned char *p = ti->runs + u->runs;
+	uint64_t n = get(&p);
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t drop = get(&p), w = get(&p);
+		close_to(sw, sw->depth - (uint32_t)drop, sat_add(sw->pos, w));
+	}
+	/* the last stack's frames, shallowest first: its pairs backwards */
+	n = get(&p);
+	for (uint64_t k = 0; k < n; k++) {
+		sw->pairs[2 * k] = get(&p);
+		sw->pairs[2 * k + 1] = get(&p);
+	}
+	uint32_t to = tree_depth(t, u->last);
+	sweep_room(sw, to);
+	uint32_t d = to;
+	for (uint64_t k = 0; k < n; k++)
+		d -= (uint32_t)sw->pairs[2 * k];
+	/* now d is the shared depth; the frames from d + 1 on start from
+	 * the pairs: the last pair (nearest to the shared frames) first */
+	tree_idx i = u->last;
+	for (uint32_t x = to; x > d; x--, i = tree_parent(t, i))
+		sw->node[x] = i;
+	uint64_t end = sat_add(sw->pos, u->weight);
+	for (uint64_t k = n; k-- > 0;) {
+		uint32_t hi = d + (uint32_t)sw->pairs[2 * k];
+		for (uint32_t x = d + 1; x <= hi; x++)
+			sw->start[x] = end - sw->pairs[2 * k + 1];
+		d = hi;
+	}
+	sw->depth = to;
+	sw->pos = end;
+}
+
+static int run_cmp(const void *pa, const void *pb)
+{
+	const struct run *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* Adding the kept runs to the chart: the runs over the current position
+ * (act[0..m), by depth), how many of them the stack added last shares. */
+struct emit {
+	const struct tree *src;
+	struct tree *dst;
+	const struct run **act;
+	struct tree_frame *fr;
+	size_t m, stable, cap;
+	uint64_t pos;
+};
+
+/* The stretch from the position to `to` as the stack of the runs over it. */
+static void emit_upto(struct emit *e, uint64_t to)
+{
+	if (to <= e->pos)
+		return;
+	for (size_t k = e->stable; k < e->m; k++)
+		e->fr[k - e->stable] = (struct tree_frame){ tree_name(e->src, e->act[k]->node),
+		                                            tree_name_len(e->src, e->act[k]->node) };
+	tree_add_stack_tail(e->dst, e->stable, e->fr, e->m - e->stable, to - e->pos);
+	e->stable = e->m;
+	e->pos = to;
+}
+
+/* The innermost run over the position ends. */
+static void emit_pop(struct emit *e)
+{
+	const struct run *r = e->act[e->m - 1];
+	emit_upto(e, r->start + r->len);
+	e->m--;
+	if (e->stable > e->m)
+		e->stable = e->m;
+}
+
+/* The kept runs as a chart: the stretches between their ends, each the
+ * stack of the runs over it, added in order (a frame's runs nest in its
+ * caller's, so the runs over a point are one per depth from 1). */
+static void sweep_tree(struct sweep *sw, struct tree *dst)
+{
+	qsort(sw->runs, sw->nruns, sizeof *sw->runs, run_cmp);
+	struct emit e = { sw->src, dst, NULL, NULL, 0, 0, 16, 0 };
+	e.act = xmalloc(e.cap * sizeof *e.act);
+	e.fr = xmalloc(e.cap * sizeof *e.fr);
+	for (size_t r = 0; r < sw->nruns; r++) {
+		const struct run *x = &sw->runs[r];
+		while (e.m > 0 && e.act[e.m - 1]->start + e.act[e.m - 1]->len <= x->start)
+			emit_pop(&e);
+		emit_upto(&e, x->start);
+		if (e.m != x->depth - 1)
+			xdie("internal error: a chart run without its caller's");
+		if (e.m == e.cap) {
+			e.cap *= 2;
+			e.act = xreallocarray(e.act, e.cap, sizeof *e.act);
+			e.fr = xreallocarray(e.fr, e.cap, sizeof *e.fr);
+		}
+		e.act[e.m++] = x;
+	}
+	while (e.m > 0)
+		emit_pop(&e);
+	emit_upto(&e, sw->pos);
+	free(e.act);
+	free(e.fr);
+}
+
+/* A unit the chart takes whole: inside the range, on all threads, lighter
+ * than a cell. */
+static bool unit_whole(const struct timeindex_unit *u, uint64_t t0, uint64_t t1, uint64_t theta)
+{
+	return u->tmin >= t0 && u->tmax < t1 && u->weight <= theta;
+}
+
+/* Walks the range in the timeline's order: whole units (ti, no threads,
+ * theta > 0) or samples, into sw; without sw only sums their weights. */
+static uint64_t chart_walk(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
+                           uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
+                           uint64_t *samples)
+{
+	bool units = ti && !threads && (theta > 0 || !sw);
+	uint64_t total = 0, n = 0;
+	for (size_t b = 0; b < tl->nblocks; b++) {
+		const struct timeline_block *bl = &tl->blocks[b];
+		if (bl->tmax < t0 || bl->tmin >= t1)
+			continue;
+		/* the block's units taken whole, or none */
+		bool whole[UNITS_PER_BLOCK] = { false };
+		size_t u0 = b * UNITS_PER_BLOCK, nu = 0, nwhole = 0;
+		if (units) {
+			for (; nu < UNITS_PER_BLOCK && u0 + nu < ti->nunits; nu++) {
+				const struct timeindex_unit *u = &ti->units[u0 + nu];
+				/* summing needs no threshold */
+				whole[nu] = sw ? unit_whole(u, t0, t1, theta) : u->tmin >= t0 && u->tmax < t1;
+				nwhole += whole[nu];
+			}
+		}
+		if (units && nwhole == nu) {
+			for (size_t k = 0; k < nu; k++) {
+				const struct timeindex_unit *u = &ti->units[u0 + k];
+				if (sw)
+					sweep_unit(sw, ti, u);
+				total = sat_add(total, u->weight);
+			}
+			n += (uint64_t)(tl->n - b * TIMELINE_BLOCK < TIMELINE_BLOCK ? tl->n - b * TIMELINE_BLOCK
+			                                                             : TIMELINE_BLOCK);
+			continue;
+		}
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		for (uint32_t i = 0; c.left; i++) {
+			timeline_cursor_next(&c);
+			uint32_t k = i / TIMEINDEX_UNIT;
+			if (units && whole[k]) {
+				if (i % TIMEINDEX_UNIT == 0) {
+					const struct timeindex_unit *u = &ti->units[u0 + k];
+					if (sw)
+						sweep_unit(sw, ti, u);
+					total = sat_add(total, u->weight);
+				}
+				n++;
+				continue;
+			}
+			const struct timeline_sample *s = &c.cur;
+			if (s->time < t0 || s->time >= t1 || (threads && !threads[s->thread]))
+				continue;
+			if (sw)
+				sweep_sample(sw, s->leaf, s->weight);
+			total = sat_add(total, s->weight);
+			n++;
+		}
+	}
+	if (samples)
+		*samples = n;
+	return total;
+}
+
+void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
+                     uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells,
+                     struct tree *dst)
+{
+	dst->chart = true;
+	struct sweep sw;
+	memset(&sw, 0, sizeof sw);
+	sw.src = src;
+	if (cells) {
+		uint64_t total = chart_walk(ti, tl, t0, t1, threads, 0, NULL, NULL);
+		sw.theta = total / cells;
+	}
+	sweep_room(&sw, 0);
+	sw.node[0] = TREE_ROOT;
+	uint64_t samples;
+	chart_walk(ti, tl, t0, t1, threads, sw.theta, &sw, &samples);
+	close_to(&sw, 0, sw.pos);
+	sweep_tree(&sw, dst);
+	free(sw.node);
+	free(sw.start);
+	free(sw.runs);
+	dst->stacks = samples;
+	tree_finalize(dst, TREE_ORDER_INPUT);
+}
