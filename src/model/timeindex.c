@@ -31,6 +31,7 @@
 #define MS5 5000000u
 #define SEC 1000000000u
 #define UNITS_PER_BLOCK (TIMELINE_BLOCK / TIMEINDEX_UNIT)
+#define DENSE_MAX (1u << 22)
 _Static_assert(TIMELINE_BLOCK % TIMEINDEX_UNIT == 0, "units tile the timeline's blocks");
 
 static uint64_t zz(int64_t v)
@@ -96,11 +97,15 @@ uint32_t timeindex_bin(const struct timeindex *ti, uint64_t time)
 struct key {
 	uint32_t thread;
 	tree_idx leaf;
-	uint32_t bin, count;        /* the pending triple (count 0: none) */
-	uint64_t weight;
 	uint32_t prev;              /* the bin of its triple recorded last */
 	uint64_t nent, bytes, wbytes, tot_count, tot_weight;
 	size_t at;                  /* where its next triple is written */
+};
+
+/* Its pending triple, apart: what every sample touches stays small. */
+struct khot {
+	uint32_t bin, count;        /* count 0: none */
+	uint64_t weight;
 };
 
 /* The child hash of keys: the key's thread and leaf, so that probing past
@@ -129,9 +134,12 @@ struct build {
 	atomic_bool *stop;          /* set: give up (NULL: never) */
 	bool weighted, hist;        /* hist: the triples are still kept */
 	struct key *keys;
+	struct khot *hot;
 	size_t nkeys, capkeys;
 	struct slot *slots;
 	size_t capslots;
+	uint32_t *dense;            /* key index + 1 by leaf * threads + thread,
+	                               when that table is small (else the hash) */
 	struct tstate *ts;
 	/* the triples in the order they were complete: key, bin, samples */
 	uint32_t *rec;
@@ -168,37 +176,53 @@ static void slots_grow(struct build *b)
 	b->capslots = cap;
 }
 
-static struct key *key_of(struct build *b, uint32_t thread, tree_idx leaf)
+static struct key *key_new(struct build *b, uint32_t thread, tree_idx leaf)
 {
-	struct tstate *t = &b->ts[thread];
-	uint32_t *memo = &t->memo[leaf % MEMO];
-	if (*memo && t->memo_leaf[leaf % MEMO] == leaf)
-		return &b->keys[*memo - 1];
-	t->memo_leaf[leaf % MEMO] = leaf;
-	size_t m = b->capslots - 1, k = key_hash(thread, leaf) & m;
-	for (; b->slots[k].key; k = (k + 1) & m) {
-		if (b->slots[k].thread == thread && b->slots[k].leaf == leaf) {
-			*memo = b->slots[k].key;
-			return &b->keys[*memo - 1];
-		}
-	}
 	if (b->nkeys >= UINT32_MAX - 1)
 		xdie("too many distinct threads and stacks for the time index");
 	if (b->nkeys == b->capkeys) {
 		b->capkeys = b->capkeys ? b->capkeys * 2 : 1024;
 		b->keys = xreallocarray(b->keys, b->capkeys, sizeof *b->keys);
+		b->hot = xreallocarray(b->hot, b->capkeys, sizeof *b->hot);
 	}
-	struct key *x = &b->keys[b->nkeys];
+	memset(&b->hot[b->nkeys], 0, sizeof *b->hot);
+	struct key *x = &b->keys[b->nkeys++];
 	memset(x, 0, sizeof *x);
 	x->thread = thread;
 	x->leaf = leaf;
-	b->nkeys++;
+	return x;
+}
+
+/* The index of the key of (thread, leaf), made when new. */
+static uint32_t key_of(struct build *b, uint32_t thread, tree_idx leaf)
+{
+	if (b->dense) {
+		uint32_t *d = &b->dense[(size_t)leaf * b->ti->tl->nthreads + thread];
+		if (!*d) {
+			key_new(b, thread, leaf);
+			*d = (uint32_t)b->nkeys;
+		}
+		return *d - 1;
+	}
+	struct tstate *t = &b->ts[thread];
+	uint32_t *memo = &t->memo[leaf % MEMO];
+	if (*memo && t->memo_leaf[leaf % MEMO] == leaf)
+		return *memo - 1;
+	t->memo_leaf[leaf % MEMO] = leaf;
+	size_t m = b->capslots - 1, k = key_hash(thread, leaf) & m;
+	for (; b->slots[k].key; k = (k + 1) & m) {
+		if (b->slots[k].thread == thread && b->slots[k].leaf == leaf) {
+			*memo = b->slots[k].key;
+			return *memo - 1;
+		}
+	}
+	key_new(b, thread, leaf);
 	if (b->nkeys * 2 > b->capslots)
 		slots_grow(b);      /* the new key is placed there */
 	else
 		b->slots[k] = (struct slot){ thread, leaf, (uint32_t)b->nkeys };
 	*memo = (uint32_t)b->nkeys;
-	return x;
+	return *memo - 1;
 }
 
 /* The triples are worth keeping while they are fewer than half the
@@ -214,8 +238,9 @@ static void hist_drop(struct build *b)
 	b->nrec = b->caprec = 0;
 }
 
-static void key_flush(struct build *b, struct key *k)
+static void key_flush(struct build *b, uint32_t i)
 {
+	struct khot *h = &b->hot[i];
 	if (b->nrec == b->caprec) {
 		if (b->nrec >= b->maxrec) {
 			hist_drop(b);
@@ -226,17 +251,18 @@ static void key_flush(struct build *b, struct key *k)
 		b->recw = xreallocarray(b->recw, b->caprec, sizeof *b->recw);
 	}
 	uint32_t *r = &b->rec[3 * b->nrec];
-	r[0] = (uint32_t)(k - b->keys);
-	r[1] = k->bin;
-	r[2] = k->count;
-	b->recw[b->nrec++] = k->weight;
-	k->bytes += vlen(zz((int64_t)k->bin - (int64_t)k->prev)) + vlen(k->count);
-	k->wbytes += vlen(k->weight);
+	r[0] = i;
+	r[1] = h->bin;
+	r[2] = h->count;
+	b->recw[b->nrec++] = h->weight;
+	struct key *k = &b->keys[i];
+	k->bytes += vlen(zz((int64_t)h->bin - (int64_t)k->prev)) + vlen(h->count);
+	k->wbytes += vlen(h->weight);
 	k->nent++;
-	k->tot_count += k->count;
-	k->tot_weight = sat_add(k->tot_weight, k->weight);
-	k->prev = k->bin;
-	k->count = 0;
+	k->tot_count += h->count;
+	k->tot_weight = sat_add(k->tot_weight, h->weight);
+	k->prev = h->bin;
+	h->count = 0;
 }
 
 static void thread_flush(struct tstate *t)
@@ -344,15 +370,16 @@ static void take(struct build *b, const struct timeline_sample *s)
 	t->bin = bin;
 	t->count++;
 	if (b->hist) {
-		struct key *k = key_of(b, s->thread, s->leaf);
-		if (k->count && (k->bin != bin || k->count == UINT32_MAX))
-			key_flush(b, k);
-		if (k->count == 0) {
-			k->bin = bin;
-			k->weight = 0;
+		uint32_t i = key_of(b, s->thread, s->leaf);
+		struct khot *h = &b->hot[i];
+		if (h->count && (h->bin != bin || h->count == UINT32_MAX))
+			key_flush(b, i);
+		if (h->count == 0) {
+			h->bin = bin;
+			h->weight = 0;
 		}
-		k->count++;
-		k->weight = sat_add(k->weight, s->weight);
+		h->count++;
+		h->weight = sat_add(h->weight, s->weight);
 	}
 	if (s->weight != 1)
 		b->weighted = true;
@@ -392,8 +419,8 @@ static bool pass(struct build *b)
 		if (b->ts[i].count)
 			thread_flush(&b->ts[i]);
 	for (size_t i = 0; i < b->nkeys && b->hist; i++)
-		if (b->keys[i].count)
-			key_flush(b, &b->keys[i]);
+		if (b->hot[i].count)
+			key_flush(b, (uint32_t)i);
 	unit_close(b);
 	return true;
 }
@@ -538,7 +565,12 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 	b->ts = xcalloc(tl->nthreads + 1, sizeof *b->ts);
 	b->hist = true;
 	b->maxrec = tl->n / 2;
-	slots_grow(b);
+	/* a table by leaf and thread while it is a small share of the
+	 * timeline (a 10,000-node tree on 8 threads: 320 KB), else a hash */
+	if (tree_size(t) <= DENSE_MAX / (tl->nthreads + 1) && tree_size(t) * (tl->nthreads + 1) <= tl->n)
+		b->dense = xcalloc(tree_size(t) * tl->nthreads + 1, sizeof *b->dense);
+	else
+		slots_grow(b);
 	bool done = pass(b);
 	if (done) {
 		for (uint32_t i = 0; i < ti->nbins; i++)
@@ -557,8 +589,10 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 	}
 	free(b->rec);
 	free(b->recw);
+	free(b->dense);
 	free(b->slots);
 	free(b->keys);
+	free(b->hot);
 	free(b->ts);
 	free(b);
 	clock_gettime(CLOCK_MONOTONIC, &c1);
