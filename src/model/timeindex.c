@@ -241,11 +241,11 @@ static void hist_drop(struct build *b)
 static void key_flush(struct build *b, uint32_t i)
 {
 	struct khot *h = &b->hot[i];
+	if (b->nrec >= b->maxrec) {
+		hist_drop(b);
+		return;
+	}
 	if (b->nrec == b->caprec) {
-		if (b->nrec >= b->maxrec) {
-			hist_drop(b);
-			return;
-		}
 		b->caprec = b->caprec ? b->caprec * 2 : 4096;
 		b->rec = xreallocarray(b->rec, b->caprec, 3 * sizeof *b->rec);
 		b->recw = xreallocarray(b->recw, b->caprec, sizeof *b->recw);
@@ -477,7 +477,6 @@ static int order_cmp(const void *pa, const void *pb)
 static void write_hist(struct build *b)
 {
 	struct timeindex *ti = b->ti;
-	ti->weighted = b->weighted;
 	struct order *o = xmalloc((b->nkeys ? b->nkeys : 1) * sizeof *o);
 	for (size_t i = 0; i < b->nkeys; i++)
 		o[i] = (struct order){ b->keys[i].thread, b->keys[i].leaf, (uint32_t)i };
@@ -576,6 +575,7 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 		for (uint32_t i = 0; i < ti->nbins; i++)
 			ti->cum[i + 1] += ti->cum[i];
 		write_pairs(b);
+		ti->weighted = b->weighted;
 		if (b->hist)
 			write_hist(b);
 		ti->runs = b->runs ? xrealloc(b->runs, b->nruns ? b->nruns : 1) : xmalloc(1);
