@@ -120,6 +120,29 @@ struct slot {
  * in time, so that most samples find their key without the hash. */
 #define MEMO 16u
 
+/* A unit being read, sample by sample. The frames samples i..j all share
+ * are those each shares with the one before, down to the fewest; so the
+ * first stack's frames end where that depth drops (pre), and the last
+ * stack's begin after the last sample that shares fewer than they (the
+ * stack keeps, for the samples read, those sharing fewer than every later
+ * one: depth, the weight before it). */
+struct ubuild {
+	uint32_t n, a;              /* samples, the depth all of them share */
+	tree_idx first, last;
+	uint64_t w, tmin, tmax, pos0, pos1;
+	uint64_t *pre;              /* depth dropped, weight before: pairs */
+	size_t npre, cappre;
+	uint64_t *stk;              /* depth, weight before: pairs */
+	size_t nstk, capstk;
+};
+
+/* The units of a thread, apart from the others' (the chart of chosen
+ * threads). */
+struct uvec {
+	struct timeindex_unit *u;
+	size_t n, cap;
+};
+
 /* A thread while building: its pending pair, its pairs, its recent keys. */
 struct tstate {
 	uint32_t bin, count;        /* the pending pair (count 0: none) */
@@ -127,6 +150,8 @@ struct tstate {
 	size_t npairs, cappairs;
 	tree_idx memo_leaf[MEMO];
 	uint32_t memo[MEMO];        /* key index + 1 of memo_leaf[i], 0: none */
+	struct ubuild ub;           /* its unit being read */
+	struct uvec units;
 };
 
 struct build {
@@ -145,15 +170,10 @@ struct build {
 	uint32_t *rec;
 	uint64_t *recw;
 	size_t nrec, caprec, maxrec;
-	/* the unit being read: its samples' weights, the depth each shares
-	 * with the one before */
-	tree_idx ufirst, ulast;
-	uint64_t uw[TIMEINDEX_UNIT], utmin, utmax;
-	uint32_t ushared[TIMEINDEX_UNIT];
-	uint32_t un;
+	struct ubuild ub;           /* the unit of all threads being read */
+	uint64_t pos;               /* the sample's place in the timeline */
 	unsigned char *runs;
 	size_t nruns, capruns;
-	uint64_t pairs[2 * TIMEINDEX_UNIT];     /* a depth drops once a sample at most */
 };
 
 static uint64_t key_hash(uint32_t thread, tree_idx leaf)
@@ -301,62 +321,95 @@ static void runs_put(struct build *b, uint64_t v)
 	b->nruns = (size_t)(put(b->runs + b->nruns, v) - b->runs);
 }
 
-/* The frames of the stack at one end of the unit (its first sample,
- * walking on; back: its last, walking back) that not every sample shares:
- * each time the frames shared with that stack get fewer, the depth they
- * drop by and the weight walked before. The frames samples i..j all share
- * are those each shares with the one before, down to the fewest. Returns
- * the depth shared by all. */
-static uint32_t unit_ends(struct build *b, bool back, uint64_t *pairs, size_t *npairs)
+static void pair_push(uint64_t **v, size_t *n, size_t *cap, uint64_t a, uint64_t b)
 {
-	uint32_t n = b->un;
-	uint32_t a = tree_depth(b->ti->tree, back ? b->ulast : b->ufirst);
-	uint64_t w = back ? b->uw[n - 1] : b->uw[0];
-	*npairs = 0;
-	for (uint32_t k = 1; k < n; k++) {
-		uint32_t i = back ? n - 1 - k : k;
-		/* the frames shared across the step from i - 1 to i (back: i
-		 * to i + 1) */
-		uint32_t d = b->ushared[back ? i + 1 : i];
-		if (d < a) {
-			pairs[2 * *npairs] = a - d;
-			pairs[2 * *npairs + 1] = w;
-			(*npairs)++;
-			a = d;
-		}
-		w = sat_add(w, b->uw[i]);
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xreallocarray(*v, *cap, 2 * sizeof **v);
 	}
-	return a;
+	(*v)[2 * *n] = a;
+	(*v)[2 * *n + 1] = b;
+	(*n)++;
 }
 
-static void unit_close(struct build *b)
+/* The unit's summary into u, its ends' frames into runs; ub starts again. */
+static void ubuild_close(struct build *b, struct ubuild *ub, struct timeindex_unit *u)
 {
-	struct timeindex *ti = b->ti;
-	if (b->un == 0)
-		return;
-	struct timeindex_unit *u = &ti->units[ti->nunits++];
-	u->tmin = b->utmin;
-	u->tmax = b->utmax;
-	u->weight = 0;
-	for (uint32_t i = 0; i < b->un; i++)
-		u->weight = sat_add(u->weight, b->uw[i]);
-	u->first = b->ufirst;
-	u->last = b->ulast;
 	if (b->nruns > UINT32_MAX - 64)
 		xdie("the time index's chart units are too big");
-	u->runs = (uint32_t)b->nruns;
-	size_t np;
-	u->common = unit_ends(b, false, b->pairs, &np);
-	runs_put(b, np);
-	for (size_t k = 0; k < 2 * np; k++)
-		runs_put(b, b->pairs[k]);
-	uint32_t c2 = unit_ends(b, true, b->pairs, &np);
-	if (c2 != u->common)
+	*u = (struct timeindex_unit){ ub->tmin, ub->tmax, ub->w, ub->pos0, ub->pos1, ub->first, ub->last,
+	                              ub->a, (uint32_t)b->nruns, ub->n };
+	runs_put(b, ub->npre);
+	for (size_t k = 0; k < 2 * ub->npre; k++)
+		runs_put(b, ub->pre[k]);
+	/* the last stack's frames: the kept samples from the last back, each
+	 * a drop to its depth, the weight from it to the end */
+	uint32_t d = tree_depth(b->ti->tree, ub->last);
+	size_t nsuf = 0;
+	for (size_t k = ub->nstk; k-- > 0;)
+		if (ub->stk[2 * k] < d) {
+			nsuf++;
+			d = (uint32_t)ub->stk[2 * k];
+		}
+	if (d != ub->a)
 		xdie("internal error: a chart unit's ends disagree");
-	runs_put(b, np);
-	for (size_t k = 0; k < 2 * np; k++)
-		runs_put(b, b->pairs[k]);
-	b->un = 0;
+	runs_put(b, nsuf);
+	d = tree_depth(b->ti->tree, ub->last);
+	for (size_t k = ub->nstk; k-- > 0;)
+		if (ub->stk[2 * k] < d) {
+			runs_put(b, d - ub->stk[2 * k]);
+			runs_put(b, ub->w - ub->stk[2 * k + 1]);
+			d = (uint32_t)ub->stk[2 * k];
+		}
+	ub->n = 0;
+}
+
+/* One more sample of the unit, sharing c frames with the unit's sample
+ * before (UINT32_MAX: to be found); true when the unit is full. */
+static bool ubuild_add(struct build *b, struct ubuild *ub, const struct timeline_sample *s, uint32_t c)
+{
+	const struct tree *t = b->ti->tree;
+	if (ub->n == 0) {
+		ub->first = s->leaf;
+		ub->a = tree_depth(t, s->leaf);
+		ub->w = 0;
+		ub->npre = ub->nstk = 0;
+		ub->tmin = ub->tmax = s->time;
+		ub->pos0 = b->pos;
+	} else {
+		if (c == UINT32_MAX)
+			c = s->leaf == ub->last ? tree_depth(t, s->leaf) : shared_depth(t, ub->last, s->leaf);
+		if (c < ub->a) {
+			pair_push(&ub->pre, &ub->npre, &ub->cappre, ub->a - c, ub->w);
+			ub->a = c;
+		}
+		while (ub->nstk && ub->stk[2 * (ub->nstk - 1)] >= c)
+			ub->nstk--;
+		pair_push(&ub->stk, &ub->nstk, &ub->capstk, c, ub->w);
+		if (s->time < ub->tmin)
+			ub->tmin = s->time;
+		if (s->time > ub->tmax)
+			ub->tmax = s->time;
+	}
+	ub->last = s->leaf;
+	ub->w = sat_add(ub->w, s->weight);
+	ub->pos1 = b->pos;
+	return ++ub->n == TIMEINDEX_UNIT;
+}
+
+static void ubuild_free(struct ubuild *ub)
+{
+	free(ub->pre);
+	free(ub->stk);
+}
+
+static struct timeindex_unit *uvec_push(struct uvec *v)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 16;
+		v->u = xreallocarray(v->u, v->cap, sizeof *v->u);
+	}
+	return &v->u[v->n++];
 }
 
 static void take(struct build *b, const struct timeline_sample *s)
@@ -383,19 +436,17 @@ static void take(struct build *b, const struct timeline_sample *s)
 	}
 	if (s->weight != 1)
 		b->weighted = true;
-	if (b->un == 0 || s->time < b->utmin)
-		b->utmin = s->time;
-	if (b->un == 0 || s->time > b->utmax)
-		b->utmax = s->time;
-	if (b->un == 0)
-		b->ufirst = s->leaf;
-	else
-		b->ushared[b->un] = s->leaf == b->ulast ? tree_depth(ti->tree, s->leaf)
-		                                        : shared_depth(ti->tree, b->ulast, s->leaf);
-	b->ulast = s->leaf;
-	b->uw[b->un] = s->weight;
-	if (++b->un == TIMEINDEX_UNIT)
-		unit_close(b);
+	/* the thread's sample before is most often the timeline's: the same
+	 * frames shared */
+	uint32_t c = UINT32_MAX;
+	if (b->ub.n && t->ub.n && b->ub.last == t->ub.last) {
+		c = s->leaf == b->ub.last ? tree_depth(ti->tree, s->leaf) : shared_depth(ti->tree, b->ub.last, s->leaf);
+	}
+	if (ubuild_add(b, &t->ub, s, c))
+		ubuild_close(b, &t->ub, uvec_push(&t->units));
+	if (ubuild_add(b, &b->ub, s, c))
+		ubuild_close(b, &b->ub, &ti->units[ti->nunits++]);
+	b->pos++;
 }
 
 /* Every sample once; false when told to stop. */
@@ -421,8 +472,34 @@ static bool pass(struct build *b)
 	for (size_t i = 0; i < b->nkeys && b->hist; i++)
 		if (b->hot[i].count)
 			key_flush(b, (uint32_t)i);
-	unit_close(b);
+	if (b->ub.n)
+		ubuild_close(b, &b->ub, &b->ti->units[b->ti->nunits++]);
+	for (size_t i = 0; i < tl->nthreads; i++)
+		if (b->ts[i].ub.n)
+			ubuild_close(b, &b->ts[i].ub, uvec_push(&b->ts[i].units));
 	return true;
+}
+
+/* The threads' units, one after the other. */
+static void write_units(struct build *b)
+{
+	struct timeindex *ti = b->ti;
+	size_t n = 0;
+	for (size_t i = 0; i < ti->tl->nthreads; i++)
+		n += b->ts[i].units.n;
+	ti->tunits = xmalloc((n ? n : 1) * sizeof *ti->tunits);
+	n = 0;
+	for (size_t i = 0; i < ti->tl->nthreads; i++) {
+		struct uvec *v = &b->ts[i].units;
+		ti->threads[i].unit0 = n;
+		ti->threads[i].nunits = v->n;
+		if (v->n)
+			memcpy(ti->tunits + n, v->u, v->n * sizeof *v->u);
+		n += v->n;
+		free(v->u);
+		v->u = NULL;
+	}
+	ti->ntunits = n;
 }
 
 /* Each thread's pairs as varints. */
@@ -575,18 +652,24 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 		for (uint32_t i = 0; i < ti->nbins; i++)
 			ti->cum[i + 1] += ti->cum[i];
 		write_pairs(b);
+		write_units(b);
 		ti->weighted = b->weighted;
 		if (b->hist)
 			write_hist(b);
 		ti->runs = b->runs ? xrealloc(b->runs, b->nruns ? b->nruns : 1) : xmalloc(1);
 		ti->runs_len = b->nruns;
 	} else {
-		for (size_t i = 0; i < tl->nthreads; i++)
+		for (size_t i = 0; i < tl->nthreads; i++) {
 			free(b->ts[i].pairs);
+			free(b->ts[i].units.u);
+		}
 		free(b->runs);
 		timeindex_free(ti);
 		ti = NULL;
 	}
+	for (size_t i = 0; i < tl->nthreads; i++)
+		ubuild_free(&b->ts[i].ub);
+	ubuild_free(&b->ub);
 	free(b->rec);
 	free(b->recw);
 	free(b->dense);
@@ -673,6 +756,7 @@ void timeindex_free(struct timeindex *ti)
 	free(ti->hist);
 	free(ti->runs);
 	free(ti->units);
+	free(ti->tunits);
 	free(ti);
 }
 
@@ -682,7 +766,7 @@ size_t timeindex_bytes(const struct timeindex *ti)
 		return 0;
 	return sizeof *ti + ((size_t)ti->nbins + 1) * sizeof *ti->cum +
 	       ti->tl->nthreads * sizeof *ti->threads + ti->tbins_len + ti->hist_len + ti->runs_len +
-	       ti->nunits * sizeof *ti->units;
+	       (ti->nunits + ti->ntunits) * sizeof *ti->units;
 }
 
 /* ---- heat map cells ---------------------------------------------------------- */
@@ -1142,7 +1226,8 @@ static void emit_pop(struct emit *e)
  * caller's, so the runs over a point are one per depth from 1). */
 static void sweep_tree(struct sweep *sw, struct tree *dst)
 {
-	qsort(sw->runs, sw->nruns, sizeof *sw->runs, run_cmp);
+	if (sw->nruns)
+		qsort(sw->runs, sw->nruns, sizeof *sw->runs, run_cmp);
 	struct emit e = { sw->src, dst, NULL, NULL, 0, 0, 16, 0 };
 	e.act = xmalloc(e.cap * sizeof *e.act);
 	e.fr = xmalloc(e.cap * sizeof *e.fr);
@@ -1174,12 +1259,18 @@ static bool unit_whole(const struct timeindex_unit *u, uint64_t t0, uint64_t t1,
 	return u->tmin >= t0 && u->tmax < t1 && u->weight <= theta;
 }
 
-/* Walks the range in the timeline's order: whole units (ti, no threads,
- * theta > 0) or samples, into sw; without sw only sums their weights. */
+static uint64_t chart_walk_threads(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
+                                   uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
+                                   uint64_t *samples);
+
+/* Walks the range in the timeline's order: whole units (ti, theta > 0) or
+ * samples, into sw; without sw only sums their weights. */
 static uint64_t chart_walk(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
                            uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
                            uint64_t *samples)
 {
+	if (ti && threads && (theta > 0 || !sw))
+		return chart_walk_threads(ti, tl, t0, t1, threads, theta, sw, samples);
 	bool units = ti && !threads && (theta > 0 || !sw);
 	uint64_t total = 0, n = 0;
 	for (size_t b = 0; b < tl->nblocks; b++) {
@@ -1232,6 +1323,112 @@ static uint64_t chart_walk(const struct timeindex *ti, const struct timeline *tl
 			n++;
 		}
 	}
+	if (samples)
+		*samples = n;
+	return total;
+}
+
+/* The samples at places p0..p1 of the timeline the chart takes: in the
+ * range, on the chosen threads (NULL: all), of thread only (UINT32_MAX:
+ * any), into sw (NULL: only counted). */
+static void walk_places(const struct timeline *tl, uint64_t p0, uint64_t p1, uint64_t t0, uint64_t t1,
+                        const bool *threads, uint32_t only, struct sweep *sw, uint64_t *total,
+                        uint64_t *n)
+{
+	size_t b = (size_t)(p0 / TIMELINE_BLOCK);
+	for (uint64_t p = (uint64_t)b * TIMELINE_BLOCK; b < tl->nblocks && p <= p1; b++) {
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		for (; c.left && p <= p1; p++) {
+			timeline_cursor_next(&c);
+			const struct timeline_sample *s = &c.cur;
+			if (p < p0 || s->time < t0 || s->time >= t1 || (threads && !threads[s->thread]) ||
+			    (only != UINT32_MAX && s->thread != only))
+				continue;
+			if (sw)
+				sweep_sample(sw, s->leaf, s->weight);
+			*total = sat_add(*total, s->weight);
+			(*n)++;
+		}
+	}
+}
+
+struct tunit {
+	const struct timeindex_unit *u;
+	uint32_t thread;
+};
+
+static int tunit_cmp(const void *pa, const void *pb)
+{
+	const struct tunit *a = pa, *b = pb;
+	return a->u->pos0 < b->u->pos0 ? -1 : a->u->pos0 > b->u->pos0;
+}
+
+/* chart_walk for chosen threads: their own units, in the timeline's order;
+ * one is taken whole when it lies inside the range, is lighter than theta
+ * and no other unit of theirs interleaves with it in the timeline (then no
+ * chosen sample is among its samples); the places the others span are
+ * decoded. */
+static uint64_t chart_walk_threads(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
+                                   uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
+                                   uint64_t *samples)
+{
+	size_t cap = 0, m = 0;
+	for (size_t i = 0; i < tl->nthreads; i++)
+		if (threads[i])
+			cap += ti->threads[i].nunits;
+	struct tunit *L = xmalloc((cap ? cap : 1) * sizeof *L);
+	for (uint32_t i = 0; i < tl->nthreads; i++) {
+		if (!threads[i])
+			continue;
+		const struct timeindex_unit *u = ti->tunits + ti->threads[i].unit0;
+		for (size_t k = 0; k < ti->threads[i].nunits; k++)
+			if (u[k].tmax >= t0 && u[k].tmin < t1)
+				L[m++] = (struct tunit){ &u[k], i };
+	}
+	uint64_t total = 0, n = 0;
+	if (!sw) {
+		/* the sum: each unit whole, or its thread's samples in the range */
+		for (size_t k = 0; k < m; k++) {
+			const struct timeindex_unit *u = L[k].u;
+			if (u->tmin >= t0 && u->tmax < t1) {
+				total = sat_add(total, u->weight);
+				n += u->n;
+			} else {
+				walk_places(tl, u->pos0, u->pos1, t0, t1, NULL, L[k].thread, NULL, &total, &n);
+			}
+		}
+	} else {
+		if (m)
+			qsort(L, m, sizeof *L, tunit_cmp);
+		uint64_t last = 0, ds = 0, de = 0;
+		bool pending = false;
+		for (size_t k = 0; k < m; k++) {
+			const struct timeindex_unit *u = L[k].u;
+			bool mixed = (k > 0 && last >= u->pos0) || (k + 1 < m && L[k + 1].u->pos0 <= u->pos1);
+			if (k == 0 || u->pos1 > last)
+				last = u->pos1;
+			if (!mixed && unit_whole(u, t0, t1, theta)) {
+				if (pending)
+					walk_places(tl, ds, de, t0, t1, threads, UINT32_MAX, sw, &total, &n);
+				pending = false;
+				sweep_unit(sw, ti, u);
+				total = sat_add(total, u->weight);
+				n += u->n;
+			} else if (pending && u->pos0 <= de) {
+				de = u->pos1 > de ? u->pos1 : de;
+			} else {
+				if (pending)
+					walk_places(tl, ds, de, t0, t1, threads, UINT32_MAX, sw, &total, &n);
+				pending = true;
+				ds = u->pos0;
+				de = u->pos1;
+			}
+		}
+		if (pending)
+			walk_places(tl, ds, de, t0, t1, threads, UINT32_MAX, sw, &total, &n);
+	}
+	free(L);
 	if (samples)
 		*samples = n;
 	return total;

@@ -14,11 +14,11 @@
  *    samples on a heat map, and the tree of a range of whole bins; kept
  *    when they are fewer than half the samples (a pass over the samples
  *    costs no more than one over them otherwise);
- *  - per unit of TIMEINDEX_UNIT samples (in the timeline's order): its
- *    first and last stacks, the depth of the frames all its samples share,
- *    and how far into it the first stack's deeper frames last and from
- *    where the last one's start: the flame chart of many samples at a
- *    resolution, without decoding them.
+ *  - per unit of TIMEINDEX_UNIT samples (in the timeline's order, and
+ *    again of each thread's samples): its first and last stacks, the depth
+ *    of the frames all its samples share, and how far into it the first
+ *    stack's deeper frames last and from where the last one's start: the
+ *    flame chart of many samples at a resolution, without decoding them.
  * Streams are varints, as the timeline's. Memory allocation failure dies
  * (xalloc). */
 #ifndef TFLAME_TIMEINDEX_H
@@ -38,14 +38,18 @@ struct timeindex_thread {
 	uint64_t nbins;             /* pairs */
 	size_t hist_off, hist_len;  /* its leaves' lists in hist */
 	uint64_t nkeys, nhist;      /* leaves, (bin, samples, weight) triples */
+	size_t unit0, nunits;       /* its units in tunits */
 };
 
 struct timeindex_unit {
 	uint64_t tmin, tmax;        /* its samples' times */
 	uint64_t weight;            /* their weights (saturating) */
+	uint64_t pos0, pos1;        /* the places of its first and last samples
+	                               in the timeline */
 	tree_idx first, last;       /* the leaves of its first and last samples */
 	uint32_t common;            /* depth of the deepest frame all share */
 	uint32_t runs;              /* its frames' extents in runs (see .c) */
+	uint32_t n;                 /* samples */
 };
 
 struct timeindex {
@@ -64,8 +68,10 @@ struct timeindex {
 	                               half the samples) */
 	bool weighted;              /* some sample weighs other than 1 */
 	uint64_t nhist;             /* triples in all */
-	struct timeindex_unit *units;
+	struct timeindex_unit *units;       /* of all threads */
 	size_t nunits;
+	struct timeindex_unit *tunits;      /* of each thread, one after the other */
+	size_t ntunits;
 	double build_ms;            /* wall time the building took */
 };
 
