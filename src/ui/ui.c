@@ -222,9 +222,10 @@ void ui_undo_transform(struct ui *u)
 /* ---- time ranges ---- */
 
 /* A flame chart's resolution: frames narrower than this share of the range
- * may be left out (timeindex_chart). 8192 is a cell of 40 zooms in on 200
- * columns: every frame a cell wide is there until then. */
-#define UI_CHART_CELLS 8192u
+ * may be left out (timeindex_chart), so that the chart of 10 million
+ * samples is thousands of nodes, not millions. 16384 is a column of 80
+ * zooms in on 200 columns: every frame a column wide is drawn until then. */
+#define UI_CHART_CELLS 16384u
 
 bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 {
