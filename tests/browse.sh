@@ -199,6 +199,53 @@ run --unit='a b' --print ns.folded
 expect_rc "--unit='a b'" 2
 expect_err "--unit='a b'" "^tflame: --unit needs a word"
 
+# ---- perf input: the samples beside the weight (item 1) ----
+# w.perf: four samples of cpu-clock, their periods nanoseconds: a 100,000
+# and 300,000 (thread 100), b 600,000 and main's own 60,000 (thread 101).
+# all = main = 1,060,000 ns ("1.1 ms") in 4 samples; a 400,000 in 2; b
+# 600,000 in 1 (56.60% of all); main's self 60,000 in 1 (5.66%).
+cat > w.perf <<'PERF'
+prog 100/100 [000] 1.000000: 100000 cpu-clock:
+	ffffffff a (/bin/x)
+	ffffffff main (/bin/x)
+
+prog 100/100 [000] 1.100000: 300000 cpu-clock:
+	ffffffff a (/bin/x)
+	ffffffff main (/bin/x)
+
+prog 100/101 [001] 1.200000: 600000 cpu-clock:
+	ffffffff b (/lib/y.so)
+	ffffffff main (/bin/x)
+
+prog 100/101 [001] 1.300000: 60000 cpu-clock:
+	ffffffff main (/bin/x)
+
+PERF
+# 100x12: the details take rows 9-11 (name, total, self); k k: main; k:
+# its widest child b; f: focus on b
+printf 'size=100x12 d dump k k dump k dump f dump q\n' > keys
+run --script=keys w.perf
+starts "perf details: the root's time and its 4 samples" 10 "total 1.1 ms cpu-clock in 4 samples${SEP}100.00% of all"
+starts "perf details: main's self, 1 sample" 23 "self 60.0 µs cpu-clock in 1 sample (5.66% of all)"
+starts "perf details: b, 600 us in 1 sample" 34 "total 600.0 µs cpu-clock in 1 sample${SEP}56.60% of all"
+starts "perf details: focus on b counts its sample only" 46 "total 600.0 µs cpu-clock in 1 sample${SEP}100.00% of all"
+printf 'size=100x12 d dump q\n' > keys
+run --only-tid=101 --script=keys w.perf
+starts "perf details --only-tid=101: b and main's own" 10 "total 660.0 µs cpu-clock in 2 samples${SEP}100.00% of all"
+# the --print header counts the samples of what is shown
+run --print -w 40 w.perf
+is "--print: 4 samples and their time" 1 "all: 4 samples · 1.1 ms cpu-clock"
+run --print -w 40 --only-tid=101 w.perf
+is "--print --only-tid: the thread's 2 samples" 1 "all: 2 samples · 660.0 µs cpu-clock"
+run --print -w 40 --focus=a w.perf
+is "--print --focus: a's 2 samples" 1 "all: 2 samples · 400.0 µs cpu-clock"
+run --print -w 40 --time=0.15,1 w.perf
+is "--print --time: the last 2 samples" 1 "all: 2 samples · 660.0 µs cpu-clock"
+# without periods each record weighs 1: samples, no event amount
+sed 's/: [0-9]* cpu-clock:/: cpu-clock:/' w.perf > np.perf
+run --print -w 40 np.perf
+is "--print, no periods: samples" 1 "all: 4 samples"
+
 # ---- stdin is named stdin ----
 printf 'size=100x30 dump q\n' > keys
 timeout 60 "$TFLAME" --script=keys - < "$B" > "$D/out" 2> "$D/err"

@@ -581,3 +581,21 @@ size_t timeline_bytes(const struct timeline *tl)
 		b += strlen(tl->threads[i].comm) + 1;
 	return b;
 }
+
+uint64_t timeline_count(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                        uint64_t *count, size_t ncount)
+{
+	struct timeline_iter it;
+	struct timeline_sample s;
+	uint64_t n = 0;
+	timeline_iter_init(&it, tl, t0, t1);
+	while (timeline_next(&it, &s)) {
+		if (threads && !threads[s.thread])
+			continue;
+		if (s.leaf >= ncount)
+			xdie("internal error: a timeline leaf beyond its tree");
+		count[s.leaf]++;
+		n++;
+	}
+	return n;
+}

@@ -103,8 +103,17 @@ void load_progress_update(struct load_progress *p, uint64_t off, uint64_t size, 
 
 /* ---- loading ------------------------------------------------------------ */
 
-void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d)
+void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d,
+                      const struct load_options *o)
 {
+	if (o && o->perfdata_info && d->event[0]) {
+		struct perfdata_info *pi = o->perfdata_info;
+		memset(pi, 0, sizeof *pi);
+		/* records without a period weigh 1: the weights count samples */
+		if (!d->unweighted)
+			snprintf(pi->event, sizeof pi->event, "%s", d->event);
+		pi->samples = d->stacks;
+	}
 	if (d->bad)
 		load_messages_add(m, "tflame: %s: skipped %" PRIu64 " malformed line%s (first at line %" PRIu64 ": %s)",
 		                  name, d->bad, d->bad == 1 ? "" : "s", d->first_bad, d->first_msg);
@@ -219,7 +228,7 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
 		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
 		rc = 1;
 	}
-	load_report_diag(m, name, load_reader_finish(&r));
+	load_report_diag(m, name, load_reader_finish(&r), o);
 	load_reader_free(&r);
 	report_shrank(m, name, s);
 	return rc;

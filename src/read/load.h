@@ -24,7 +24,8 @@ struct load_options {
 	                               differential lines go here (NULL: ignored) */
 	const char *symfs;          /* perf.data: object files under this root */
 	struct perfdata_info *perfdata_info;    /* perf.data: what it said of
-	                               itself, when not NULL */
+	                               itself; perf script: the event kept and
+	                               the samples (when not NULL) */
 	const char *sample_type;    /* pprof: --sample-type (NULL: default) */
 	const char *label_root;     /* pprof: --label-root (NULL: none) */
 	struct pprof_info *pprof_info;  /* pprof: what was read, when not NULL */

@@ -660,6 +660,9 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 		all.lines += dg->lines;
 		all.stacks += dg->stacks;
 		all.saturated += dg->saturated;
+		all.unweighted += dg->unweighted;
+		if (!all.event[0])
+			memcpy(all.event, dg->event, sizeof all.event);
 		lines_before += dg->lines;
 	}
 	xalloc_set_reclaim(NULL, NULL);
@@ -668,7 +671,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 	for (int i = 0; i < nthr; i++)
 		pthread_join(tid[i], NULL);
 	load_progress_update(pr, len, len, t->stacks, true);
-	load_report_diag(m, name, &all);
+	load_report_diag(m, name, &all, o);
 	pthread_cond_destroy(&pa.cv);
 	pthread_mutex_destroy(&pa.mu);
 	pthread_mutex_destroy(&pa.rmu);

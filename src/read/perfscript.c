@@ -120,6 +120,7 @@ static void perf_flush(struct perf_reader *r)
 			r->frames[i + 1].len = e->len;
 		}
 		uint64_t w = r->have_period ? r->period : 1;
+		r->d.unweighted += !r->have_period;
 		tree_idx leaf = tree_add_stack(r->t, r->frames, n, w);
 		if (r->tl && r->have_time && r->th_valid)
 			timeline_add(r->tl, r->time, leaf, r->th_idx, w);
@@ -565,6 +566,8 @@ void perf_reader_finish(struct perf_reader *r)
 	/* the last record counts without a final blank line */
 	if (r->nent)
 		perf_flush(r);
+	if (r->d.stacks && r->have_filter)
+		text_sanitize(r->filter, r->filter_len, r->d.event, sizeof r->d.event);
 	if (r->o.events && (r->evs.n || r->evs.other)) {
 		pthread_mutex_lock(&perf_events_mu);
 		perf_events_merge(r->o.events, &r->evs);

@@ -34,6 +34,7 @@
 #include "transform.h"
 #include "tree.h"
 #include "ui.h"
+#include "samples.h"
 #include "unit.h"
 
 struct ui;
@@ -339,6 +340,7 @@ struct ui {
 
 	struct ui_colours col;
 	struct finder find;
+	struct samples samples;     /* the samples behind frames, on demand */
 
 	bool stats;                 /* --stats: prompt keystrokes timed */
 	unsigned long nkeys;

@@ -532,6 +532,7 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 static void ui_teardown(struct ui *u, struct transform_stack *own)
 {
 	finder_free(u);         /* the index before the tree goes */
+	samples_free(&u->samples);
 	flameview_free(u->flame);
 	tablescreen_free(u->table);
 	sandwich_free(u->sandwich);

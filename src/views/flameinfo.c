@@ -5,6 +5,7 @@
 #include "config.h"
 #include "flameview.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,15 @@ static size_t distinct_callers(struct ui *u, struct flameview *f, tree_idx sel)
 	return n;
 }
 
+/* " in 1,234 samples" */
+static void samples_text(uint64_t n, char *out, size_t size)
+{
+	char digits[32], grouped[48];
+	snprintf(digits, sizeof digits, "%" PRIu64, n);
+	unit_group(digits, grouped, sizeof grouped);
+	snprintf(out, size, " in %s sample%s", grouped, n == 1 ? "" : "s");
+}
+
 /* d: the selected frame's whole name, wrapped (the last row ends with ".."
  * if even that is not enough), then its numbers. */
 void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
@@ -150,10 +160,18 @@ void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
 	paint_percent(total, tree_total_d(t, z), pview, sizeof pview);
 	paint_percent(total, sel == TREE_ROOT ? 0 : tree_total_d(t, tree_parent(t, sel)), ppar, sizeof ppar);
 	paint_percent(tree_self_d(t, sel), tree_total_d(t, TREE_ROOT), pself, sizeof pself);
-	snprintf(line, sizeof line, "total %s%s%s of all%s%s of view%s%s of parent", tot, sep, pall, sep, pview,
-	         sep, ppar);
+	/* perf's weights are periods: the samples behind them beside */
+	char ntot[64] = "", nself[64] = "";
+	uint64_t stot, sself;
+	if (samples_of(u, sel, &stot, &sself)) {
+		samples_text(stot, ntot, sizeof ntot);
+		samples_text(sself, nself, sizeof nself);
+	}
+	snprintf(line, sizeof line, "total %s%s%s%s of all%s%s of view%s%s of parent", tot, ntot, sep, pall, sep,
+	         pview, sep, ppar);
 	paint_text(u, y0 + rows - 2, 0, line);
-	int n = snprintf(line, sizeof line, "self %s (%s of all)%sdepth %u", self, pself, sep, tree_depth(t, sel));
+	int n = snprintf(line, sizeof line, "self %s%s (%s of all)%sdepth %u", self, nself, pself, sep,
+	                 tree_depth(t, sel));
 	if (sel != TREE_ROOT && n > 0 && (size_t)n < sizeof line) {
 		size_t c = distinct_callers(u, f, sel);
 		if (c)
