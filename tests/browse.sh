@@ -139,6 +139,15 @@ printf 'size=80x10 Tab dump q\n' > keys
 run --script=keys big.folded
 is "the browser's table: grouped too" 3 \
 	"$(printf '%14s %7s %14s %7s %7s  %s' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b)"
+# At 60 columns the exact columns (2 x 14 + 27) would leave the names 5
+# columns (under 24): the counts take their short form, 8 wide:
+# 49,154,250,000 = 49.2 G, 49,155,484,567 = 49.2 G, 1,234,567 = 1.2 M.
+printf 'size=60x8 Tab dump q\n' > keys
+run --script=keys big.folded
+is "a narrow table: the header, 8-wide count columns" 2 \
+	"$(printf '%8s %7s %8s %7s %7s  %s' SELF SELF% TOTAL TOTAL% CALLERS FUNCTION)"
+is "a narrow table: b, 49.2 G" 3 "$(printf '%8s %7s %8s %7s %7s  %s' '49.2 G' 100.00% '49.2 G' 100.00% 1 b)"
+is "a narrow table: c, 1.2 M" 4 "$(printf '%8s %7s %8s %7s %7s  %s' '1.2 M' 0.00% '1.2 M' 0.00% 1 c)"
 
 # ---- --diff in text: marks on the frames, before and delta in the table ----
 # BEFORE/AFTER: grow 10 -> 40 (+300%), shrink 50 -> 20 (-60%), gone
@@ -232,6 +241,13 @@ starts "perf details: focus on b counts its sample only" 46 "total 600.0 µs cpu
 printf 'size=100x12 d dump q\n' > keys
 run --only-tid=101 --script=keys w.perf
 starts "perf details --only-tid=101: b and main's own" 10 "total 660.0 µs cpu-clock in 2 samples${SEP}100.00% of all"
+# the table at 60 columns: exact (9-wide "1,060,000") would leave 60 -
+# (18 + 27) = 15 columns for names: times instead, 8 columns wide ("µs" is
+# one column of two bytes)
+printf 'size=60x8 Tab dump q\n' > keys
+run --script=keys w.perf
+is "a narrow table in time: b" 3 "600.0 µs  56.60% 600.0 µs  56.60%       1  b"
+is "a narrow table in time: main" 5 " 60.0 µs   5.66%   1.1 ms 100.00%       1  main"
 # the --print header counts the samples of what is shown
 run --print -w 40 w.perf
 is "--print: 4 samples and their time" 1 "all: 4 samples · 1.1 ms cpu-clock"
