@@ -31,6 +31,7 @@
 #include "tree.h"
 #include "unit.h"
 #include "counts.h"
+#include "dsomap.h"
 #include "diff.h"
 #include "heatmap.h"
 #include "timeline.h"
@@ -402,6 +403,11 @@ int main(int argc, char **argv)
 	/* Each sample's time, thread and stack, when the input has them. */
 	struct timeline tl;
 	timeline_init(&tl);
+	/* Each frame's object (perf inputs), for the browser's details. */
+	static struct dsomap dsos;
+	dsomap_init(&dsos);
+	if (set.mode == MODE_UI && !set.diff)
+		set.lo.dsos = &dsos;
 	/* the events a perf input had, for an --event-filter that keeps none
 	 * (without one the first event is kept: counting would be wasted) */
 	static struct perf_events pevents;
@@ -637,6 +643,8 @@ int main(int argc, char **argv)
 			.unit = &unit,
 			.timeline = !set.diff && tl.n ? &tl : NULL,
 			.timeline_tree = (set.time_range || set.nonly) ? &full : &t,
+			.dsos = set.lo.dsos,
+			.dso_names = (set.time_range || set.nonly) ? &full.names : &t.names,
 			.threads = chosen, .range_t0 = range_t0, .range_t1 = range_t1,
 			.range_set = set.time_range != NULL,
 			.heatmap = set.view == VIEW_HEATMAP,
@@ -671,6 +679,7 @@ int main(int argc, char **argv)
 	tree_free(&t);
 	tree_free(&full);
 	timeline_free(&tl);
+	dsomap_free(&dsos);
 	free(chosen);
 	free(config_text);
 	return rc;

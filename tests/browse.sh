@@ -241,6 +241,31 @@ starts "perf details: focus on b counts its sample only" 46 "total 600.0 µs cpu
 printf 'size=100x12 d dump q\n' > keys
 run --only-tid=101 --script=keys w.perf
 starts "perf details --only-tid=101: b and main's own" 10 "total 660.0 µs cpu-clock in 2 samples${SEP}100.00% of all"
+# the object (perf's DSO) of the selected frame: the row above total
+# (row 9 at 100x12: two name rows, then the object); main is in /bin/x, b
+# in /lib/y.so, the root has none (its name rows are blank, row 9 too)
+printf 'size=100x12 d dump k k dump k dump q\n' > keys
+run --script=keys w.perf
+is "perf details: no object for all" 9 ""
+is "perf details: main is in /bin/x" 21 "object /bin/x"
+is "perf details: b is in /lib/y.so" 33 "object /lib/y.so"
+# "helper" from /bin/x in the first 200 records, /lib/y.so in the last 200:
+# one frame, two objects, whether one thread reads them or pieces merge
+awk 'BEGIN { for (i = 0; i < 400; i++) {
+	printf "prog 100/100 [000] %.6f: 1000 cpu-clock:\n", 1 + i / 1000
+	printf "\tffffffff helper (%s)\n\tffffffff f%d (/bin/x)\n\tffffffff main (/bin/x)\n\n", i < 200 ? "/bin/x" : "/lib/y.so", i % 7 } }' > two.perf
+printf 'size=100x12 d k k k k dump q\n' > keys
+for th in 1 2; do
+	run --threads=$th --script=keys two.perf
+	is "perf details, $th thread(s): a name in two objects says so" 9 "object: several (the name is in more than one)"
+	# k goes up at the column of the selection: f3's 57 of the 400 records
+	starts "perf details, $th thread(s): it is helper" 12 "helper${SEP}57.0 µs cpu-clock${SEP}14.25% of all"
+done
+# folded input names no object: the name has the three rows
+printf 'size=100x12 d k dump q\n' > keys
+run --script=keys "$B"
+is "folded details: no object row" 9 ""
+
 # the table at 60 columns: exact (9-wide "1,060,000") would leave 60 -
 # (18 + 27) = 15 columns for names: times instead, 8 columns wide ("µs" is
 # one column of two bytes)

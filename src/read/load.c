@@ -149,12 +149,13 @@ static void line_snippet(const char *buf, size_t len, uint64_t line, char *out, 
 /* ---- either reader ----------------------------------------------------- */
 
 struct load_reader load_reader_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
-                                 struct timeline *tl)
+                                 struct timeline *tl, struct dsomap *dsos)
 {
 	struct load_reader r = { 0 };
 	if (fmt == SNIFF_PERF) {
 		r.p = perf_reader_new(t, po);
 		perf_reader_set_timeline(r.p, tl);
+		perf_reader_set_dsos(r.p, dsos);
 	} else {
 		r.f = folded_reader_new(t);
 	}
@@ -214,7 +215,7 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
                      const struct load_options *o, struct load_progress *pr, struct load_messages *m,
                      const char *name)
 {
-	struct load_reader r = load_reader_new(fmt, t, &o->perf, o->timeline);
+	struct load_reader r = load_reader_new(fmt, t, &o->perf, o->timeline, o->dsos);
 	if (r.f && o->before)
 		folded_reader_set_before(r.f, o->before);
 	int rc = 0;
@@ -301,7 +302,8 @@ static int load_perfdata(struct tree *t, struct source *s, const char *path, con
 {
 	struct perfdata_options po = {
 		.perf = &o->perf, .symfs = o->symfs,
-		.progress = load_progress_cb, .progress_arg = pr, .timeline = o->timeline
+		.progress = load_progress_cb, .progress_arg = pr, .timeline = o->timeline,
+		.dsos = o->dsos
 	};
 	struct perfdata_info info;
 	enum perfdata_status st = perfdata_load(t, s, name, &po, &info, load_msg_cb, m);

@@ -30,6 +30,8 @@ struct load_options {
 	const char *label_root;     /* pprof: --label-root (NULL: none) */
 	struct pprof_info *pprof_info;  /* pprof: what was read, when not NULL */
 	const char *profile;        /* speedscope: --profile (NULL: all profiles) */
+	struct dsomap *dsos;        /* perf inputs note the object of each frame
+	                               name of t there (NULL: not kept) */
 	struct timeline *timeline;  /* inputs with times (perf script, perf.data,
 	                               .cpuprofile) add each sample's there too,
 	                               with leaves of t (NULL: not kept) */

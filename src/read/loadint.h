@@ -41,9 +41,11 @@ struct load_reader {
 	struct perf_reader *p;
 };
 
-/* A perf script reader (fmt SNIFF_PERF, with po and tl) or a folded one. */
+/* A perf script reader (fmt SNIFF_PERF, with po, tl and dsos, each may be
+ * NULL) or a folded one. */
+struct dsomap;
 struct load_reader load_reader_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
-                                   struct timeline *tl);
+                                   struct timeline *tl, struct dsomap *dsos);
 void load_reader_feed(struct load_reader *r, const char *buf, size_t len);
 /* Flushes a pending record (perf) and returns the diagnostics. */
 const struct reader_diag *load_reader_finish(struct load_reader *r);

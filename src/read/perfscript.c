@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dsomap.h"
 #include "text.h"
 #include "timeline.h"
 #include "tree.h"
@@ -103,6 +104,35 @@ _Static_assert(sizeof(((struct reader_diag *)0)->first_msg) >= 40 + 3 + 80 + 3 +
 
 /* ---- records ----------------------------------------------------------- */
 
+/* The objects of the stack just added, leaf (ents[0]) first, by the
+ * names of its nodes: the walk up from the leaf meets them in that order. */
+static void perf_note_objects(struct perf_reader *r, tree_idx leaf)
+{
+	uint32_t h = 2166136261u;
+	for (size_t k = 0; k < r->nent; k++)
+		h = (h ^ r->ents[k].obj) * 16777619u;
+	h |= 1;
+	if (leaf >= r->leaf_cap) {
+		size_t cap = r->leaf_cap ? r->leaf_cap : 1024;
+		while (cap <= leaf)
+			cap *= 2;
+		r->leaf_objs = xreallocarray(r->leaf_objs, cap, sizeof *r->leaf_objs);
+		memset(r->leaf_objs + r->leaf_cap, 0, (cap - r->leaf_cap) * sizeof *r->leaf_objs);
+		r->leaf_cap = cap;
+	}
+	/* the same stack with the same objects: nothing new to note (a
+	 * collision of the hash only skips a note, which a later stack
+	 * through those frames likely makes) */
+	if (r->leaf_objs[leaf] == h)
+		return;
+	r->leaf_objs[leaf] = h;
+	tree_idx i = leaf;
+	for (size_t k = 0; k < r->nent && i != TREE_NONE && i != TREE_ROOT; k++) {
+		dsomap_note(r->dsos, tree_node(r->t, i)->name, r->ents[k].obj);
+		i = tree_parent(r->t, i);
+	}
+}
+
 /* End of record (§A.6): hand the stack to the tree and reset. */
 static void perf_flush(struct perf_reader *r)
 {
@@ -122,6 +152,8 @@ static void perf_flush(struct perf_reader *r)
 		uint64_t w = r->have_period ? r->period : 1;
 		r->d.unweighted += !r->have_period;
 		tree_idx leaf = tree_add_stack(r->t, r->frames, n, w);
+		if (r->dsos)
+			perf_note_objects(r, leaf);
 		if (r->tl && r->have_time && r->th_valid)
 			timeline_add(r->tl, r->time, leaf, r->th_idx, w);
 		r->d.stacks++;
@@ -476,6 +508,11 @@ void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
 	perf_frame(r, &fp);
 }
 
+void perf_reader_set_dsos(struct perf_reader *r, struct dsomap *m)
+{
+	r->dsos = m;
+}
+
 void perf_reader_set_timeline(struct perf_reader *r, struct timeline *tl)
 {
 	r->tl = tl;
@@ -649,5 +686,6 @@ void perf_reader_free(struct perf_reader *r)
 	free(r->scratch3);
 	free(r->cache);
 	free(r->blob);
+	free(r->leaf_objs);
 	free(r);
 }

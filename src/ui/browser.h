@@ -341,6 +341,8 @@ struct ui {
 	struct ui_colours col;
 	struct finder find;
 	struct samples samples;     /* the samples behind frames, on demand */
+	const struct dsomap *dsos;  /* ui_options' */
+	const struct strtab *dso_names;
 
 	bool stats;                 /* --stats: prompt keystrokes timed */
 	unsigned long nkeys;

@@ -120,6 +120,30 @@ static size_t distinct_callers(struct ui *u, struct flameview *f, tree_idx sel)
 	return n;
 }
 
+/* "object /usr/lib/libc.so.6" (sanitized) for the frame named
+ * name[0..len) when the input said it (perf); false when not. */
+static bool object_text(const struct ui *u, const char *name, size_t len, char *out, size_t size)
+{
+	if (!u->dsos || !u->dso_names)
+		return false;
+	int64_t id = strtab_find(u->dso_names, name, len);
+	if (id < 0)
+		return false;
+	size_t plen;
+	bool known;
+	const char *path = dsomap_get(u->dsos, (strtab_id)id, &plen, &known);
+	if (!known)
+		return false;
+	if (!path) {
+		snprintf(out, size, "object: several (the name is in more than one)");
+		return true;
+	}
+	char safe[400];
+	text_sanitize(path, plen, safe, sizeof safe);
+	snprintf(out, size, "object %s", safe);
+	return true;
+}
+
 /* " in 1,234 samples" */
 static void samples_text(uint64_t n, char *out, size_t size)
 {
@@ -137,10 +161,14 @@ void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
 	tree_idx sel = f->pane.sel, z = f->pane.lp.zoom;
 	const char *s = tree_name(t, sel);
 	size_t len = tree_name_len(t, sel);
+	/* perf input: the object it is in takes the last name row */
+	char obj[512];
+	bool has_obj = sel != TREE_ROOT && object_text(u, s, len, obj, sizeof obj);
+	int namerows = rows - 2 - (has_obj ? 1 : 0);
 	attron(A_BOLD);
-	for (int r = 0; r < rows - 2 && len > 0; r++) {
+	for (int r = 0; r < namerows && len > 0; r++) {
 		size_t used = len;
-		if (r == rows - 3)
+		if (r == namerows - 1)
 			text_fit(s, len, u->cols, u->buf, u->bufsize);
 		else
 			text_fit_head(s, len, u->cols, u->buf, u->bufsize, &used);
@@ -151,6 +179,10 @@ void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
 		len -= used;
 	}
 	attroff(A_BOLD);
+	if (has_obj) {
+		text_fit_middle(obj, strlen(obj), u->cols, u->buf, u->bufsize);
+		mvaddstr(y0 + rows - 3, 0, u->buf);
+	}
 	const char *sep = paint_sep();
 	char tot[96], self[96], pall[32], pview[32], ppar[32], pself[32], line[512];
 	double total = tree_total_d(t, sel);
