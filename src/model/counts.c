@@ -15,14 +15,12 @@ void counts_tree(const struct timeline *tl, const struct tree *src, uint64_t t0,
 	timeline_tree(src, count, views->order, &cur);
 	free(count);
 	for (size_t k = 0; k < views->n; k++) {
-		struct tree next;
+		struct tree next;       /* transform_apply initialises it when it applies */
 		char err[64];
-		tree_init(&next);
 		if (transform_apply(&cur, &views->items[k], views->order, &next, err, sizeof err)) {
 			tree_free(&cur);
 			cur = next;
-		} else
-			tree_free(&next);
+		}
 	}
 	*dst = cur;
 }
