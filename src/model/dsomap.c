@@ -35,14 +35,9 @@ void dsomap_note_slow(struct dsomap *m, strtab_id name, uint32_t obj)
 {
 	if (obj == DSOMAP_NONE)
 		return;
-	if (name >= m->cap) {
-		size_t cap = m->cap ? m->cap : 1024;
-		while (cap <= name)
-			cap *= 2;
-		m->of = xreallocarray(m->of, cap, sizeof *m->of);
-		memset(m->of + m->cap, 0, (cap - m->cap) * sizeof *m->of);
-		m->cap = cap;
-	}
+	void *of = m->of;
+	xgrow_zeroed(&of, &m->cap, name, sizeof *m->of);
+	m->of = of;
 	uint32_t *p = &m->of[name];
 	if (*p == DSOMAP_NONE)
 		*p = obj;

@@ -112,14 +112,9 @@ static void perf_note_objects(struct perf_reader *r, tree_idx leaf)
 	for (size_t k = 0; k < r->nent; k++)
 		h = (h ^ r->ents[k].obj) * 16777619u;
 	h |= 1;
-	if (leaf >= r->leaf_cap) {
-		size_t cap = r->leaf_cap ? r->leaf_cap : 1024;
-		while (cap <= leaf)
-			cap *= 2;
-		r->leaf_objs = xreallocarray(r->leaf_objs, cap, sizeof *r->leaf_objs);
-		memset(r->leaf_objs + r->leaf_cap, 0, (cap - r->leaf_cap) * sizeof *r->leaf_objs);
-		r->leaf_cap = cap;
-	}
+	void *lo = r->leaf_objs;
+	xgrow_zeroed(&lo, &r->leaf_cap, leaf, sizeof *r->leaf_objs);
+	r->leaf_objs = lo;
 	/* the same stack with the same objects: nothing new to note (a
 	 * collision of the hash only skips a note, which a later stack
 	 * through those frames likely makes) */
