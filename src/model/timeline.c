@@ -345,8 +345,9 @@ void timeline_renumber(struct timeline *tl, const tree_idx *map)
 
 /* ---- queries ------------------------------------------------------------------ */
 
-uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
-                       uint64_t *self, size_t nself)
+/* timeline_self (ones: false) and timeline_count (ones: true). */
+static uint64_t sum_entries(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                            uint64_t *out, size_t nout, bool ones)
 {
 	uint64_t n = 0;
 	for (size_t b = 0; b < tl->nblocks; b++) {
@@ -361,14 +362,20 @@ uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, cons
 			const struct timeline_sample *s = &c.cur;
 			if ((!inside && (s->time < t0 || s->time >= t1)) || (threads && !threads[s->thread]))
 				continue;
-			if (s->leaf >= nself)
+			if (s->leaf >= nout)
 				xdie("internal error: a timeline leaf beyond its tree");
-			uint64_t *p = &self[s->leaf];
-			*p = *p + s->weight < s->weight ? UINT64_MAX : *p + s->weight;
+			uint64_t *p = &out[s->leaf], w = ones ? 1 : s->weight;
+			*p = *p + w < w ? UINT64_MAX : *p + w;
 			n++;
 		}
 	}
 	return n;
+}
+
+uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                       uint64_t *self, size_t nself)
+{
+	return sum_entries(tl, t0, t1, threads, self, nself, false);
 }
 
 void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order order,
@@ -564,4 +571,10 @@ size_t timeline_bytes(const struct timeline *tl)
 	for (size_t i = 0; i < tl->nthreads; i++)
 		b += strlen(tl->threads[i].comm) + 1;
 	return b;
+}
+
+uint64_t timeline_count(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                        uint64_t *count, size_t ncount)
+{
+	return sum_entries(tl, t0, t1, threads, count, ncount, true);
 }

@@ -154,6 +154,10 @@ bool timeline_next(struct timeline_iter *it, struct timeline_sample *out);
  * the number of entries counted. */
 uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
                        uint64_t *self, size_t nself);
+/* timeline_self counting entries, not weights: count[leaf] += 1 for each
+ * (the samples behind a weight that is an amount of time or of an event). */
+uint64_t timeline_count(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                        uint64_t *count, size_t ncount);
 
 /* dst (initialised by the caller, empty) becomes the tree of src (finalized,
  * integer counts) with self counts self[] (src's node ids), finalized in

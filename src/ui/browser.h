@@ -34,6 +34,7 @@
 #include "transform.h"
 #include "tree.h"
 #include "ui.h"
+#include "samples.h"
 #include "unit.h"
 
 struct ui;
@@ -343,6 +344,9 @@ struct ui {
 
 	struct ui_colours col;
 	struct finder find;
+	struct samples samples;     /* the samples behind frames, on demand */
+	const struct dsomap *dsos;  /* ui_options' */
+	const struct strtab *dso_names;
 
 	bool stats;                 /* --stats: prompt keystrokes timed */
 	unsigned long nkeys;

@@ -526,6 +526,8 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
 	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
 	u->tl_tree = o->timeline_tree;
+	u->dsos = o->dsos;
+	u->dso_names = o->dso_names;
 	u->threads = o->threads;
 	u->range_set = o->range_set;
 	u->range_t0 = o->range_t0;
@@ -564,6 +566,7 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 static void ui_teardown(struct ui *u, struct transform_stack *own)
 {
 	finder_free(u);         /* the index before the tree goes */
+	samples_free(&u->samples);
 	flameview_free(u->flame);
 	tablescreen_free(u->table);
 	sandwich_free(u->sandwich);
