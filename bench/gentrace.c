@@ -2,10 +2,10 @@
  * samples on several threads, reproducibly: the input for the time views'
  * figures at 10 million samples (issue 19), about 11 bytes a sample.
  *
- * Usage: gentrace [--samples N] [--threads K] [--nodes M] [--seed S]
+ * Usage: gentrace [--samples N] [--threads K] [--nodes M] [--interval-us U] [--seed S]
  *   N samples in all (default 10000000, K/M suffixes allowed), over K
  *   profiles (threads, default 8) sharing one call tree of M nodes
- *   (default 20000), sampled every millisecond (+-10%).
+ *   (default 20000), sampled every U microseconds (default 1000, +-10%).
  *
  * The shape, so that the heat map, the ranges and the chart have something
  * to show: each thread walks the call tree (a sample stays on the stack of
@@ -221,10 +221,12 @@ struct thread {
 	bool started;
 };
 
+static uint64_t interval = 1000;    /* us between a thread's samples */
+
 /* The next sample of thread k: its node and the delta before it. */
 static uint32_t step(struct thread *th, int k, uint64_t *delta)
 {
-	uint64_t d = 900 + below(201);
+	uint64_t d = interval - interval / 10 + below((uint32_t)(interval / 5 + 1));
 	if (k > 0 && th->t_us + d >= th->busy_until) {
 		/* a sleep of 0.5-5 s, then 1-20 s of work */
 		d += 500000 + below(4500001);
@@ -257,6 +259,7 @@ static uint32_t step(struct thread *th, int k, uint64_t *delta)
 }
 
 #define CHUNK 4096
+#define USAGE "usage: gentrace [--samples N] [--threads K] [--nodes M] [--interval-us U] [--seed S]"
 #define START_US 1000000000ull
 
 int main(int argc, char **argv)
@@ -265,7 +268,7 @@ int main(int argc, char **argv)
 	uint32_t nthreads = 8, nnode = 20000;
 	for (int i = 1; i < argc; i++) {
 		if (i + 1 >= argc)
-			die("usage: gentrace [--samples N] [--threads K] [--nodes M] [--seed S]");
+			die(USAGE);
 		if (strcmp(argv[i], "--samples") == 0)
 			samples = count_arg(argv[++i]);
 		else if (strcmp(argv[i], "--threads") == 0)
@@ -274,11 +277,15 @@ int main(int argc, char **argv)
 			nnode = (uint32_t)count_arg(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0)
 			seed = count_arg(argv[++i]);
+		else if (strcmp(argv[i], "--interval-us") == 0)
+			interval = count_arg(argv[++i]);
 		else
-			die("usage: gentrace [--samples N] [--threads K] [--nodes M] [--seed S]");
+			die(USAGE);
 	}
 	if (nthreads == 0 || nthreads > 1000)
 		die("--threads is 1 to 1000");
+	if (interval == 0 || interval > 1000000000)
+		die("--interval-us is 1 to 10^9");
 	rng_seed(seed);
 	make_tree(nnode);
 	struct thread *th = xcalloc(nthreads, sizeof *th);

@@ -86,8 +86,49 @@ static uint64_t mix(uint64_t x)
 uint32_t timeindex_bin(const struct timeindex *ti, uint64_t time)
 {
 	uint64_t d = time - ti->t0;
-	/* constant divisors: a multiplication each */
-	return (uint32_t)(ti->coarse ? (d / MS5) >> ti->shift : d / US5);
+	/* the usual widths as constants: a multiplication each */
+	return (uint32_t)(ti->bin_ns == US5 ? d / US5 : ti->bin_ns == MS5 ? d / MS5 : d / ti->bin_ns);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* The bins of a recording of span ns: as wide as can be while every row of
+ * a heat map of at most HEAT_COLS columns (heatmap_step's steps: 1, 2, 5,
+ * 10, 20, 50... ms under 2 s, else 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10,
+ * 30 min, hours) cut in 1, 2, 4, 5, 10, 20, 25, 40 or 50 rows is whole
+ * bins: 5 us under 2 s, 5 ms up to an hour and a half, then the greatest
+ * common divisor of the rows of the steps that may come (75 ms for 7 h).
+ * More than TIMEINDEX_MAX_BINS: wider, and some grids are counted sample
+ * by sample. */
+#define HEAT_COLS 2048u
+static uint64_t bin_width(uint64_t span)
+{
+	static const uint64_t steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600 };
+	static const uint64_t rows[] = { 50, 40, 25, 20, 10, 5, 4, 2, 1 };
+	const size_t nsteps = sizeof steps / sizeof steps[0];
+	if (span < 2 * (uint64_t)SEC)
+		return US5;
+	size_t first = nsteps - 1;
+	for (size_t i = 0; i < nsteps; i++)
+		if (span / (steps[i] * SEC) + 1 <= HEAT_COLS) {
+			first = i;
+			break;
+		}
+	uint64_t g = 0;
+	for (size_t i = first; i < nsteps; i++)
+		for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+			g = gcd(g, steps[i] * SEC / rows[r]);
+	if (span / g >= TIMEINDEX_MAX_BINS)
+		g *= span / g / TIMEINDEX_MAX_BINS + 1;
+	return g;
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -619,17 +660,7 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 	ti->tl = tl;
 	ti->tree = t;
 	ti->t0 = tl->tmin;
-	uint64_t span = tl->tmax - tl->tmin;
-	if (span < 2 * (uint64_t)SEC) {
-		/* cells of 1 ms / 50 rows and every step's rows are whole */
-		ti->bin_ns = US5;
-	} else {
-		/* rows of steps of whole seconds: 20, 25, 40 ms... */
-		ti->coarse = true;
-		while ((span / MS5) >> ti->shift >= TIMEINDEX_MAX_BINS)
-			ti->shift++;
-		ti->bin_ns = (uint64_t)MS5 << ti->shift;
-	}
+	ti->bin_ns = bin_width(tl->tmax - tl->tmin);
 	ti->nbins = timeindex_bin(ti, tl->tmax) + 1;
 	ti->cum = xcalloc((size_t)ti->nbins + 1, sizeof *ti->cum);
 	ti->threads = xcalloc(tl->nthreads + 1, sizeof *ti->threads);

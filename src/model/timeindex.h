@@ -5,11 +5,11 @@
  * Built once from a finalized timeline and the tree its leaves are nodes
  * of (two passes over the samples), read-only after. It holds:
  *  - bins: the recording cut into bins of bin_ns from its first sample
- *    (5 us when it lasts under 2 s, else 5 ms, doubled while there would
- *    be more than TIMEINDEX_MAX_BINS): the samples before each bin on all
- *    threads, and per thread its (bin, samples) pairs. A heat map whose
- *    rows are whole bins (every grid of heatmap_step's steps and the heat
- *    view's row counts) sums its cells from them;
+ *    (5 us when it lasts under 2 s, 5 ms up to an hour and a half, wider
+ *    beyond: see bin_width): the samples before each bin on all threads,
+ *    and per thread its (bin, samples) pairs. A heat map whose rows are
+ *    whole bins (heatmap_step's steps for up to 2048 columns cut in the
+ *    heat view's rows) sums its cells from them;
  *  - per thread and leaf, the (bin, samples, weight) triples: the search's
  *    samples on a heat map, and the tree of a range of whole bins; kept
  *    when they are fewer than half the samples (a pass over the samples
@@ -57,8 +57,6 @@ struct timeindex {
 	const struct tree *tree;
 	uint64_t t0;                /* tl->tmin: bin 0 starts there */
 	uint64_t bin_ns;
-	unsigned shift;             /* bin_ns = 5 ms << shift (when coarse) */
-	bool coarse;                /* bins of 5 ms << shift, else 5 us */
 	uint32_t nbins;
 	uint64_t *cum;              /* [nbins + 1]: samples before each bin */
 	struct timeindex_thread *threads;   /* tl->nthreads */

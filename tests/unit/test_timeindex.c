@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "heatmap.h"
 #include "timeindex.h"
 #include "timeline.h"
 #include "tree.h"
@@ -403,6 +404,45 @@ static void test_background(void)
 	free_world(&w);
 }
 
+/* A recording of 7 hours: 2048 columns at most take steps of 15 s or more;
+ * their rows (15 s / 40 = 375 ms, / 50 = 300 ms, 30 s / 40 = 750 ms...)
+ * are whole bins of 75 ms, their greatest common divisor; the heat view's
+ * grids then come from the bins, the same as sample by sample. */
+static void test_long(void)
+{
+	struct tree t;
+	struct timeline tl;
+	tree_init(&t);
+	timeline_init(&tl);
+	uint32_t th = timeline_thread(&tl, 1, 1, "p", 1);
+	tree_idx a = add_stack(&t, "main;a", 1), b = add_stack(&t, "main;b", 1);
+	for (uint64_t s = 0; s <= 7 * 3600; s += 9)
+		timeline_add(&tl, s * 1000000000ull + (s % 7) * 100000000ull, s % 3 ? a : b, th, 1);
+	finish(&t, &tl);
+	struct timeindex *ti = timeindex_new(&tl, &t);
+	ok(ti->bin_ns == 75000000, "7 hours: bins of 75 ms");
+	bool same = true, used = true;
+	static const uint32_t widths[] = { 80, 200, 1000, 2000 }, rows[] = { 50, 40, 25, 20, 10, 4 };
+	for (size_t w = 0; w < 4; w++) {
+		for (size_t r = 0; r < 6; r++) {
+			struct heatmap x, y;
+			heatmap_build_index(&x, ti, NULL, widths[w], rows[r]);
+			heatmap_build(&y, &tl, NULL, 0, UINT64_MAX, widths[w], rows[r]);
+			uint32_t one;
+			used = used && timeindex_cells(ti, NULL, x.col_ns / x.rows, 1, &one, NULL);
+			same = same && x.cols == y.cols && x.rows == y.rows && x.samples == y.samples &&
+			       memcmp(x.cells, y.cells, (size_t)x.cols * x.rows * sizeof *x.cells) == 0;
+			heatmap_free(&x);
+			heatmap_free(&y);
+		}
+	}
+	ok(used, "7 hours: every grid of 80 to 2000 columns and 4 to 50 rows is whole bins");
+	ok(same, "7 hours: the grids from the bins are the grids sample by sample");
+	timeindex_free(ti);
+	timeline_free(&tl);
+	tree_free(&t);
+}
+
 int main(void)
 {
 	test_hand();
@@ -413,6 +453,7 @@ int main(void)
 	test_world("5 us bins, weighted", 20000, 3, 1000, true, false);
 	test_world("unique leaves", 6000, 3, 4000000, true, true);
 	test_world("one thread", 3000, 1, 1000, false, false);
+	test_long();
 	test_background();
 	return done_testing();
 }
