@@ -2,15 +2,17 @@
  * samples on several threads, reproducibly: the input for the time views'
  * figures at 10 million samples (issue 19), about 11 bytes a sample.
  *
- * Usage: gentrace [--samples N] [--threads K] [--nodes M] [--interval-us U] [--seed S]
+ * Usage: gentrace [--samples N] [--threads K] [--nodes M] [--interval-us U]
+ *                 [--stay P] [--seed S]
  *   N samples in all (default 10000000, K/M suffixes allowed), over K
  *   profiles (threads, default 8) sharing one call tree of M nodes
- *   (default 20000), sampled every U microseconds (default 1000, +-10%).
+ *   (default 20000), sampled every U microseconds (default 1000, +-10%),
+ *   P% of the samples on the stack of the one before (default 85).
  *
  * The shape, so that the heat map, the ranges and the chart have something
  * to show: each thread walks the call tree (a sample stays on the stack of
  * the one before 85% of the time, else moves to a caller, a callee or a
- * sibling, and now and then jumps to one of 200 hot frames); thread 0 runs
+ * sibling, and one sample in a hundred jumps to one of 200 hot frames); thread 0 runs
  * all the time and collects garbage for 50 ms every 2 s; the others work
  * for 1-20 s and sleep 0.5-5 s in turn. Chunks of 4096 samples go out in
  * the order of their first sample's time, so that threads interleave as in
@@ -222,6 +224,7 @@ struct thread {
 };
 
 static uint64_t interval = 1000;    /* us between a thread's samples */
+static uint32_t stay = 85;          /* % of samples on the stack before */
 
 /* The next sample of thread k: its node and the delta before it. */
 static uint32_t step(struct thread *th, int k, uint64_t *delta)
@@ -236,13 +239,15 @@ static uint32_t step(struct thread *th, int k, uint64_t *delta)
 	th->t_us += d;
 	if (k == 0 && th->t_us % 2000000 < 50000)
 		return GC;
-	uint32_t c = th->cur, r = below(100);
-	if (r < 85) {
+	/* r below stay: the same stack; then a caller, a callee, a sibling
+	 * (5:5:4) up to 99; a hot frame */
+	uint32_t c = th->cur, r = below(100), part = (99 - stay) * 5 / 14;
+	if (r < stay) {
 		/* the same stack */
-	} else if (r < 90) {
+	} else if (r < stay + part) {
 		if (nodes[c].parent > ROOT && nodes[c].parent != MAIN)
 			c = nodes[c].parent;
-	} else if (r < 95) {
+	} else if (r < stay + 2 * part) {
 		if (nodes[c].nkids)
 			c = kids[nodes[c].kid0 + below(nodes[c].nkids)];
 	} else if (r < 99) {
@@ -259,7 +264,7 @@ static uint32_t step(struct thread *th, int k, uint64_t *delta)
 }
 
 #define CHUNK 4096
-#define USAGE "usage: gentrace [--samples N] [--threads K] [--nodes M] [--interval-us U] [--seed S]"
+#define USAGE "usage: gentrace [--samples N] [--threads K] [--nodes M] [--interval-us U] [--stay P] [--seed S]"
 #define START_US 1000000000ull
 
 int main(int argc, char **argv)
@@ -279,6 +284,8 @@ int main(int argc, char **argv)
 			seed = count_arg(argv[++i]);
 		else if (strcmp(argv[i], "--interval-us") == 0)
 			interval = count_arg(argv[++i]);
+		else if (strcmp(argv[i], "--stay") == 0)
+			stay = (uint32_t)count_arg(argv[++i]);
 		else
 			die(USAGE);
 	}
@@ -286,6 +293,8 @@ int main(int argc, char **argv)
 		die("--threads is 1 to 1000");
 	if (interval == 0 || interval > 1000000000)
 		die("--interval-us is 1 to 10^9");
+	if (stay > 98)
+		die("--stay is 0 to 98");
 	rng_seed(seed);
 	make_tree(nnode);
 	struct thread *th = xcalloc(nthreads, sizeof *th);

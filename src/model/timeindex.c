@@ -198,7 +198,7 @@ struct tstate {
 struct build {
 	struct timeindex *ti;
 	atomic_bool *stop;          /* set: give up (NULL: never) */
-	bool weighted, hist;        /* hist: the triples are still kept */
+	bool weighted, triples;     /* triples: still kept */
 	struct key *keys;
 	struct khot *hot;
 	size_t nkeys, capkeys;
@@ -288,10 +288,10 @@ static uint32_t key_of(struct build *b, uint32_t thread, tree_idx leaf)
 
 /* The triples are worth keeping while they are fewer than half the
  * samples: beyond, a pass over the samples costs no more than one over
- * them, and the memory is the timeline's again. */
-static void hist_drop(struct build *b)
+ * them, and the memory is the timeline's again. The lists' totals stay. */
+static void triples_drop(struct build *b)
 {
-	b->hist = false;
+	b->triples = false;
 	free(b->rec);
 	free(b->recw);
 	b->rec = NULL;
@@ -302,8 +302,13 @@ static void hist_drop(struct build *b)
 static void key_flush(struct build *b, uint32_t i)
 {
 	struct khot *h = &b->hot[i];
-	if (b->nrec >= b->maxrec) {
-		hist_drop(b);
+	struct key *k = &b->keys[i];
+	if (b->triples && b->nrec >= b->maxrec)
+		triples_drop(b);
+	k->tot_count += h->count;
+	k->tot_weight = sat_add(k->tot_weight, h->weight);
+	if (!b->triples) {
+		h->count = 0;
 		return;
 	}
 	if (b->nrec == b->caprec) {
@@ -316,12 +321,9 @@ static void key_flush(struct build *b, uint32_t i)
 	r[1] = h->bin;
 	r[2] = h->count;
 	b->recw[b->nrec++] = h->weight;
-	struct key *k = &b->keys[i];
 	k->bytes += vlen(zz((int64_t)h->bin - (int64_t)k->prev)) + vlen(h->count);
 	k->wbytes += vlen(h->weight);
 	k->nent++;
-	k->tot_count += h->count;
-	k->tot_weight = sat_add(k->tot_weight, h->weight);
 	k->prev = h->bin;
 	h->count = 0;
 }
@@ -463,10 +465,11 @@ static void take(struct build *b, const struct timeline_sample *s)
 		thread_flush(t);
 	t->bin = bin;
 	t->count++;
-	if (b->hist) {
+	{
+		/* without the triples a key only sums (its bin does not count) */
 		uint32_t i = key_of(b, s->thread, s->leaf);
 		struct khot *h = &b->hot[i];
-		if (h->count && (h->bin != bin || h->count == UINT32_MAX))
+		if (h->count && ((b->triples && h->bin != bin) || h->count == UINT32_MAX))
 			key_flush(b, i);
 		if (h->count == 0) {
 			h->bin = bin;
@@ -510,7 +513,7 @@ static bool pass(struct build *b)
 	for (size_t i = 0; i < tl->nthreads; i++)
 		if (b->ts[i].count)
 			thread_flush(&b->ts[i]);
-	for (size_t i = 0; i < b->nkeys && b->hist; i++)
+	for (size_t i = 0; i < b->nkeys; i++)
 		if (b->hot[i].count)
 			key_flush(b, (uint32_t)i);
 	if (b->ub.n)
@@ -595,6 +598,12 @@ static int order_cmp(const void *pa, const void *pb)
 static void write_hist(struct build *b)
 {
 	struct timeindex *ti = b->ti;
+	if (!b->triples) {
+		/* the totals alone */
+		for (size_t i = 0; i < b->nkeys; i++)
+			b->keys[i].nent = b->keys[i].bytes = b->keys[i].wbytes = 0;
+		b->nrec = 0;
+	}
 	struct order *o = xmalloc((b->nkeys ? b->nkeys : 1) * sizeof *o);
 	for (size_t i = 0; i < b->nkeys; i++)
 		o[i] = (struct order){ b->keys[i].thread, b->keys[i].leaf, (uint32_t)i };
@@ -647,7 +656,7 @@ static void write_hist(struct build *b)
 		k->at = (size_t)(q - ti->hist);
 		k->prev = bin;
 	}
-	ti->has_hist = true;
+	ti->has_triples = b->triples;
 }
 
 static struct timeindex *index_build(const struct timeline *tl, const struct tree *t, atomic_bool *stop)
@@ -670,7 +679,7 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 	b->ti = ti;
 	b->stop = stop;
 	b->ts = xcalloc(tl->nthreads + 1, sizeof *b->ts);
-	b->hist = true;
+	b->triples = true;
 	b->maxrec = tl->n / 2;
 	/* a table by leaf and thread while it is a small share of the
 	 * timeline (a 10,000-node tree on 8 threads: 320 KB), else a hash */
@@ -685,8 +694,7 @@ static struct timeindex *index_build(const struct timeline *tl, const struct tre
 		write_pairs(b);
 		write_units(b);
 		ti->weighted = b->weighted;
-		if (b->hist)
-			write_hist(b);
+		write_hist(b);
 		ti->runs = b->runs ? xrealloc(b->runs, b->nruns ? b->nruns : 1) : xmalloc(1);
 		ti->runs_len = b->nruns;
 	} else {
@@ -933,6 +941,80 @@ static void add_triples(const struct timeindex *ti, const struct leaflist *l, st
 	}
 }
 
+/* ---- passes over the samples, on two threads ---- */
+
+/* fn over the blocks [b0, b1) with state arg; split2 runs it on the first
+ * half of the blocks [b0, b1) here and on the second on a thread of its
+ * own, each with its state (a0, a1), when they are enough to pay for the
+ * thread (else both here, one after the other). */
+typedef void blocks_fn(void *arg, size_t b0, size_t b1);
+
+struct half {
+	blocks_fn *fn;
+	void *arg;
+	size_t b0, b1;
+};
+
+static void *half_main(void *p)
+{
+	struct half *h = p;
+	h->fn(h->arg, h->b0, h->b1);
+	return NULL;
+}
+
+#define SPLIT_MIN_BLOCKS 512u      /* half a million samples */
+
+static void split2(size_t b0, size_t b1, blocks_fn *fn, void *a0, void *a1)
+{
+	size_t mid = b0 + (b1 - b0) / 2;
+	struct half second = { fn, a1, mid, b1 };
+	pthread_t thr;
+	bool on = b1 - b0 >= SPLIT_MIN_BLOCKS && pthread_create(&thr, NULL, half_main, &second) == 0;
+	fn(a0, b0, mid);
+	if (on)
+		pthread_join(thr, NULL);
+	else
+		fn(a1, mid, b1);
+}
+
+/* The search's samples per cell, sample by sample (no triples). */
+struct hitpass {
+	const struct timeindex *ti;
+	const bool *threads, *in;
+	uint64_t cell_ns;
+	size_t ncells;
+	uint64_t *acc;              /* NULL: its own, made here */
+};
+
+static void hitpass_blocks(void *arg, size_t b0, size_t b1)
+{
+	struct hitpass *h = arg;
+	const struct timeindex *ti = h->ti;
+	const struct timeline *tl = ti->tl;
+	size_t nself = tree_size(ti->tree);
+	if (!h->acc)
+		h->acc = xcalloc(h->ncells ? h->ncells : 1, sizeof *h->acc);
+	/* the cell of the sample before is tried first, by its times */
+	uint64_t lo = 1, hi = 0, cell = 0;
+	for (size_t b = b0; b < b1; b++) {
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		while (c.left) {
+			timeline_cursor_next(&c);
+			const struct timeline_sample *s = &c.cur;
+			if ((h->threads && !h->threads[s->thread]) || s->leaf >= nself || !h->in[s->leaf])
+				continue;
+			if (s->time < lo || s->time >= hi) {
+				cell = (s->time - ti->t0) / h->cell_ns;
+				lo = ti->t0 + cell * h->cell_ns;
+				hi = lo + h->cell_ns;
+			}
+			if (cell < h->ncells)
+				h->acc[cell]++;
+		}
+	}
+}
+
 bool timeindex_hits(const struct timeindex *ti, const bool *threads, const bool *in,
                     uint64_t cell_ns, size_t ncells, uint32_t *hits, uint64_t *counted)
 {
@@ -942,23 +1024,17 @@ bool timeindex_hits(const struct timeindex *ti, const bool *threads, const bool 
 	uint64_t *acc = xcalloc(ncells ? ncells : 1, sizeof *acc);
 	size_t nself = tree_size(ti->tree);
 	const struct timeline *tl = ti->tl;
-	if (!ti->has_hist) {
-		/* every sample, in order */
-		for (size_t b = 0; b < tl->nblocks; b++) {
-			struct timeline_cursor c;
-			timeline_cursor_block(&c, tl, b);
-			while (c.left) {
-				timeline_cursor_next(&c);
-				const struct timeline_sample *s = &c.cur;
-				if ((threads && !threads[s->thread]) || s->leaf >= nself || !in[s->leaf])
-					continue;
-				uint64_t cell = cell_of(&co, timeindex_bin(ti, s->time));
-				if (cell < ncells)
-					acc[cell]++;
-			}
-		}
+	if (!ti->has_triples) {
+		/* every sample: the two halves of the timeline at once */
+		struct hitpass h[2];
+		for (int k = 0; k < 2; k++)
+			h[k] = (struct hitpass){ ti, threads, in, cell_ns, ncells, k ? NULL : acc };
+		split2(0, tl->nblocks, hitpass_blocks, &h[0], &h[1]);
+		for (size_t j = 0; j < ncells && h[1].acc; j++)
+			acc[j] += h[1].acc[j];
+		free(h[1].acc);
 	}
-	for (uint32_t i = 0; i < tl->nthreads && ti->has_hist; i++) {
+	for (uint32_t i = 0; i < tl->nthreads && ti->has_triples; i++) {
 		if (threads && !threads[i])
 			continue;
 		const struct timeindex_thread *t = &ti->threads[i];
@@ -1011,6 +1087,65 @@ void timeindex_spark(const struct timeindex *ti, uint32_t thread, uint32_t width
 
 /* ---- a range's tree ----------------------------------------------------------- */
 
+/* timeline_self over some blocks (self NULL: its own, made here). */
+struct selfpass {
+	const struct timeline *tl;
+	uint64_t t0, t1;
+	const bool *threads;
+	uint64_t *self;
+	size_t nself;
+	uint64_t n;
+};
+
+static void selfpass_blocks(void *arg, size_t b0, size_t b1)
+{
+	struct selfpass *p = arg;
+	const struct timeline *tl = p->tl;
+	if (!p->self)
+		p->self = xcalloc(p->nself ? p->nself : 1, sizeof *p->self);
+	for (size_t b = b0; b < b1; b++) {
+		const struct timeline_block *bl = &tl->blocks[b];
+		if (bl->tmax < p->t0 || bl->tmin >= p->t1)
+			continue;
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		bool inside = bl->tmin >= p->t0 && bl->tmax < p->t1;
+		while (c.left) {
+			timeline_cursor_next(&c);
+			const struct timeline_sample *s = &c.cur;
+			if ((!inside && (s->time < p->t0 || s->time >= p->t1)) || (p->threads && !p->threads[s->thread]))
+				continue;
+			if (s->leaf >= p->nself)
+				xdie("internal error: a timeline leaf beyond its tree");
+			p->self[s->leaf] = sat_add(p->self[s->leaf], s->weight);
+			p->n++;
+		}
+	}
+}
+
+/* timeline_self, on two threads when the range holds many samples. */
+static uint64_t self_pass(const struct timeindex *ti, uint64_t t0, uint64_t t1, const bool *threads,
+                          uint64_t *self, size_t nself, uint64_t samples)
+{
+	const struct timeline *tl = ti->tl;
+	if (samples < SPLIT_MIN_BLOCKS * (uint64_t)TIMELINE_BLOCK)
+		return timeline_self(tl, t0, t1, threads, self, nself);
+	/* the blocks from the first to the last that reach into the range */
+	size_t b0 = 0, b1 = tl->nblocks;
+	while (b0 < b1 && (tl->blocks[b0].tmax < t0 || tl->blocks[b0].tmin >= t1))
+		b0++;
+	while (b1 > b0 && (tl->blocks[b1 - 1].tmax < t0 || tl->blocks[b1 - 1].tmin >= t1))
+		b1--;
+	struct selfpass p[2];
+	for (int k = 0; k < 2; k++)
+		p[k] = (struct selfpass){ tl, t0, t1, threads, k ? NULL : self, nself, 0 };
+	split2(b0, b1, selfpass_blocks, &p[0], &p[1]);
+	for (size_t i = 0; i < nself; i++)
+		self[i] = sat_add(self[i], p[1].self[i]);
+	free(p[1].self);
+	return p[0].n + p[1].n;
+}
+
 static uint64_t add_to(uint64_t *self, size_t nself, tree_idx leaf, uint64_t w)
 {
 	if (leaf >= nself)
@@ -1023,8 +1158,6 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
                         uint64_t *self, size_t nself)
 {
 	const struct timeline *tl = ti->tl;
-	if (!ti->has_hist)
-		return timeline_self(tl, t0, t1, threads, self, nself);
 	if (t0 >= t1 || t1 <= tl->tmin || t0 > tl->tmax)
 		return 0;
 	bool from_start = t0 <= tl->tmin, to_end = t1 > tl->tmax;
@@ -1058,8 +1191,8 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
 	uint64_t first = from_start ? 0 : timeindex_bin(ti, t0);
 	uint64_t last = to_end ? ti->nbins - 1 : timeindex_bin(ti, t1 - 1 < tl->tmax ? t1 - 1 : tl->tmax);
 	uint64_t samples = ti->cum[last + 1] - ti->cum[first];
-	if (jlo >= jhi || samples <= hcost)
-		return timeline_self(tl, t0, t1, threads, self, nself);
+	if (jlo >= jhi || samples <= hcost || !ti->has_triples)
+		return self_pass(ti, t0, t1, threads, self, nself, samples);
 	for (size_t i = 0; i < tl->nthreads; i++) {
 		if (threads && !threads[i])
 			continue;

@@ -10,10 +10,11 @@
  *    and per thread its (bin, samples) pairs. A heat map whose rows are
  *    whole bins (heatmap_step's steps for up to 2048 columns cut in the
  *    heat view's rows) sums its cells from them;
- *  - per thread and leaf, the (bin, samples, weight) triples: the search's
- *    samples on a heat map, and the tree of a range of whole bins; kept
- *    when they are fewer than half the samples (a pass over the samples
- *    costs no more than one over them otherwise);
+ *  - per thread and leaf, its samples and weight (the tree of chosen
+ *    threads), and the (bin, samples, weight) triples: the search's
+ *    samples on a heat map, and the tree of a range of whole bins; the
+ *    triples are kept when they are fewer than half the samples (a pass
+ *    over the samples costs no more than one over them otherwise);
  *  - per unit of TIMEINDEX_UNIT samples (in the timeline's order, and
  *    again of each thread's samples): its first and last stacks, the depth
  *    of the frames all its samples share, and how far into it the first
@@ -62,8 +63,9 @@ struct timeindex {
 	struct timeindex_thread *threads;   /* tl->nthreads */
 	unsigned char *tbins, *hist, *runs;
 	size_t tbins_len, hist_len, runs_len;
-	bool has_hist;              /* the triples are kept (they are fewer than
-	                               half the samples) */
+	bool has_triples;           /* the triples are kept (they are fewer than
+	                               half the samples); the lists' headers
+	                               (a leaf's totals) always are */
 	bool weighted;              /* some sample weighs other than 1 */
 	uint64_t nhist;             /* triples in all */
 	struct timeindex_unit *units;       /* of all threads */

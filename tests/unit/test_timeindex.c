@@ -329,9 +329,9 @@ static void test_world(const char *what, size_t n, uint32_t nthreads, uint64_t d
 	struct world w;
 	make_world(&w, n, nthreads, dt, weighted, unique);
 	struct timeindex *ti = timeindex_new(&w.tl, &w.t);
-	ok(ti && ti->has_hist == !unique && ti->weighted == weighted && ti->nunits == (n + 127) / 128,
+	ok(ti && ti->has_triples == !unique && ti->weighted == weighted && ti->nunits == (n + 127) / 128,
 	   "%s: %zu samples, bins of %" PRIu64 " ns, %s", what, n, ti->bin_ns,
-	   unique ? "no leaf lists (each sample its own leaf)" : "leaf lists kept");
+	   unique ? "no triples (each sample its own leaf)" : "triples kept");
 	bool *one = calloc(nthreads, sizeof *one), *most = calloc(nthreads, sizeof *most);
 	one[nthreads > 1 ? 1 : 0] = true;
 	for (uint32_t i = 0; i < nthreads; i++)
@@ -386,6 +386,29 @@ static void test_world(const char *what, size_t n, uint32_t nthreads, uint64_t d
 	free(in);
 	free(one);
 	free(most);
+	timeindex_free(ti);
+	free_world(&w);
+}
+
+/* 800,000 samples spread thin (about one a bin per thread and leaf: no
+ * triples), long enough for the passes over the samples to run on two
+ * threads: search cells and range trees, against the samples. */
+static void test_big(void)
+{
+	struct world w;
+	make_world(&w, 800000, 4, 40000000, true, false);
+	struct timeindex *ti = timeindex_new(&w.tl, &w.t);
+	ok(ti && !ti->has_triples && w.tl.nblocks >= 512, "800,000 thin samples: no triples, %zu blocks", w.tl.nblocks);
+	bool one[4] = { false, true, false, false };
+	bool *in = calloc(tree_size(&w.t), sizeof *in);
+	for (size_t i = 0; i < tree_size(&w.t); i++)
+		in[i] = next() % 3 == 0;
+	ok(check_cells(&w, ti, NULL, 40 * ti->bin_ns, in) && check_cells(&w, ti, one, ti->bin_ns, in),
+	   "800,000 thin samples: search cells, all threads and one");
+	uint64_t a = w.tl.tmin, z = w.tl.tmax;
+	ok(check_self(&w, ti, a + (z - a) / 10, z - (z - a) / 10, NULL) && check_self(&w, ti, a, a + (z - a) / 2, one) &&
+	   check_self(&w, ti, 0, UINT64_MAX, one), "800,000 thin samples: range trees, all threads and one");
+	free(in);
 	timeindex_free(ti);
 	free_world(&w);
 }
@@ -454,6 +477,7 @@ int main(void)
 	test_world("unique leaves", 6000, 3, 4000000, true, true);
 	test_world("one thread", 3000, 1, 1000, false, false);
 	test_long();
+	test_big();
 	test_background();
 	return done_testing();
 }
