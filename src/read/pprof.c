@@ -419,8 +419,10 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 		return;
 	const unsigned char *e = s->mem + off;
 	__builtin_prefetch(e);
-	if (a->len > 32)
-		__builtin_prefetch(e + 64);
+	/* its key's end: most entries (8-byte aligned, 28 bytes and the key)
+	 * cross a cache line */
+	if (off + offsetof(struct pp_seen_e, key) + a->len <= s->nmem)
+		__builtin_prefetch(e + offsetof(struct pp_seen_e, key) + a->len - 1);
 }
 
 /* Pass 2: every Sample field, in order; PP_AHEAD of them are read ahead. */
