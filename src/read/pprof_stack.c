@@ -284,9 +284,10 @@ void pp_flush(struct pp *d, int w)
 	size_t n = d->nbatch[w];
 	if (!n)
 		return;
-	/* the tails point into bids only now: it moves while it grows */
+	/* the tails point into bids only now: it moves while it grows (and
+	 * is not there when every tail is empty) */
 	for (size_t i = 0, at = 0; i < n; i++) {
-		d->batch[w][i].tail = d->bids[w] + at;
+		d->batch[w][i].tail = d->bids[w] ? d->bids[w] + at : NULL;
 		at += d->batch[w][i].ntail;
 	}
 	tree_add_stacks(d->bt[w], d->batch[w], n);
