@@ -447,9 +447,8 @@ static void *scratch(void *p, size_t *cap, size_t n, size_t sz)
 /* The first memory child_get reads for (parent, name) beyond the parent:
  * the only child's node, or the child hash's home slot. Fetched for the
  * stacks of a batch together, these misses overlap instead of following
- * one another. Always inlined: gcc 12 (-O2) takes a function whose only
- * effect is a prefetch for one without effects and drops its calls. */
-static inline __attribute__((always_inline)) void prefetch_child(const struct tree *t, tree_idx parent, strtab_id name)
+ * one another. */
+static inline void prefetch_child(const struct tree *t, tree_idx parent, strtab_id name)
 {
 	tree_idx only = t->nodes[parent].end;
 	if (only == KIDS_MANY)
@@ -460,7 +459,7 @@ static inline __attribute__((always_inline)) void prefetch_child(const struct tr
 
 /* The node that the home slot of (parent, name) points at, when its tag
  * matches: the second miss of a lookup, fetched once the slot is in. */
-static inline __attribute__((always_inline)) void prefetch_slot_node(const struct tree *t, tree_idx parent, strtab_id name)
+static inline void prefetch_slot_node(const struct tree *t, tree_idx parent, strtab_id name)
 {
 	if (t->nodes[parent].end != KIDS_MANY)
 		return;
