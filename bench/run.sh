@@ -1,13 +1,15 @@
 #!/bin/sh
 # tflame benchmarks: `make bench` runs this with the build directory as cwd.
 #
-# usage: run.sh [--quick] [--gen-only] [--load-only] [--size N[K|M|G]] [--seed N]
+# usage: run.sh [--quick] [--gen-only] [--load-only] [--time-only] [--size N[K|M|G]] [--seed N]
 #   (the same words may come in $BENCH_ARGS: `BENCH_ARGS=--quick make bench`)
 #
 #   --quick     64 MiB inputs instead of 1 GiB (well under a minute)
 #   --gen-only  generate the inputs, measure nothing
 #   --load-only the folded inputs only: issue 20's load table and their
 #               times to first paint (first screen, whole profile)
+#   --time-only the inputs with sample times only (perf script, trace):
+#               the time views' keys
 #
 # Inputs go to bench/data/ under the build directory and are reused while the
 # generator, size and seed are unchanged (bench/data/NAME.stamp):
@@ -20,6 +22,8 @@
 #                    and with each stack once (--unique)
 #   json             genjsonprof.py: a V8 .cpuprofile and a speedscope file
 #                    (skipped without python3)
+#   trace            gentrace: a Chrome trace of 10 million timed samples on
+#                    8 threads (1 million with --quick), for the time views
 # Recordings for the perf input come from $TFLAME_BENCH_PERF (a directory of
 # *.perf.txt files); without it, bench/data/recordings/ is used, where this
 # script records bench/workload/minisearch with `perf record -g` if it can.
@@ -40,7 +44,9 @@
 # with the highest maximum of all runs beside it.
 #
 # Then the other readers: tflame --collapse of the pprof and JSON inputs
-# (a quarter of the main size) in MB/s against their targets, --svg, and
+# (a quarter of the main size), best of BENCH_LOAD_RUNS: wall and CPU
+# (user + sys) seconds, MB/s of the uncompressed input by CPU time against
+# the targets (the steadier figure on a shared machine), --svg, and
 # `go tool pprof -traces` on the same pprof file when go is installed.
 #
 # Last, perf.data files: two recordings of bench/workload/minisearch made
@@ -65,7 +71,7 @@ runs=${BENCH_RUNS:-3}
 data=bench/data
 bin=$data/bin
 
-quick=0 gen_only=0 load_only=0 size='' seed=1
+quick=0 gen_only=0 load_only=0 time_only=0 size='' seed=1
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of words
 set -- ${BENCH_ARGS:-} "$@"
 while [ $# -gt 0 ]; do
@@ -73,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 ;;
 	--gen-only) gen_only=1 ;;
 	--load-only) load_only=1 ;;
+	--time-only) time_only=1 ;;
 	--size) size=$2; shift ;;
 	--seed) seed=$2; shift ;;
 	-h|--help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p;}' "$0"; exit 0 ;;
@@ -106,6 +113,7 @@ build genfolded "$srcdir/bench/genfolded.c" -lm
 build genperf "$srcdir/bench/genperf.c"
 build ptyrun "$srcdir/bench/ptyrun.c" -lutil
 build genpprof "$srcdir/bench/genpprof.c"
+build gentrace "$srcdir/bench/gentrace.c"
 
 # gen FILE STAMP COMMAND...: write COMMAND's output to FILE unless FILE.stamp
 # says FILE was made by STAMP and FILE still has the size it had then.
@@ -130,6 +138,7 @@ gen() {
 }
 
 src_id() { cksum < "$1" | cut -d' ' -f1; }
+if [ $time_only = 0 ]; then
 fs=$data/folded-sorted-$size-s$seed.folded
 fu=$data/folded-shuffled-$size-s$seed.folded
 gen "$fs" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $size --seed $seed" \
@@ -145,6 +154,7 @@ gen "$rs" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --real --size $size -
 	"$bin/genfolded" --real --size "$size" --seed "$seed" --stats
 gen "$ru" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --real --size $size --seed $seed --shuffled" \
 	"$bin/genfolded" --real --size "$size" --seed "$seed" --shuffled --stats
+fi
 
 if [ $load_only = 1 ] && [ $gen_only = 0 ]; then
 	load_speed_only=1
@@ -157,6 +167,7 @@ fi
 if [ $load_speed_only = 0 ]; then
 [ $quick = 1 ] && nsize=48M nnames=1000000 || nsize=256M nnames=4000000
 fn=$data/folded-names-$nsize-s$seed.folded
+[ $time_only = 1 ] ||
 gen "$fn" "genfolded-$(src_id "$srcdir/bench/genfolded.c") --size $nsize --names $nnames --zipf 0.5 --seed $seed" \
 	"$bin/genfolded" --size "$nsize" --names "$nnames" --zipf 0.5 --seed "$seed" --stats
 
@@ -199,6 +210,14 @@ else
 	echo "no perf recordings (set TFLAME_BENCH_PERF=DIR with *.perf.txt): perf input skipped" >&2
 fi
 
+# The time views at issue 19's scale: a Chrome trace (the .cpuprofile
+# reader's) of 10 million timed samples on 8 threads.
+[ $quick = 1 ] && tsamp=1M || tsamp=10M
+ft=$data/trace-$tsamp-s$seed.json
+gen "$ft" "gentrace-$(src_id "$srcdir/bench/gentrace.c") --samples $tsamp --seed $seed" \
+	"$bin/gentrace" --samples "$tsamp" --seed "$seed"
+
+if [ $time_only = 0 ]; then
 # The other readers: pprof (genpprof, raw and gzip) and the JSON formats
 # (genjsonprof.py, needs python3); a quarter of the main size.
 [ $quick = 1 ] && xsize=16 || xsize=256
@@ -222,6 +241,7 @@ if command -v python3 > /dev/null 2>&1; then
 		python3 "$srcdir/bench/genjsonprof.py" speedscope "$xmb"
 else
 	echo "python3 is missing: the cpuprofile and speedscope inputs are skipped" >&2
+fi
 fi
 
 fi
@@ -267,9 +287,76 @@ verdict() { # VALUE OP TARGET -> met / NOT met
 		print ok ? "met" : "NOT met" }'
 }
 
+
+# ---- time views (issue 19) -------------------------------------------------
+# time_views FILE PATTERN: keys of the views of sample times, 200x50
+# headless, each script run $runs times once the time index is built in the
+# background (pause*3: 1.5 s), the lowest maximum of each key: the heat map
+# (t: its cells from the index's bins), its cursor, v, Enter on 6 columns
+# and on half of them (the range's tree), Backspace and a; the flame chart
+# of the recording (C) and back; the thread picker (T: sparklines), Space,
+# Enter (the threads' tree), the chart of those threads; a search (PATTERN)
+# shown on the heat map. Then the index: bytes a sample beside the
+# timeline's, and its build time (on its own thread, after the first
+# paint).
+time_views() {
+	f=$1 pat=$2
+	"$TFLAME" --stats --print -w 1 "$f" > /dev/null 2> "$tmp/err"
+	nsamp=$(stat timed) tlb=$(stat timeline_bytes) lsec=$(stat load_s)
+	# the heat map's columns on 200x50, from its title ("... over 1250 s;
+	# a column is 10 s, ...")
+	printf 'size=200x50 t dump q\n' > "$tmp/tvkeys"
+	NO_COLOR=1 "$TFLAME" --script="$tmp/tvkeys" "$f" 2> /dev/null | head -n 1 > "$tmp/tvtitle"
+	half=$(awk '
+		function ns(v, u) { return u == "s" ? v * 1e9 : u == "ms" ? v * 1e6 : v * 1e3 }
+		{ for (i = 1; i < NF; i++) {
+			if ($i == "over") span = ns($(i + 1), substr($(i + 2), 1, length($(i + 2)) - 1))
+			if ($i == "column" && $(i + 1) == "is") col = ns($(i + 2), substr($(i + 3), 1, length($(i + 3)) - 1))
+		} }
+		END { if (col > 0) printf "%d", (int(span / col) + 1) / 2; else print 1 }' "$tmp/tvtitle")
+	: > "$tmp/tv"
+	: > "$tmp/tvix"
+	tv_run() { # LABEL SCRIPT
+		: > "$tmp/tv1"
+		i=0
+		while [ $i -lt "$runs" ]; do
+			i=$((i + 1))
+			"$TFLAME" --stats --bench-keys "size=200x50 pause*3 $2 q" "$f" > /dev/null 2> "$tmp/tvr"
+			sed -n 's/^bench-key //p' "$tmp/tvr" | awk -v l="$1" '$1 != "q" { print l, $1, $3, $6 + $9 }' >> "$tmp/tv1"
+			sed -n 's/^timeindex_bytes //p' "$tmp/tvr" >> "$tmp/tvix"
+		done
+		awk '{ k = $1 "|" $2
+			if (!(k in b) || $4 < b[k]) { b[k] = $4; n[k] = $3 }
+			if (!(k in s)) { s[k] = 1; o[++m] = k } }
+			END { for (i = 1; i <= m; i++) print o[i], n[o[i]], b[o[i]] }' "$tmp/tv1" >> "$tmp/tv"
+	}
+	tv_run 'heat-map' 't l*5 j*5 v l*5 Enter'
+	tv_run "half-range($half-cols)" "t v l*$half Enter BS a"
+	tv_run 'chart' 'C C'
+	tv_run 'picker' 'T Space Enter C'
+	tv_run "search($pat)" "/ type=$pat Enter t"
+	ixb=$(awk 'NR == 1 { print $1 }' "$tmp/tvix")
+	ixms=$(awk 'NR == 1 || $3 < b { b = $3 } END { print b }' "$tmp/tvix")
+	echo
+	echo "Time views on $(basename "$f"): ${nsamp:-?} samples (load ${lsec:-?} s), the timeline ${tlb:-?} B"
+	echo "($(awk -v b="${tlb:-0}" -v n="${nsamp:-0}" 'BEGIN { printf "%.1f", n ? b / n : 0 }') B a sample),"\
+	     "the time index ${ixb:-?} B ($(awk -v b="${ixb:-0}" -v n="${nsamp:-0}" 'BEGIN { printf "%.1f", n ? b / n : 0 }') B a sample),"\
+	     "built in ${ixms:-?} ms after the first paint;"
+	echo "200x50 headless, ms per key: the lowest maximum of $runs runs"
+	printf '  %-22s %-6s %4s %9s  %s\n' view key n 'max ms' 'target <= 50 ms'
+	while read -r k n mx; do
+		printf '  %-22s %-6s %4s %9.3f  %s\n' "${k%%|*}" "${k#*|}" "$n" "$mx" "$(verdict "$mx" '<=' 50)"
+	done < "$tmp/tv"
+}
+
 echo
 echo "tflame bench: $(uname -m), $(nproc 2>/dev/null || echo '?') cpus, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "inputs $size, seed $seed; MB = MiB; times are the best of $runs runs; RSS is peak RSS"
+if [ $time_only = 1 ]; then
+	[ -n "$fp" ] && time_views "$fp" a
+	time_views "$ft" fn_1
+	exit 0
+fi
 echo
 if [ $load_speed_only = 0 ]; then
 echo "Load (tflame --stats --print -w 1 FILE: read, build the tree, finalize, exit)"
@@ -520,68 +607,61 @@ else
 	echo "Search: this tflame has no search yet"
 fi
 
-# ---- time views (issue 19) -------------------------------------------------
-# On the perf script input (it has sample times): the heat map (t: built
-# from every sample once per screen size), a range (v l*5 Enter: the tree of
-# the range's samples), the flame chart (C: every sample's stack) and back,
-# the thread picker (T: a sparkline pass) and a thread unchecked (Space
-# Enter). Best of $runs runs, as the keys above.
-if [ -n "$fp" ] && "$TFLAME" --list-keys 2> /dev/null | grep -q '^Heat map'; then
-	"$TFLAME" --stats --print -w 1 "$fp" > /dev/null 2> "$tmp/err"
-	nsamp=$(sed -n 's/.* timed \([0-9]*\) .*/\1/p' "$tmp/err")
-	tlb=$(sed -n 's/.* timeline_bytes \([0-9]*\).*/\1/p' "$tmp/err")
-	echo
-	echo "Time views on $(basename "$fp") (${nsamp:-?} samples; the timeline ${tlb:-?} bytes,"
-	echo "$(awk -v b="${tlb:-0}" -v n="${nsamp:-0}" 'BEGIN { printf "%.1f", n ? b / n : 0 }') bytes a sample), 200x50 headless: ms per key, the run with the lowest maximum"
-	: > "$tmp/tv.all"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		i=$((i + 1))
-		"$TFLAME" --bench-keys "size=200x50 t v l*5 Enter C C T Space Enter q" "$fp" > /dev/null 2> "$tmp/tv"
-		sed -n 's/^bench-key //p' "$tmp/tv" | awk -v run=$i '{ print run, $0 }' >> "$tmp/tv.all"
-	done
-	printf '  %-8s %5s %12s  %s\n' key n 'max ms' 'target <= 50 ms'
-	awk '$2 != "q" {
-			t = $7 + $10; k = $2
-			if (!(k in best) || t < best[k]) best[k] = t
-			if (!(k in seen)) { seen[k] = 1; order[++n] = k; cnt[k] = $4 }
-		}
-		END { for (i = 1; i <= n; i++) printf "%s %s %.3f\n", order[i], cnt[order[i]], best[order[i]] }' "$tmp/tv.all" |
-	while read -r k n mx; do
-		printf '  %-8s %5s %12s  %s\n' "$k" "$n" "$mx" "$(verdict "$mx" '<=' 50)"
-	done
+# ---- time views (issue 19) ----
+if "$TFLAME" --list-keys 2> /dev/null | grep -q '^Heat map'; then
+	[ -n "$fp" ] && time_views "$fp" a
+	time_views "$ft" fn_1
 fi
 
 # ---- other formats --------------------------------------------------------
 # Each reader to folded text, and --svg; beside pprof, the tool its users
 # have (go tool pprof -traces, when go is installed), on the same file.
 echo
-echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null); MB/s of the uncompressed input"
-frow() { printf '  %-28s %8s %-34s %7s %8s %7s  %s\n' "$@"; }
-frow input MB command 'wall s' 'MB/s' 'RSS MB' 'target'
+echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null), best of $lruns: wall s, CPU s (user + sys),"
+echo "MB/s of the uncompressed input by CPU time"
+# best_cmd CMD...: runs CMD $lruns times -> "WALL CPU RSS_MB": the lowest
+# wall and CPU times of any run, the largest peak RSS
+best_cmd() {
+	bw='' bc='' m=0 i=0
+	while [ $i -lt "$lruns" ]; do
+		i=$((i + 1))
+		/usr/bin/time -f '%e %U %S %M' -o "$tmp/tm" "$@" > /dev/null 2> "$tmp/err" ||
+			{ echo "FAIL FAIL -"; sed 's/^/    /' "$tmp/err" | head -n 5 >&2; return 0; }
+		read -r w u y k < "$tmp/tm"
+		c=$(awk -v u="$u" -v y="$y" 'BEGIN { printf "%.2f", u + y }')
+		bw=$(awk -v b="$bw" -v s="$w" 'BEGIN { print (b == "" || s < b) ? s : b }')
+		bc=$(awk -v b="$bc" -v s="$c" 'BEGIN { print (b == "" || s < b) ? s : b }')
+		m=$(awk -v m="$m" -v k="$k" 'BEGIN { k /= 1024; print (k > m) ? k : m }')
+	done
+	printf '%s %s %.0f\n' "$bw" "$bc" "$m"
+}
+frow() { printf '  %-28s %7s %-24s %7s %7s %8s %7s  %s\n' "$@"; }
+frow input MB command 'wall s' 'CPU s' 'MB/s' 'RSS MB' 'target (MB/s by CPU)'
 for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	bytes=$(filesize "$f")
 	case $f in
 	*.gz) tgt=300 bytes=$(filesize "$pp") ;;
 	*.pb) tgt=300 ;;
-	*.cpuprofile) tgt=150 ;;
 	*) tgt=150 ;;
 	esac
 	# shellcheck disable=SC2046
-	set -- $(best_of "$TFLAME" --collapse "$f")
-	r=$(rate "$bytes" "$1")
-	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --collapse' "$1" "$r" "$2" ">=$tgt MB/s: $(verdict "$r" '>=' "$tgt")"
+	set -- $(best_cmd "$TFLAME" --collapse "$f")
+	r=$(rate "$bytes" "$2")
+	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --collapse' "$1" "$2" "$r" "$3" ">=$tgt: $(verdict "$r" '>=' "$tgt")"
 	case $f in
 	"$pp")  # --svg and go beside the first only
 		# shellcheck disable=SC2046
-		set -- $(best_of "$TFLAME" --svg "$f")
-		frow '' '' 'tflame --svg' "$1" "$(rate "$bytes" "$1")" "$2" ''
+		set -- $(best_cmd "$TFLAME" --svg "$f")
+		frow '' '' 'tflame --svg' "$1" "$2" "$(rate "$bytes" "$2")" "$3" ''
 		if command -v go > /dev/null 2>&1; then
+			# once: it takes a minute and more on the big file
+			lr=$lruns lruns=1
 			# shellcheck disable=SC2046
-			set -- $(best_of go tool pprof -traces "$f")
-			frow '' '' 'go tool pprof -traces' "$1" "$(rate "$bytes" "$1")" "$2" ''
+			set -- $(best_cmd go tool pprof -traces "$f")
+			lruns=$lr
+			frow '' '' 'go tool pprof -traces (1 run)' "$1" "$2" "$(rate "$bytes" "$2")" "$3" ''
 		else
-			frow '' '' 'go tool pprof -traces' 'skipped: go is not installed' '' '' ''
+			frow '' '' 'go tool pprof -traces' 'skipped: go is not installed' '' '' '' ''
 		fi
 		;;
 	esac

@@ -30,6 +30,8 @@
 #include "text.h"
 #include "tree.h"
 #include "unit.h"
+#include "counts.h"
+#include "dsomap.h"
 #include "diff.h"
 #include "heatmap.h"
 #include "timeline.h"
@@ -174,7 +176,7 @@ static bool thread_chosen(const struct settings *set, const struct timeline_thre
  * input has no times, or no thread is chosen). */
 static int sample_filter(struct tree *t, struct tree *keep, const struct timeline *tl,
                          const struct settings *set, enum tree_order order, struct load_messages *msgs,
-                         uint64_t *t0, uint64_t *t1, bool **threads)
+                         uint64_t *t0, uint64_t *t1, bool **threads, uint64_t *kept_out)
 {
 	*threads = NULL;
 	const char *what = set->time_range ? "--time" : "--only";
@@ -223,6 +225,7 @@ static int sample_filter(struct tree *t, struct tree *keep, const struct timelin
 	}
 	uint64_t *self = xcalloc(tree_size(t), sizeof *self);
 	uint64_t kept = timeline_self(tl, *t0, *t1, *threads, self, tree_size(t));
+	*kept_out = kept;
 	struct tree sub;
 	tree_init(&sub);
 	timeline_tree(t, self, order, &sub);
@@ -450,6 +453,11 @@ int main(int argc, char **argv)
 	/* Each sample's time, thread and stack, when the input has them. */
 	struct timeline tl;
 	timeline_init(&tl);
+	/* Each frame's object (perf inputs), for the browser's details. */
+	static struct dsomap dsos;
+	dsomap_init(&dsos);
+	if (set.mode == MODE_UI && !set.diff)
+		set.lo.dsos = &dsos;
 	/* the events a perf input had, for an --event-filter that keeps none
 	 * (without one the first event is kept: counting would be wasted) */
 	static struct perf_events pevents;
@@ -517,9 +525,15 @@ int main(int argc, char **argv)
 		say_empty_input(&set, &pevents, nfiles, &msgs);
 		rc = 1;
 	}
-	if ((set.time_range || set.nonly) && rc == 0)
-		rc = sample_filter(&t, set.mode == MODE_UI || set.view == VIEW_CHART ? &full : NULL, &tl, &set,
-		                   set.order, &msgs, &range_t0, &range_t1, &chosen);
+	/* The samples behind a --print header under transforms are counted
+	 * on the tree the timeline's samples point into. */
+	bool count_shown = set.mode == MODE_PRINT && set.ntrs && unit.event[0] && unit.samples && tl.n;
+	if ((set.time_range || set.nonly) && rc == 0) {
+		uint64_t kept = 0;
+		rc = sample_filter(&t, set.mode == MODE_UI || set.view == VIEW_CHART || count_shown ? &full : NULL,
+		                   &tl, &set, set.order, &msgs, &range_t0, &range_t1, &chosen, &kept);
+		unit.samples = kept;
+	}
 	if (set.view == VIEW_HEATMAP && set.mode != MODE_PRINT && set.mode != MODE_UI)
 		usage_error("--view=heatmap is for --print and the browser");
 	if (set.view == VIEW_CHART && (set.diff || set.mode == MODE_COLLAPSE))
@@ -565,6 +579,17 @@ int main(int argc, char **argv)
 		}
 	}
 	const struct tree *shown = transform_stack_tree(&views);
+	if (views.n && unit.samples) {
+		/* the samples behind what the transforms kept */
+		if (count_shown && set.view != VIEW_CHART) {
+			struct tree ct;
+			counts_tree(&tl, (set.time_range || set.nonly) ? &full : &t, range_t0, range_t1, chosen,
+			            &views, &ct);
+			unit.samples = tree_node(&ct, TREE_ROOT)->total.u;
+			tree_free(&ct);
+		} else
+			unit.samples = 0;       /* not known */
+	}
 	if (rc == 0 && say_all_hidden(&set, &t, shown, &msgs))
 		rc = 1;
 	if (t.saturated)
@@ -672,6 +697,8 @@ int main(int argc, char **argv)
 		uo.unit = &unit;
 		uo.timeline = !set.diff && tl.n ? &tl : NULL;
 		uo.timeline_tree = (set.time_range || set.nonly) ? &full : &t;
+		uo.dsos = set.lo.dsos;
+		uo.dso_names = (set.time_range || set.nonly) ? &full.names : &t.names;
 		uo.threads = chosen;
 		uo.range_t0 = range_t0;
 		uo.range_t1 = range_t1;
@@ -708,6 +735,7 @@ int main(int argc, char **argv)
 	tree_free(&t);
 	tree_free(&full);
 	timeline_free(&tl);
+	dsomap_free(&dsos);
 	free(chosen);
 	free(config_text);
 	return rc;

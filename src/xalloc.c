@@ -109,6 +109,22 @@ void *xreallocarray(void *p, size_t count, size_t size)
 	return xrealloc(p, count * size);
 }
 
+void xgrow_zeroed(void **p, size_t *cap, size_t i, size_t size)
+{
+	if (i < *cap)
+		return;
+	size_t n = *cap ? *cap : 1024;
+	while (n <= i) {
+		if (n > SIZE_MAX / 2)
+			oom();
+		n *= 2;
+	}
+	char *q = xreallocarray(*p, n, size);
+	memset(q + *cap * size, 0, (n - *cap) * size);
+	*p = q;
+	*cap = n;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

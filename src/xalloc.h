@@ -14,6 +14,9 @@ void *xrealloc(void *p, size_t n);
 /* realloc for count*size elements; dies on overflow as on exhaustion. */
 void *xreallocarray(void *p, size_t count, size_t size);
 char *xstrdup(const char *s);
+/* Grows the array *p of *cap elements of size bytes (doubling, from 1024)
+ * until index i is in it, the new elements zeroed: tables indexed by ids. */
+void xgrow_zeroed(void **p, size_t *cap, size_t i, size_t size);
 
 /* Recovery, for work that can be dropped and done again another way (the
  * parallel loader). Both settings belong to the calling thread only.

@@ -139,6 +139,15 @@ printf 'size=80x10 Tab dump q\n' > keys
 run --script=keys big.folded
 is "the browser's table: grouped too" 3 \
 	"$(printf '%14s %7s %14s %7s %7s  %s' 49,154,250,000 100.00% 49,154,250,000 100.00% 1 b)"
+# At 60 columns the exact columns (2 x 14 + 27) would leave the names 5
+# columns (under 24): the counts take their short form, 8 wide:
+# 49,154,250,000 = 49.2 G, 49,155,484,567 = 49.2 G, 1,234,567 = 1.2 M.
+printf 'size=60x8 Tab dump q\n' > keys
+run --script=keys big.folded
+is "a narrow table: the header, 8-wide count columns" 2 \
+	"$(printf '%8s %7s %8s %7s %7s  %s' SELF SELF% TOTAL TOTAL% CALLERS FUNCTION)"
+is "a narrow table: b, 49.2 G" 3 "$(printf '%8s %7s %8s %7s %7s  %s' '49.2 G' 100.00% '49.2 G' 100.00% 1 b)"
+is "a narrow table: c, 1.2 M" 4 "$(printf '%8s %7s %8s %7s %7s  %s' '1.2 M' 0.00% '1.2 M' 0.00% 1 c)"
 
 # ---- --diff in text: marks on the frames, before and delta in the table ----
 # BEFORE/AFTER: grow 10 -> 40 (+300%), shrink 50 -> 20 (-60%), gone
@@ -198,6 +207,85 @@ starts "--unit=bytes: SI bytes" 8 "all${SEP}2.0 GB${SEP}100.00% of all"
 run --unit='a b' --print ns.folded
 expect_rc "--unit='a b'" 2
 expect_err "--unit='a b'" "^tflame: --unit needs a word"
+
+# ---- perf input: the samples beside the weight (item 1) ----
+# w.perf: four samples of cpu-clock, their periods nanoseconds: a 100,000
+# and 300,000 (thread 100), b 600,000 and main's own 60,000 (thread 101).
+# all = main = 1,060,000 ns ("1.1 ms") in 4 samples; a 400,000 in 2; b
+# 600,000 in 1 (56.60% of all); main's self 60,000 in 1 (5.66%).
+cat > w.perf <<'PERF'
+prog 100/100 [000] 1.000000: 100000 cpu-clock:
+	ffffffff a (/bin/x)
+	ffffffff main (/bin/x)
+
+prog 100/100 [000] 1.100000: 300000 cpu-clock:
+	ffffffff a (/bin/x)
+	ffffffff main (/bin/x)
+
+prog 100/101 [001] 1.200000: 600000 cpu-clock:
+	ffffffff b (/lib/y.so)
+	ffffffff main (/bin/x)
+
+prog 100/101 [001] 1.300000: 60000 cpu-clock:
+	ffffffff main (/bin/x)
+
+PERF
+# 100x12: the details take rows 9-11 (name, total, self); k k: main; k:
+# its widest child b; f: focus on b
+printf 'size=100x12 d dump k k dump k dump f dump q\n' > keys
+run --script=keys w.perf
+starts "perf details: the root's time and its 4 samples" 10 "total 1.1 ms cpu-clock in 4 samples${SEP}100.00% of all"
+starts "perf details: main's self, 1 sample" 23 "self 60.0 µs cpu-clock in 1 sample (5.66% of all)"
+starts "perf details: b, 600 us in 1 sample" 34 "total 600.0 µs cpu-clock in 1 sample${SEP}56.60% of all"
+starts "perf details: focus on b counts its sample only" 46 "total 600.0 µs cpu-clock in 1 sample${SEP}100.00% of all"
+printf 'size=100x12 d dump q\n' > keys
+run --only-tid=101 --script=keys w.perf
+starts "perf details --only-tid=101: b and main's own" 10 "total 660.0 µs cpu-clock in 2 samples${SEP}100.00% of all"
+# the object (perf's DSO) of the selected frame: the row above total
+# (row 9 at 100x12: two name rows, then the object); main is in /bin/x, b
+# in /lib/y.so, the root has none (its name rows are blank, row 9 too)
+printf 'size=100x12 d dump k k dump k dump q\n' > keys
+run --script=keys w.perf
+is "perf details: no object for all" 9 ""
+is "perf details: main is in /bin/x" 21 "object /bin/x"
+is "perf details: b is in /lib/y.so" 33 "object /lib/y.so"
+# "helper" from /bin/x in the first 200 records, /lib/y.so in the last 200:
+# one frame, two objects, whether one thread reads them or pieces merge
+awk 'BEGIN { for (i = 0; i < 400; i++) {
+	printf "prog 100/100 [000] %.6f: 1000 cpu-clock:\n", 1 + i / 1000
+	printf "\tffffffff helper (%s)\n\tffffffff f%d (/bin/x)\n\tffffffff main (/bin/x)\n\n", i < 200 ? "/bin/x" : "/lib/y.so", i % 7 } }' > two.perf
+printf 'size=100x12 d k k k k dump q\n' > keys
+for th in 1 2; do
+	run --threads=$th --script=keys two.perf
+	is "perf details, $th thread(s): a name in two objects says so" 9 "object: several (the name is in more than one)"
+	# k goes up at the column of the selection: f3's 57 of the 400 records
+	starts "perf details, $th thread(s): it is helper" 12 "helper${SEP}57.0 µs cpu-clock${SEP}14.25% of all"
+done
+# folded input names no object: the name has the three rows
+printf 'size=100x12 d k dump q\n' > keys
+run --script=keys "$B"
+is "folded details: no object row" 9 ""
+
+# the table at 60 columns: exact (9-wide "1,060,000") would leave 60 -
+# (18 + 27) = 15 columns for names: times instead, 8 columns wide ("µs" is
+# one column of two bytes)
+printf 'size=60x8 Tab dump q\n' > keys
+run --script=keys w.perf
+is "a narrow table in time: b" 3 "600.0 µs  56.60% 600.0 µs  56.60%       1  b"
+is "a narrow table in time: main" 5 " 60.0 µs   5.66%   1.1 ms 100.00%       1  main"
+# the --print header counts the samples of what is shown
+run --print -w 40 w.perf
+is "--print: 4 samples and their time" 1 "all: 4 samples · 1.1 ms cpu-clock"
+run --print -w 40 --only-tid=101 w.perf
+is "--print --only-tid: the thread's 2 samples" 1 "all: 2 samples · 660.0 µs cpu-clock"
+run --print -w 40 --focus=a w.perf
+is "--print --focus: a's 2 samples" 1 "all: 2 samples · 400.0 µs cpu-clock"
+run --print -w 40 --time=0.15,1 w.perf
+is "--print --time: the last 2 samples" 1 "all: 2 samples · 660.0 µs cpu-clock"
+# without periods each record weighs 1: samples, no event amount
+sed 's/: [0-9]* cpu-clock:/: cpu-clock:/' w.perf > np.perf
+run --print -w 40 np.perf
+is "--print, no periods: samples" 1 "all: 4 samples"
 
 # ---- stdin is named stdin ----
 printf 'size=100x30 dump q\n' > keys

@@ -333,7 +333,13 @@ else
 	rec_case python-fp file -e cpu-clock:u -F 999 -g $PY -X perf -c "$PY_PROG"
 	m=$(head -1 "$T_TMP/python-fp.out" 2> /dev/null)
 	case $m in /tmp/perf-[0-9]*.map) rm -f "$m" ;; esac
-	rec_case python-dwarf file $DW_DELAY -e cpu-clock:u -F 499 --call-graph dwarf $PY -X perf -c "$PY_PROG" &&
+	# Python's start-up and the compiling of the program (about 0.1 s of
+	# the 1 s run) are left out as well: lazy binding runs there, and a
+	# sample in its trampoline (_dl_runtime_resolve_xsavec, on a realigned
+	# stack) unwinds differently in the two unwinders, like ld.so's start-up
+	PY_DELAY=
+	[ -n "$DW_DELAY" ] && PY_DELAY="-D 150"
+	rec_case python-dwarf file $PY_DELAY -e cpu-clock:u -F 499 --call-graph dwarf $PY -X perf -c "$PY_PROG" &&
 		folded && expect python-dwarf "py:: frames" has ';py::fib:'
 	m=$(head -1 "$T_TMP/python-dwarf.out" 2> /dev/null)
 	case $m in /tmp/perf-[0-9]*.map) rm -f "$m" ;; esac

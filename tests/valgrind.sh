@@ -29,7 +29,7 @@ vg() {
 	fi
 }
 
-for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx test_timeline test_heatmap test_lineedit; do
+for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx test_timeline test_heatmap test_lineedit test_dsomap; do
 	vg "unit $t" "$top_builddir/tests/unit/$t"
 done
 for h in folded perf sniff load; do
@@ -47,6 +47,14 @@ vg "--script (the browser headless)" "$TFLAME" --script="$D/keys" "$F"
 printf 'size=100x30 t v l*25 Enter BS a C C T Space Enter / type=b Enter t Esc d p S q\n' > "$D/keys"
 vg "--script (heat map, range, chart, threads, details)" "$TFLAME" --script="$D/keys" \
 	"$top_srcdir/tests/data/three.perf"
+# the details with perf input: the samples behind the amounts through a
+# range, a focus and its undo; the objects of frames read in 3 pieces
+printf 'size=100x30 d k k t v l*25 Enter k f u BS a q\n' > "$D/keys"
+vg "--script (details: samples through a range and a transform)" "$TFLAME" --script="$D/keys" \
+	"$top_srcdir/tests/data/three.perf"
+gzip -dc "$top_srcdir/tests/data/minisearch.perf.gz" > "$D/m.perf"
+printf 'size=100x30 d k k k k dump q\n' > "$D/keys"
+vg "--script --threads=3 (details: objects merged from pieces)" "$TFLAME" --threads=3 --script="$D/keys" "$D/m.perf"
 vg "--print" "$TFLAME" --print -w 80 "$F"
 vg "--print --inverted --sort=weight" "$TFLAME" --print -i --sort=weight -w 33 "$F"
 vg "--print --sort=input (flame chart)" "$TFLAME" --print --sort=input -w 50 "$F"

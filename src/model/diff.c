@@ -52,6 +52,30 @@ static tree_idx childmap_get(const struct childmap *m, tree_idx parent, strtab_i
 	return TREE_NONE;
 }
 
+tree_idx *diff_match(const struct tree *after, const struct tree *before)
+{
+	size_t n = tree_size(after);
+	/* AFTER's names as BEFORE's ids, looked up once per distinct name. */
+	size_t nn = strtab_count(&after->names);
+	int64_t *bid = xmalloc((nn ? nn : 1) * sizeof *bid);
+	for (size_t k = 0; k < nn; k++)
+		bid[k] = strtab_find(&before->names, strtab_str(&after->names, (strtab_id)k),
+		                     strtab_len(&after->names, (strtab_id)k));
+	struct childmap cm;
+	childmap_build(&cm, before);
+	tree_idx *map = xmalloc((n ? n : 1) * sizeof *map);
+	map[0] = TREE_ROOT;
+	for (tree_idx i = 1; i < n; i++) {     /* parents come first in preorder */
+		tree_idx p = map[tree_parent(after, i)];
+		int64_t b = bid[tree_node(after, i)->name];
+		map[i] = p == TREE_NONE || b < 0 ? TREE_NONE : childmap_get(&cm, p, (strtab_id)b);
+	}
+	free(cm.key);
+	free(cm.val);
+	free(bid);
+	return map;
+}
+
 void diff_compute(struct diff *d, const struct tree *after, const struct tree *before,
                   bool normalize, bool negate)
 {
@@ -69,22 +93,8 @@ void diff_compute(struct diff *d, const struct tree *after, const struct tree *b
 	}
 	d->scale = num / den;
 
-	/* AFTER's names as BEFORE's ids, looked up once per distinct name. */
-	size_t nn = strtab_count(&after->names);
-	int64_t *bid = xmalloc((nn ? nn : 1) * sizeof *bid);
-	for (size_t k = 0; k < nn; k++)
-		bid[k] = strtab_find(&before->names, strtab_str(&after->names, (strtab_id)k),
-		                     strtab_len(&after->names, (strtab_id)k));
-	struct childmap cm;
-	childmap_build(&cm, before);
-	tree_idx *map = xmalloc(n * sizeof *map);
-	map[0] = TREE_ROOT;
+	tree_idx *map = diff_match(after, before);
 	for (tree_idx i = 0; i < n; i++) {
-		if (i) {    /* parents come first in preorder */
-			tree_idx p = map[tree_parent(after, i)];
-			int64_t b = bid[tree_node(after, i)->name];
-			map[i] = p == TREE_NONE || b < 0 ? TREE_NONE : childmap_get(&cm, p, (strtab_id)b);
-		}
 		if (map[i] != TREE_NONE) {
 			d->before_self[i] = tree_self_d(before, map[i]) * num / den;
 			d->before_total[i] = tree_total_d(before, map[i]) * num / den;
@@ -94,9 +104,6 @@ void diff_compute(struct diff *d, const struct tree *after, const struct tree *b
 			d->max_delta = delta;
 	}
 	free(map);
-	free(cm.key);
-	free(cm.val);
-	free(bid);
 }
 
 void diff_free(struct diff *d)

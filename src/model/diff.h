@@ -27,6 +27,11 @@ struct diff {
 	bool negate;
 };
 
+/* For each node of after, the node of before at the same path (names
+ * from the root), or TREE_NONE: a malloc'ed array of tree_size(after)
+ * entries, the caller's to free. Both finalized. O(nodes of both). */
+tree_idx *diff_match(const struct tree *after, const struct tree *before);
+
 /* Maps after's nodes to before's (both finalized). O(nodes of both). */
 void diff_compute(struct diff *d, const struct tree *after, const struct tree *before,
                   bool normalize, bool negate);

@@ -34,41 +34,54 @@ uint64_t heatmap_step(uint64_t span_ns, uint32_t max_cols)
 #undef FITS
 }
 
-void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *threads, uint64_t t0,
-                   uint64_t t1, uint32_t max_cols, uint32_t rows)
+/* The columns and rows of a grid over [lo, hi]; no cells yet. */
+static void grid(struct heatmap *h, uint64_t lo, uint64_t hi, uint32_t max_cols, uint32_t rows)
 {
-	memset(h, 0, sizeof *h);
-	if (rows == 0)
-		rows = 1;
-	/* the first and last counted times, for the columns */
-	struct timeline_iter it;
-	struct timeline_sample s;
-	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
-	bool known = !threads && t0 <= tl->tmin && t1 > tl->tmax;
-	if (known) {
-		/* every sample counts: the timeline knows its ends */
-		lo = tl->tmin;
-		hi = tl->tmax;
-		n = tl->n;
-	}
-	timeline_iter_init(&it, tl, t0, t1);
-	while (!known && timeline_next(&it, &s)) {
-		if (threads && !threads[s.thread])
-			continue;
-		if (s.time < lo)
-			lo = s.time;
-		if (s.time > hi)
-			hi = s.time;
-		n++;
-	}
-	if (n == 0)
-		return;
 	h->t0 = lo;
 	h->span = hi - lo;
 	h->col_ns = heatmap_step(h->span, max_cols);
 	h->cols = (uint32_t)(h->span / h->col_ns + 1);
-	h->rows = rows;
-	h->cells = xcalloc((size_t)h->cols * rows, sizeof *h->cells);
+	h->rows = rows ? rows : 1;
+	h->cells = xcalloc((size_t)h->cols * h->rows, sizeof *h->cells);
+}
+
+static void finish(struct heatmap *h)
+{
+	h->max = 0;
+	for (size_t i = 0; i < (size_t)h->cols * h->rows; i++)
+		if (h->cells[i] > h->max)
+			h->max = h->cells[i];
+	if (h->samples == 0) {
+		heatmap_free(h);    /* nothing on the chosen threads */
+	}
+}
+
+void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *threads, uint64_t t0,
+                   uint64_t t1, uint32_t max_cols, uint32_t rows)
+{
+	memset(h, 0, sizeof *h);
+	/* the first and last times of the range, on all threads */
+	struct timeline_iter it;
+	struct timeline_sample s;
+	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+	if (t0 <= tl->tmin && t1 > tl->tmax) {
+		/* the whole recording: the timeline knows its ends */
+		lo = tl->tmin;
+		hi = tl->tmax;
+		n = tl->n;
+	} else {
+		timeline_iter_init(&it, tl, t0, t1);
+		while (timeline_next(&it, &s)) {
+			if (s.time < lo)
+				lo = s.time;
+			if (s.time > hi)
+				hi = s.time;
+			n++;
+		}
+	}
+	if (n == 0)
+		return;
+	grid(h, lo, hi, max_cols, rows);
 	timeline_iter_init(&it, tl, t0, t1);
 	while (timeline_next(&it, &s)) {
 		if (threads && !threads[s.thread])
@@ -76,13 +89,59 @@ void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *thr
 		uint32_t col, row;
 		if (!heatmap_cell_of(h, s.time, &col, &row))
 			continue;
-		uint32_t *c = &h->cells[(size_t)col * rows + row];
+		uint32_t *c = &h->cells[(size_t)col * h->rows + row];
 		if (*c < UINT32_MAX)
 			(*c)++;
-		if (*c > h->max)
-			h->max = *c;
 		h->samples++;
 	}
+	finish(h);
+}
+
+/* The span of a row when it is a whole number of ti's bins, else 0. */
+static uint64_t row_bins(const struct heatmap *h, const struct timeindex *ti)
+{
+	if (!ti || h->col_ns % h->rows || (h->col_ns / h->rows) % ti->bin_ns || h->t0 != ti->t0)
+		return 0;
+	return h->col_ns / h->rows;
+}
+
+void heatmap_build_index(struct heatmap *h, const struct timeindex *ti, const bool *threads,
+                         uint32_t max_cols, uint32_t rows)
+{
+	memset(h, 0, sizeof *h);
+	const struct timeline *tl = ti->tl;
+	grid(h, tl->tmin, tl->tmax, max_cols, rows);
+	uint64_t row = row_bins(h, ti);
+	if (!row || !timeindex_cells(ti, threads, row, (size_t)h->cols * h->rows, h->cells, &h->samples)) {
+		heatmap_free(h);
+		heatmap_build(h, tl, threads, 0, UINT64_MAX, max_cols, rows);
+		return;
+	}
+	finish(h);
+}
+
+uint64_t heatmap_hits(const struct heatmap *h, const struct timeindex *ti, const struct timeline *tl,
+                      const bool *threads, const bool *in, size_t nin, uint32_t *hits)
+{
+	size_t ncells = (size_t)h->cols * h->rows;
+	memset(hits, 0, ncells * sizeof *hits);
+	uint64_t row = row_bins(h, ti), total = 0;
+	if (row && tree_size(ti->tree) == nin && timeindex_hits(ti, threads, in, row, ncells, hits, &total))
+		return total;
+	struct timeline_iter it;
+	struct timeline_sample s;
+	timeline_iter_init(&it, tl, h->t0, UINT64_MAX);
+	while (timeline_next(&it, &s)) {
+		uint32_t c, r;
+		if ((threads && !threads[s.thread]) || s.leaf >= nin || !in[s.leaf] ||
+		    !heatmap_cell_of(h, s.time, &c, &r))
+			continue;
+		uint32_t *x = &hits[(size_t)c * h->rows + r];
+		if (*x < UINT32_MAX)
+			(*x)++;
+		total++;
+	}
+	return total;
 }
 
 bool heatmap_cell_of(const struct heatmap *h, uint64_t time, uint32_t *col, uint32_t *row)

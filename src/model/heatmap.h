@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "timeindex.h"
 #include "timeline.h"
 
 struct heatmap {
@@ -30,9 +31,25 @@ uint64_t heatmap_step(uint64_t span_ns, uint32_t max_cols);
 
 /* Builds h from tl's samples in [t0, t1) on the chosen threads (NULL:
  * all), in columns of heatmap_step(span, max_cols) and rows rows (>= 1).
- * h is empty (cols 0) when no sample counts. */
+ * The grid spans the samples of the range on all threads (column 0 starts
+ * at the first of them), whichever are chosen, so that a thread's cells
+ * are where the recording's are. h is empty (cols 0) when no sample
+ * counts. O(samples of the range). */
 void heatmap_build(struct heatmap *h, const struct timeline *tl, const bool *threads, uint64_t t0,
                    uint64_t t1, uint32_t max_cols, uint32_t rows);
+/* heatmap_build of the whole recording of ti's timeline, its cells summed
+ * from ti's bins when a row is a whole number of them (heatmap_step's
+ * steps cut in 1, 2, 4, 5, 10, 20, 25, 40 or 50 rows are): O(cells), or
+ * O(the chosen threads' bins); else as heatmap_build. */
+void heatmap_build_index(struct heatmap *h, const struct timeindex *ti, const bool *threads,
+                         uint32_t max_cols, uint32_t rows);
+/* hits[col * rows + row] (h's cells) gets the samples of the cell on the
+ * chosen threads whose leaf is marked in in[] (nin entries: the tree the
+ * leaves are nodes of), saturating; returns them all. Through ti's lists
+ * when the rows are whole bins (O(the marked leaves' bins or the others',
+ * whichever are fewer)), else a pass over the samples. */
+uint64_t heatmap_hits(const struct heatmap *h, const struct timeindex *ti, const struct timeline *tl,
+                      const bool *threads, const bool *in, size_t nin, uint32_t *hits);
 void heatmap_free(struct heatmap *h);
 
 static inline uint32_t heatmap_cell(const struct heatmap *h, uint32_t col, uint32_t row)

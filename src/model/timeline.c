@@ -18,7 +18,8 @@
 #include <string.h>
 #include "xalloc.h"
 
-enum { F_THREAD = 1, F_WEIGHT = 2, F_ABS = 4, F_KILO = 8 };
+enum { F_THREAD = TIMELINE_F_THREAD, F_WEIGHT = TIMELINE_F_WEIGHT, F_ABS = TIMELINE_F_ABS,
+       F_KILO = TIMELINE_F_KILO };
 
 static void baseline(uint64_t *t, tree_idx *leaf, uint32_t *thread, uint64_t *w)
 {
@@ -126,11 +127,6 @@ static uint64_t zz(int64_t v)
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-static int64_t unzz(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
 static void put_varint(struct timeline *tl, uint64_t v)
 {
 	while (v >= 0x80) {
@@ -138,20 +134,6 @@ static void put_varint(struct timeline *tl, uint64_t v)
 		v >>= 7;
 	}
 	tl->buf[tl->len++] = (unsigned char)v;
-}
-
-/* Decodes a varint of at most 10 bytes from buf[*pos..end); the stream is
- * ours, so a bad one is an internal error. */
-static uint64_t get_varint(const unsigned char *buf, size_t *pos, size_t end)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 70 && *pos < end; shift += 7) {
-		unsigned char b = buf[(*pos)++];
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	xdie("internal error: a bad timeline entry");
 }
 
 /* Codes one entry (no thread statistics). */
@@ -220,6 +202,16 @@ void timeline_add(struct timeline *tl, uint64_t time, tree_idx leaf, uint32_t th
 
 /* ---- reading --------------------------------------------------------------- */
 
+void timeline_cursor_block(struct timeline_cursor *c, const struct timeline *tl, size_t b)
+{
+	uint64_t first = (uint64_t)b * TIMELINE_BLOCK;
+	c->p = tl->buf + tl->blocks[b].off;
+	c->left = tl->n - first < TIMELINE_BLOCK ? (uint32_t)(tl->n - first) : TIMELINE_BLOCK;
+	baseline(&c->cur.time, &c->cur.leaf, &c->cur.thread, &c->cur.weight);
+}
+
+/* Opens the first block from it->block on that may hold entries of the
+ * range. */
 static bool block_open(struct timeline_iter *it)
 {
 	const struct timeline *tl = it->tl;
@@ -227,13 +219,10 @@ static bool block_open(struct timeline_iter *it)
 		const struct timeline_block *b = &tl->blocks[it->block];
 		if (b->tmax < it->t0 || b->tmin >= it->t1)
 			continue;
-		it->pos = b->off;
-		it->end = it->block + 1 < tl->nblocks ? tl->blocks[it->block + 1].off : tl->len;
-		uint64_t first = (uint64_t)it->block * TIMELINE_BLOCK;
-		it->left = tl->n - first < TIMELINE_BLOCK ? (uint32_t)(tl->n - first) : TIMELINE_BLOCK;
-		baseline(&it->cur.time, &it->cur.leaf, &it->cur.thread, &it->cur.weight);
+		timeline_cursor_block(&it->c, tl, it->block);
 		return true;
 	}
+	it->c.left = 0;
 	return false;
 }
 
@@ -245,33 +234,21 @@ void timeline_iter_init(struct timeline_iter *it, const struct timeline *tl, uin
 	it->t0 = t0;
 	it->t1 = t1;
 	it->block = 0;
-	if (!block_open(it))
-		it->left = 0;
+	block_open(it);
 }
 
 bool timeline_next(struct timeline_iter *it, struct timeline_sample *out)
 {
-	const unsigned char *buf = it->tl->buf;
 	for (;;) {
-		if (it->left == 0) {
+		if (it->c.left == 0) {
 			if (it->block >= it->tl->nblocks)
 				return false;
 			it->block++;
 			if (!block_open(it))
 				return false;
 		}
-		struct timeline_sample *c = &it->cur;
-		uint64_t h = get_varint(buf, &it->pos, it->end);
-		if (h & F_ABS)
-			c->time = get_varint(buf, &it->pos, it->end);
-		else
-			c->time += (uint64_t)unzz(h >> 4) * (h & F_KILO ? 1000u : 1u);
-		c->leaf = (tree_idx)((int64_t)c->leaf + unzz(get_varint(buf, &it->pos, it->end)));
-		if (h & F_THREAD)
-			c->thread = (uint32_t)get_varint(buf, &it->pos, it->end);
-		if (h & F_WEIGHT)
-			c->weight = get_varint(buf, &it->pos, it->end);
-		it->left--;
+		timeline_cursor_next(&it->c);
+		const struct timeline_sample *c = &it->c.cur;
 		if (c->time >= it->t0 && c->time < it->t1) {
 			*out = *c;
 			return true;
@@ -368,23 +345,37 @@ void timeline_renumber(struct timeline *tl, const tree_idx *map)
 
 /* ---- queries ------------------------------------------------------------------ */
 
+/* timeline_self (ones: false) and timeline_count (ones: true). */
+static uint64_t sum_entries(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                            uint64_t *out, size_t nout, bool ones)
+{
+	uint64_t n = 0;
+	for (size_t b = 0; b < tl->nblocks; b++) {
+		const struct timeline_block *bl = &tl->blocks[b];
+		if (bl->tmax < t0 || bl->tmin >= t1)
+			continue;
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		bool inside = bl->tmin >= t0 && bl->tmax < t1;
+		while (c.left) {
+			timeline_cursor_next(&c);
+			const struct timeline_sample *s = &c.cur;
+			if ((!inside && (s->time < t0 || s->time >= t1)) || (threads && !threads[s->thread]))
+				continue;
+			if (s->leaf >= nout)
+				xdie("internal error: a timeline leaf beyond its tree");
+			uint64_t *p = &out[s->leaf], w = ones ? 1 : s->weight;
+			*p = *p + w < w ? UINT64_MAX : *p + w;
+			n++;
+		}
+	}
+	return n;
+}
+
 uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
                        uint64_t *self, size_t nself)
 {
-	struct timeline_iter it;
-	struct timeline_sample s;
-	uint64_t n = 0;
-	timeline_iter_init(&it, tl, t0, t1);
-	while (timeline_next(&it, &s)) {
-		if (threads && !threads[s.thread])
-			continue;
-		if (s.leaf >= nself)
-			xdie("internal error: a timeline leaf beyond its tree");
-		uint64_t *p = &self[s.leaf];
-		*p = *p + s.weight < s.weight ? UINT64_MAX : *p + s.weight;
-		n++;
-	}
-	return n;
+	return sum_entries(tl, t0, t1, threads, self, nself, false);
 }
 
 void timeline_tree(const struct tree *src, const uint64_t *self, enum tree_order order,
@@ -580,4 +571,10 @@ size_t timeline_bytes(const struct timeline *tl)
 	for (size_t i = 0; i < tl->nthreads; i++)
 		b += strlen(tl->threads[i].comm) + 1;
 	return b;
+}
+
+uint64_t timeline_count(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                        uint64_t *count, size_t ncount)
+{
+	return sum_entries(tl, t0, t1, threads, count, ncount, true);
 }

@@ -86,15 +86,63 @@ tree_idx timeline_leaf_map(void *arg, tree_idx id);
  * the end of adding (adding more stays correct, it only grows again). */
 void timeline_renumber(struct timeline *tl, const tree_idx *map);
 
+/* Decoding a block at a time, for passes over many entries (timeindex.c):
+ * timeline_cursor_block positions c at the first entry of block b (<
+ * tl->nblocks), each timeline_cursor_next decodes the next into c->cur
+ * while c->left > 0. The stream is the timeline's own, so it is not
+ * checked: a few ns an entry. */
+struct timeline_cursor {
+	const unsigned char *p;
+	uint32_t left;          /* entries left in the block */
+	struct timeline_sample cur;
+};
+void timeline_cursor_block(struct timeline_cursor *c, const struct timeline *tl, size_t b);
+
+/* The flags of an entry's head (see timeline.c). */
+enum { TIMELINE_F_THREAD = 1, TIMELINE_F_WEIGHT = 2, TIMELINE_F_ABS = 4, TIMELINE_F_KILO = 8 };
+
+static inline uint64_t timeline_varint(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	uint64_t v = *p++;
+	if (v >= 0x80) {
+		v &= 0x7f;
+		for (unsigned shift = 7; shift < 64; shift += 7) {
+			uint64_t b = *p++;
+			v |= (b & 0x7f) << shift;
+			if (b < 0x80)
+				break;
+		}
+	}
+	*pp = p;
+	return v;
+}
+
+static inline void timeline_cursor_next(struct timeline_cursor *c)
+{
+	uint64_t h = timeline_varint(&c->p);
+	if (h & TIMELINE_F_ABS) {
+		c->cur.time = timeline_varint(&c->p);
+	} else {
+		uint64_t d = h >> 4, dt = (d >> 1) ^ (0 - (d & 1));     /* unzigzag */
+		c->cur.time += h & TIMELINE_F_KILO ? dt * 1000u : dt;
+	}
+	uint64_t l = timeline_varint(&c->p);
+	c->cur.leaf = (tree_idx)(c->cur.leaf + (uint32_t)((l >> 1) ^ (0 - (l & 1))));
+	if (h & TIMELINE_F_THREAD)
+		c->cur.thread = (uint32_t)timeline_varint(&c->p);
+	if (h & TIMELINE_F_WEIGHT)
+		c->cur.weight = timeline_varint(&c->p);
+	c->left--;
+}
+
 /* Iteration over the entries with t0 <= time < t1 (all: 0, UINT64_MAX), in
  * the order they were added. */
 struct timeline_iter {
 	const struct timeline *tl;
 	uint64_t t0, t1;
 	size_t block;           /* the block being decoded */
-	size_t pos, end;        /* bytes of it */
-	uint32_t left;          /* entries left in the block */
-	struct timeline_sample cur;
+	struct timeline_cursor c;
 };
 void timeline_iter_init(struct timeline_iter *it, const struct timeline *tl, uint64_t t0,
                         uint64_t t1);
@@ -106,6 +154,10 @@ bool timeline_next(struct timeline_iter *it, struct timeline_sample *out);
  * the number of entries counted. */
 uint64_t timeline_self(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
                        uint64_t *self, size_t nself);
+/* timeline_self counting entries, not weights: count[leaf] += 1 for each
+ * (the samples behind a weight that is an amount of time or of an event). */
+uint64_t timeline_count(const struct timeline *tl, uint64_t t0, uint64_t t1, const bool *threads,
+                        uint64_t *count, size_t ncount);
 
 /* dst (initialised by the caller, empty) becomes the tree of src (finalized,
  * integer counts) with self counts self[] (src's node ids), finalized in

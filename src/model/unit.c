@@ -132,6 +132,29 @@ void unit_total(const struct unit *u, double w, const char *sep, char *out, size
 	snprintf(out, size, "%s sample%s%s%s", num, u->samples == 1 ? "" : "s", sep, amount);
 }
 
+void unit_number_short(const struct unit *u, double w, char *out, size_t size)
+{
+	static const char sfx[] = "kMGTPE";
+	if (u && u->event[0] && u->bytes) {
+		format_bytes(w, out, size);
+		return;
+	}
+	if (u && u->event[0] && u->ns) {
+		format_time(w * (u->scale > 0 ? u->scale : 1), out, size);
+		return;
+	}
+	if (w < 10000) {
+		format_count(w, out, size);
+		return;
+	}
+	int k = -1;
+	while (w >= 1000 && k < 5) {
+		w /= 1000;
+		k++;
+	}
+	snprintf(out, size, "%.1f %c", w, sfx[k]);
+}
+
 void unit_short(const struct unit *u, double w, char *out, size_t size)
 {
 	static const char sfx[] = "kMGTPE";

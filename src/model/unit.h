@@ -41,6 +41,11 @@ void unit_amount(const struct unit *u, double w, char *out, size_t size);
  * ("49.2 G samples", "1.3 M cycles"); times and bytes as unit_amount. */
 void unit_short(const struct unit *u, double w, char *out, size_t size);
 
+/* The number of unit_short without the name of what it counts, for
+ * columns: "49.2 G", "1.3 M", "9,999", "1.16 s", "2.0 GB". At most 8
+ * columns wide below 1000 E (text_width: "µs" is one column, two bytes). */
+void unit_number_short(const struct unit *u, double w, char *out, size_t size);
+
 /* The whole profile: "4,621 samples · 1.16 s cpu-clock" when the sample
  * count is known apart from the weight, else as unit_amount. sep is the
  * separator to use between the two (" · " or " | "). */

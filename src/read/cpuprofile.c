@@ -742,6 +742,8 @@ static bool on_event(void *arg, struct json_event *e)
 	case JSON_START_MAP:
 	case JSON_START_ARRAY:
 		e->tag = container(c, e);
+		/* the bulk of a file: json's scanner reads it */
+		e->fast = e->tag == T_NODES || e->tag == T_SAMPLES || e->tag == T_DELTAS || e->tag == T_TRACE;
 		return true;
 	case JSON_END_MAP:
 		if (e->tag == T_NODE)

@@ -26,10 +26,26 @@
 /* A mapped input's pages are given back every this many bytes read. */
 #define JSON_DROP ((size_t)32 << 20)
 
+/* The scanner's place inside its innermost container (yajl's states by
+ * other names): just opened; a value next (after ',' in an array, ':' in
+ * an object); after a value; a key next (after ',' in an object); after a
+ * key (':' next). */
+enum scan_st { ST_OPEN, ST_NEED_VAL, ST_GOT_VAL, ST_NEED_KEY, ST_SEP };
+
 struct json_p {
 	json_event_fn *fn;
 	void *arg;
 	unsigned depth;
+	bool replay;                /* callbacks do nothing: a new yajl handle
+	                               is brought to where the scanner is */
+	bool fast_req;              /* yajl was stopped at a START the reader
+	                               wants scanned */
+	unsigned fast_home;         /* the fast container's depth (0: none) */
+	unsigned fast_depth;        /* scanning: fast_home (0: yajl reads) */
+	unsigned bails;             /* of the scanner in this fast container */
+	enum scan_st st;
+	bool num_int;               /* the number being emitted: has_int, ival */
+	int64_t num_val;
 	bool seen;                  /* a top-level value has started */
 	bool called;                /* yajl called back during this slice */
 	bool stopped;               /* fn returned false */
@@ -67,14 +83,28 @@ static const char *cur_key(const struct json_p *p)
 	return p->depth == 0 || p->array[p->depth] ? "" : p->key;
 }
 
+/* After a value that yajl read (the scanner had passed it on) directly in
+ * the fast container: yajl stops, the scanner goes on. 1 otherwise. */
+static int back_to_scanner(struct json_p *p)
+{
+	if (!p->fast_home || p->fast_depth || p->depth != p->fast_home)
+		return 1;
+	p->fast_req = true;
+	p->st = ST_GOT_VAL;
+	return 0;
+}
+
 static int emit(struct json_p *p, enum json_type type, const char *s, size_t len)
 {
+	if (p->replay)
+		return 1;
 	p->called = true;
 	if (p->tag[p->depth] == JSON_SKIP)
 		return 1;
 	struct json_event e = {
 		.type = type, .depth = p->depth, .parent = p->tag[p->depth],
 		.key = cur_key(p), .index = p->count[p->depth], .s = s, .len = len,
+		.has_int = type == JSON_NUMBER && p->num_int, .ival = p->num_val,
 	};
 	p->seen = true;
 	p->count[p->depth]++;
@@ -82,14 +112,18 @@ static int emit(struct json_p *p, enum json_type type, const char *s, size_t len
 		p->stopped = true;
 		return 0;
 	}
-	return 1;
+	return back_to_scanner(p);
 }
 
 static int cb_null(void *ctx) { return emit(ctx, JSON_NULL, "", 0); }
 
 static int cb_bool(void *ctx, int v) { return emit(ctx, v ? JSON_TRUE : JSON_FALSE, "", 0); }
 
-static int cb_number(void *ctx, const char *s, size_t len) { return emit(ctx, JSON_NUMBER, s, len); }
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	((struct json_p *)ctx)->num_int = false;
+	return emit(ctx, JSON_NUMBER, s, len);
+}
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
@@ -98,6 +132,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 
 static int start(struct json_p *p, bool array)
 {
+	if (p->replay)
+		return 1;
 	if (p->depth >= JSON_MAX_DEPTH) {
 		snprintf(p->limit, sizeof p->limit, "the JSON is nested deeper than %d levels", JSON_MAX_DEPTH);
 		return 0;
@@ -120,16 +156,27 @@ static int start(struct json_p *p, bool array)
 	p->array[p->depth] = array;
 	p->count[p->depth] = 0;
 	p->key[0] = '\0';
+	if (e.fast && !p->fast_home && e.tag != JSON_SKIP) {
+		p->fast_home = p->depth;
+		p->bails = 0;
+		p->fast_req = true;     /* yajl stops here; the scanner goes on */
+		p->st = ST_OPEN;
+		return 0;
+	}
 	return 1;
 }
 
-static int end(struct json_p *p, bool array)
+static int end_cb(struct json_p *p, bool array)
 {
+	if (p->replay)
+		return 1;
 	uint8_t tag = p->tag[p->depth];
 	p->depth--;     /* yajl only calls this inside a container */
 	p->called = true;
+	if (p->depth < p->fast_home)
+		p->fast_home = 0;       /* the fast container ended */
 	if (tag == JSON_SKIP)
-		return 1;
+		return back_to_scanner(p);
 	struct json_event e = {
 		.type = array ? JSON_END_ARRAY : JSON_END_MAP, .depth = p->depth,
 		.parent = p->tag[p->depth], .tag = tag, .key = "", .index = p->count[p->depth] - 1, .s = "",
@@ -138,17 +185,19 @@ static int end(struct json_p *p, bool array)
 		p->stopped = true;
 		return 0;
 	}
-	return 1;
+	return back_to_scanner(p);
 }
 
 static int cb_start_map(void *ctx) { return start(ctx, false); }
-static int cb_end_map(void *ctx) { return end(ctx, false); }
+static int cb_end_map(void *ctx) { return end_cb(ctx, false); }
 static int cb_start_array(void *ctx) { return start(ctx, true); }
-static int cb_end_array(void *ctx) { return end(ctx, true); }
+static int cb_end_array(void *ctx) { return end_cb(ctx, true); }
 
 static int cb_key(void *ctx, const unsigned char *s, size_t len)
 {
 	struct json_p *p = ctx;
+	if (p->replay)
+		return 1;
 	p->called = true;
 	/* A key with a NUL byte must not compare equal to its prefix. */
 	if (len >= JSON_KEY_MAX || memchr(s, 0, len)) {
@@ -201,7 +250,300 @@ static void syntax_msg(yajl_handle h, uint64_t at, const char *name, reader_msg_
 	json_msgf(msg, msgarg, name, "not valid JSON at byte %" PRIu64 " (%s)", at, text);
 }
 
+/* ---- the scanner --------------------------------------------------------- */
+
+/* The longest string and number the scanner takes; longer ones go to yajl
+ * (and its limit). Both well below JSON_SLICE, so that a window that
+ * starts at a token holds all of it or more than this. */
+#define SCAN_STR_MAX ((size_t)64 << 10)
+#define SCAN_NUM_MAX 512
+/* Times yajl reads a value of a fast container for the scanner, which
+ * then goes on after it; beyond, yajl reads the rest of the container
+ * (each time costs a yajl handle: a container of values that the scanner
+ * does not take is read by yajl alone). */
+#define JSON_FAST_BAILS 256
+
+enum scan_r {
+	SCAN_MORE,      /* a token runs past the window: more bytes, please */
+	SCAN_DONE,      /* the fast container ended: yajl reads on */
+	SCAN_BAIL,      /* something the scanner does not take: yajl reads it */
+	SCAN_CANCEL     /* a callback stopped the parse (p->stopped, p->limit) */
+};
+
+static bool is_ws(unsigned char c)
+{
+	/* yajl's whitespace */
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
+}
+
+/* How many of the 8 bytes at q are digits before the first that is not
+ * (8: all), and the value of those digits in *v (q[0] is a digit). Eight
+ * bytes at once, without a branch per byte. */
+static inline unsigned eight_digits(const unsigned char *q, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+	memcpy(&x, q, 8);
+	/* a byte is a digit when its high nibble is 3 and its low one below 10 */
+	uint64_t nd = ((x & 0xf0f0f0f0f0f0f0f0ULL) ^ 0x3030303030303030ULL) |
+	              (((x & 0x0f0f0f0f0f0f0f0fULL) + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL);
+	uint64_t m = (nd | nd << 1 | nd << 2 | nd << 3) & 0x8080808080808080ULL;
+	unsigned k = m ? (unsigned)__builtin_ctzll(m) / 8 : 8;
+	/* the k digits at the top, zeros (leading) below; then pairs,
+	 * quads and the eight combined */
+	uint64_t d = (x & 0x0f0f0f0f0f0f0f0fULL) << (8 * (8 - k));
+	d = (d * 2561) >> 8;
+	d = ((d & 0x00ff00ff00ff00ffULL) * 6553601) >> 16;
+	d = ((d & 0x0000ffff0000ffffULL) * 42949672960001ULL) >> 32;
+	*v = d;
+	return k;
+#else
+	unsigned k = 0;
+	uint64_t d = 0;
+	while (k < 8 && q[k] >= '0' && q[k] <= '9')
+		d = d * 10 + (unsigned)(q[k++] - '0');
+	*v = d;
+	return k;
+#endif
+}
+
+/* The end of the JSON number at d[0..n) (n > 0; d[0] is '-' or a digit)
+ * as yajl lexes it, or NULL when it is malformed (yajl says how) or
+ * runs to the end of the window (*cut). *plain: an integer without
+ * fraction or exponent, of at most 18 digits, whose value is *v. */
+static const unsigned char *scan_number(const unsigned char *d, const unsigned char *end, bool *cut,
+                                        bool *plain, int64_t *v)
+{
+	const unsigned char *q = d;
+	bool neg = *q == '-';
+	*cut = false;
+	q += neg;
+	if (q == end)
+		goto cut;
+	uint64_t u = 0;
+	const unsigned char *digits = q;
+	if (*q == '0') {
+		q++;
+	} else if (*q >= '1' && *q <= '9') {
+		while (q < end && *q >= '0' && *q <= '9')
+			u = u * 10 + (unsigned)(*q++ - '0');
+	} else {
+		return NULL;
+	}
+	*plain = q - digits <= 18;
+	if (q == end)
+		goto cut;
+	if (*q == '.') {
+		*plain = false;
+		const unsigned char *f = ++q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == end)
+			goto cut;
+		if (q == f)
+			return NULL;
+	}
+	if (*q == 'e' || *q == 'E') {
+		*plain = false;
+		q++;
+		if (q < end && (*q == '+' || *q == '-'))
+			q++;
+		const unsigned char *x = q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == end)
+			goto cut;
+		if (q == x)
+			return NULL;
+	}
+	if (*plain)
+		*v = neg ? -(int64_t)u : (int64_t)u;
+	return q;
+cut:
+	*cut = true;
+	return NULL;
+}
+
+/* Where the string whose opening quote is at d[0] ends (after its closing
+ * quote), when it has no escape and no control byte (yajl's rules without
+ * UTF-8 checks); else NULL (*cut: it runs past the window). */
+static const unsigned char *scan_string(const unsigned char *d, const unsigned char *end, bool *cut)
+{
+	const unsigned char *q = d + 1;
+	*cut = false;
+	if ((size_t)(end - q) > SCAN_STR_MAX)
+		end = q + SCAN_STR_MAX;     /* longer: yajl's */
+	while (q < end && *q >= 0x20 && *q != '"' && *q != '\\')
+		q++;
+	if (q == end) {
+		*cut = end - d <= (ptrdiff_t)SCAN_STR_MAX;
+		return NULL;
+	}
+	return *q == '"' ? q + 1 : NULL;
+}
+
+/* Reads d[0..n) inside the fast container from where the scanner is
+ * (p->st), calling the callbacks yajl would call; *used: the bytes of the
+ * complete tokens read. final: nothing follows d[n), so a token cut by
+ * the end goes to yajl (which says it is cut). The scanner takes the
+ * grammar's tokens in the places the grammar allows them; at anything else
+ * it stops before it (SCAN_BAIL), and yajl, brought to the same state,
+ * reads it as it would have. */
+static enum scan_r scan(struct json_p *p, const unsigned char *d, size_t n, bool final, size_t *used)
+{
+	const unsigned char *q = d, *end = d + n, *t;
+	enum scan_r r = SCAN_BAIL;
+	bool cut;
+	while (q < end) {
+		unsigned char c = *q;
+		bool arr = p->array[p->depth];
+		enum scan_st st = p->st;
+		bool value = st == ST_NEED_VAL || (st == ST_OPEN && arr);
+		if (value && c >= '1' && c <= '9' && end - q >= 8) {
+			/* most numbers: fewer than 8 digits, no fraction */
+			uint64_t v;
+			unsigned k = eight_digits(q, &v);
+			if (k < 8 && q[k] != '.' && (q[k] | 0x20) != 'e') {
+				p->st = ST_GOT_VAL;
+				p->num_int = true;
+				p->num_val = (int64_t)v;
+				int ok = emit(p, JSON_NUMBER, (const char *)q, k);
+				p->num_int = false;
+				q += k;
+				if (!ok) {
+					r = SCAN_CANCEL;
+					break;
+				}
+				continue;
+			}
+		}
+		if (is_ws(c)) {
+			q++;
+			continue;
+		}
+		if (c == ',' && st == ST_GOT_VAL) {
+			p->st = arr ? ST_NEED_VAL : ST_NEED_KEY;
+			q++;
+		} else if (c == ':' && st == ST_SEP) {
+			p->st = ST_NEED_VAL;
+			q++;
+		} else if ((c == ']' || c == '}') && (c == ']') == arr && (st == ST_OPEN || st == ST_GOT_VAL)) {
+			q++;
+			if (!end_cb(p, arr)) {
+				r = SCAN_CANCEL;
+				break;
+			}
+			p->st = ST_GOT_VAL;
+			if (p->depth < p->fast_depth) {
+				r = SCAN_DONE;
+				break;
+			}
+		} else if (c == '"' && (value || (!arr && (st == ST_OPEN || st == ST_NEED_KEY)))) {
+			if (!(t = scan_string(q, end, &cut))) {
+				r = cut && !final ? SCAN_MORE : SCAN_BAIL;
+				break;
+			}
+			const unsigned char *s = q + 1;
+			q = t;
+			if (value) {
+				p->st = ST_GOT_VAL;
+				if (!cb_string(p, s, (size_t)(t - 1 - s))) {
+					r = SCAN_CANCEL;
+					break;
+				}
+			} else {
+				p->st = ST_SEP;
+				cb_key(p, s, (size_t)(t - 1 - s));
+			}
+		} else if (!value) {
+			break;
+		} else if (c == '[' || c == '{') {
+			q++;
+			p->st = ST_GOT_VAL;     /* the parent's, once this one ends */
+			if (!start(p, c == '[')) {
+				r = SCAN_CANCEL;
+				break;
+			}
+			p->st = ST_OPEN;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			bool plain = false;
+			int64_t v = 0;
+			if (!(t = scan_number(q, end - q > SCAN_NUM_MAX ? q + SCAN_NUM_MAX : end, &cut, &plain, &v))) {
+				r = cut && !final && end - q <= SCAN_NUM_MAX ? SCAN_MORE : SCAN_BAIL;
+				break;
+			}
+			p->st = ST_GOT_VAL;
+			p->num_int = plain;
+			p->num_val = v;
+			int ok = emit(p, JSON_NUMBER, (const char *)q, (size_t)(t - q));
+			p->num_int = false;
+			q = t;
+			if (!ok) {
+				r = SCAN_CANCEL;
+				break;
+			}
+		} else if (c == 't' || c == 'f' || c == 'n') {
+			const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+			size_t wl = strlen(w);
+			if ((size_t)(end - q) < wl) {
+				r = final ? SCAN_BAIL : SCAN_MORE;
+				break;
+			}
+			if (memcmp(q, w, wl) != 0)
+				break;
+			q += wl;
+			p->st = ST_GOT_VAL;
+			if (!(c == 'n' ? cb_null(p) : cb_bool(p, c == 't'))) {
+				r = SCAN_CANCEL;
+				break;
+			}
+		} else {
+			break;
+		}
+	}
+	*used = (size_t)(q - d);
+	if (q == end && r == SCAN_BAIL)
+		r = final ? SCAN_BAIL : SCAN_MORE;
+	return r;
+}
+
 /* ---- the driver --------------------------------------------------------- */
+
+static yajl_handle new_handle(struct json_p *p)
+{
+	yajl_alloc_funcs af = { j_malloc, j_realloc, j_free, NULL };
+	yajl_handle h = yajl_alloc(&callbacks, &af, p);
+	yajl_config(h, yajl_dont_validate_strings, 1);
+	return h;
+}
+
+/* A new yajl handle in the state the scanner left: the containers open
+ * and the place in the innermost, fed as a short document whose events
+ * go nowhere (p->key and the counts stay the scanner's). */
+static yajl_handle resume_handle(struct json_p *p)
+{
+	yajl_handle h = new_handle(p);
+	char *text = xmalloc((size_t)JSON_MAX_DEPTH * 5 + 16);
+	size_t n = 0;
+	for (unsigned i = 1; i <= p->depth; i++) {
+		text[n++] = p->array[i] ? '[' : '{';
+		if (i < p->depth && !p->array[i]) {
+			memcpy(text + n, "\"k\":", 4);
+			n += 4;
+		}
+	}
+	static const char *const in_array[] = { "", "\"\",", "\"\"", "", "" };
+	static const char *const in_map[] = { "", "\"k\":", "\"k\":\"\"", "\"k\":\"\",", "\"k\"" };
+	const char *tail = p->depth == 0 ? (p->st == ST_GOT_VAL ? "\"\"" : "")
+	                   : (p->array[p->depth] ? in_array : in_map)[p->st];
+	memcpy(text + n, tail, strlen(tail));
+	n += strlen(tail);
+	p->replay = true;
+	yajl_parse(h, (const unsigned char *)text, n);
+	p->replay = false;
+	free(text);
+	return h;
+}
 
 enum json_status json_parse(struct source *s, const char *name, json_event_fn *fn, void *arg,
                             reader_msg_fn *msg, void *msgarg, json_progress_fn *progress,
@@ -210,66 +552,109 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 	struct json_p *p = xcalloc(1, sizeof *p);
 	p->fn = fn;
 	p->arg = arg;
-	yajl_alloc_funcs af = { j_malloc, j_realloc, j_free, NULL };
-	yajl_handle h = yajl_alloc(&callbacks, &af, p);
-	yajl_config(h, yajl_dont_validate_strings, 1);
+	yajl_handle h = new_handle(p);
 
 	const char *map = NULL;
 	size_t maplen = 0, pos = 0, dropped = 0;
 	bool mapped = source_mapping(s, &map, &maplen);
-	size_t slice = JSON_SLICE, bufcap = mapped ? 0 : JSON_SLICE;
-	unsigned char *buf = mapped ? NULL : xmalloc(bufcap);
-	uint64_t base = 0;          /* bytes of input before the slice */
+	size_t slice = JSON_SLICE, bufcap = 0;
+	unsigned char *buf = NULL;
+	size_t carry = 0;           /* bytes of the window before not read yet
+	                               (a token the scanner wants whole) */
+	uint64_t base = 0;          /* bytes of input before the window */
 	size_t since = 0;           /* upper bound of bytes fed since a callback */
 	enum json_status st = JSON_OK;
 
 	for (;;) {
 		const unsigned char *d;
 		size_t n;
+		bool last;
 		if (mapped) {
 			n = maplen - pos < slice ? maplen - pos : slice;
 			d = (const unsigned char *)map + pos;
-			pos += n;
+			last = pos + n == maplen;
 		} else {
-			if (slice > bufcap) {
-				free(buf);
-				buf = xmalloc(bufcap = slice);
+			if (carry + slice > bufcap) {
+				bufcap = carry + slice;
+				buf = xrealloc(buf, bufcap);
 			}
-			ssize_t r = source_read(s, buf, slice);
+			ssize_t r = source_read(s, buf + carry, slice);
 			if (r < 0) {
 				json_msgf(msg, msgarg, name, "%s", source_error(s));
 				st = JSON_BAD;
 				break;
 			}
-			n = (size_t)r;
+			n = carry + (size_t)r;
 			d = buf;
+			last = r == 0;
 		}
 		if (n == 0)
 			break;
-		size_t skip = 0;
+		size_t at = 0;
 		if (base == 0 && n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
-			skip = 3;
+			at = 3;
 		p->called = false;
-		yajl_status ys = yajl_parse(h, d + skip, n - skip);
-		if (ys != yajl_status_ok) {
-			if (ys == yajl_status_client_canceled && p->stopped) {
-				st = JSON_STOPPED;
-			} else if (ys == yajl_status_client_canceled) {
-				json_msgf(msg, msgarg, name, "%s (at byte %" PRIu64 ")", p->limit,
-				          base + skip + yajl_get_bytes_consumed(h));
-				st = JSON_BAD;
-			} else {
-				syntax_msg(h, base + skip + yajl_get_bytes_consumed(h), name, msg, msgarg);
-				st = JSON_BAD;
+		while (at < n && st == JSON_OK) {
+			if (p->fast_depth) {
+				size_t used;
+				enum scan_r r = scan(p, d + at, n - at, last, &used);
+				at += used;
+				if (r == SCAN_MORE)
+					break;
+				if (r == SCAN_CANCEL) {
+					if (p->stopped) {
+						st = JSON_STOPPED;
+					} else {
+						json_msgf(msg, msgarg, name, "%s (at byte %" PRIu64 ")", p->limit, base + at);
+						st = JSON_BAD;
+					}
+					break;
+				}
+				/* the container ended, or yajl takes it from here
+				 * (up to the container's next value, a few times) */
+				h = resume_handle(p);
+				p->fast_depth = 0;
+				if (r == SCAN_BAIL && ++p->bails > JSON_FAST_BAILS)
+					p->fast_home = 0;
+				continue;
 			}
-			break;
+			yajl_status ys = yajl_parse(h, d + at, n - at);
+			size_t got = yajl_get_bytes_consumed(h);
+			if (ys == yajl_status_client_canceled && p->fast_req) {
+				p->fast_req = false;
+				p->fast_depth = p->fast_home;
+				yajl_free(h);
+				h = NULL;
+				at += got;
+				continue;
+			}
+			if (ys != yajl_status_ok) {
+				if (ys == yajl_status_client_canceled && p->stopped) {
+					st = JSON_STOPPED;
+				} else if (ys == yajl_status_client_canceled) {
+					json_msgf(msg, msgarg, name, "%s (at byte %" PRIu64 ")", p->limit, base + at + got);
+					st = JSON_BAD;
+				} else {
+					syntax_msg(h, base + at + got, name, msg, msgarg);
+					st = JSON_BAD;
+				}
+				break;
+			}
+			at = n;
 		}
-		since = p->called ? n : since + n;
+		if (st != JSON_OK)
+			break;
+		carry = n - at;
+		if (mapped)
+			pos += at;
+		else if (carry)
+			memmove(buf, buf + at, carry);
+		base += at;
+		since = p->called ? at : since + at;
 		slice = p->called ? JSON_SLICE : slice < JSON_SLICE_MAX ? slice * 2 : slice;
 		/* ... but never so far that a token could pass the limit unseen */
 		if (since + slice > JSON_MAX_TOKEN + JSON_SLICE)
 			slice = since < JSON_MAX_TOKEN ? JSON_MAX_TOKEN + JSON_SLICE - since : JSON_SLICE;
-		base += n;
 		if (progress) {
 			if (mapped)
 				progress(progress_arg, pos, maplen);
@@ -283,7 +668,7 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 			break;
 		}
 #ifdef HAVE_MADVISE
-		/* yajl keeps no pointer into a slice it has returned from. */
+		/* Neither yajl nor the scanner keeps a pointer into bytes read. */
 		if (mapped && pos - dropped >= JSON_DROP) {
 			long pg = sysconf(_SC_PAGESIZE);
 			uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
@@ -294,8 +679,16 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 			dropped = pos;
 		}
 #endif
+		if (last && carry == 0)
+			break;
+	}
+	if (st == JSON_OK && p->fast_depth) {
+		/* the input ended inside the fast container: yajl says so */
+		h = resume_handle(p);
+		p->fast_depth = p->fast_home = 0;
 	}
 	if (st == JSON_OK) {
+		p->fast_home = 0;   /* a number yajl ends now is no place to stop */
 		yajl_status ys = yajl_complete_parse(h);
 		if (ys == yajl_status_client_canceled && p->stopped) {
 			st = JSON_STOPPED;
@@ -315,7 +708,8 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 		json_msgf(msg, msgarg, name, "the file was cut short while being read");
 		st = JSON_BAD;
 	}
-	yajl_free(h);
+	if (h)
+		yajl_free(h);
 	free(buf);
 	free(p);
 	return st;
@@ -327,6 +721,12 @@ bool json_int(const struct json_event *e, int64_t min, int64_t max, int64_t *out
 {
 	if (e->type != JSON_NUMBER || e->len == 0)
 		return false;
+	if (e->has_int) {
+		if (e->ival < min || e->ival > max)
+			return false;
+		*out = e->ival;
+		return true;
+	}
 	const char *s = e->s;
 	size_t len = e->len, i = s[0] == '-';
 	/* Plain integers (nearly all of them) without a copy. */
@@ -368,6 +768,10 @@ bool json_double(const struct json_event *e, double *out)
 {
 	if (e->type != JSON_NUMBER || e->len == 0)
 		return false;
+	if (e->has_int && e->ival > -((int64_t)1 << 53) && e->ival < (int64_t)1 << 53) {
+		*out = (double)e->ival;     /* exact */
+		return true;
+	}
 	const char *s = e->s;
 	size_t len = e->len, i = s[0] == '-';
 	if (len - i > 0 && len - i <= 15) {

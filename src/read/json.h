@@ -41,6 +41,19 @@ struct json_event {
 	const char *s;      /* STRING: its bytes, unescaped (may hold NUL bytes
 	                       and invalid UTF-8); NUMBER: its JSON text */
 	size_t len;
+	bool fast;          /* START: false; the reader sets it to have the
+	                       container's contents read by json's own scanner
+	                       (same events, several times faster; for the
+	                       big arrays of numbers and small objects of a
+	                       profile): what the scanner does not take (an
+	                       escaped string, a long token, a syntax error)
+	                       goes back to yajl, as do the values after the
+	                       container. Inside a fast container it is
+	                       ignored. */
+	bool has_int;       /* NUMBER: it is a plain integer ("-12": no
+	                       fraction nor exponent, at most 18 digits) and
+	                       ival its value (set by the scanner only) */
+	int64_t ival;
 };
 
 /* Returns false to stop the parse (the reader has said why, or means to). */

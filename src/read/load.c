@@ -174,7 +174,7 @@ static struct tree *live_sample(const char *d, size_t len, enum sniff_format fmt
 	bool records = fmt == SNIFF_PERF;
 	struct tree *pt = xmalloc(sizeof *pt);
 	tree_init(pt);
-	struct load_reader r = load_reader_new(fmt, pt, po, NULL);
+	struct load_reader r = load_reader_new(fmt, pt, po, NULL, NULL);
 	uint64_t taken = 0, scanned = 0;
 	for (size_t i = 0; i < LIVE_WINDOWS; i++) {
 		size_t from = part * i, hi = i + 1 < LIVE_WINDOWS ? part * (i + 1) : len;
@@ -308,8 +308,17 @@ void load_progress_update(struct load_progress *p, uint64_t off, uint64_t size, 
 
 /* ---- loading ------------------------------------------------------------ */
 
-void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d)
+void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d,
+                      const struct load_options *o)
 {
+	if (o && o->perfdata_info && d->event[0]) {
+		struct perfdata_info *pi = o->perfdata_info;
+		memset(pi, 0, sizeof *pi);
+		/* records without a period weigh 1: the weights count samples */
+		if (!d->unweighted)
+			snprintf(pi->event, sizeof pi->event, "%s", d->event);
+		pi->samples = d->stacks;
+	}
 	if (d->bad)
 		load_messages_add(m, "tflame: %s: skipped %" PRIu64 " malformed line%s (first at line %" PRIu64 ": %s)",
 		                  name, d->bad, d->bad == 1 ? "" : "s", d->first_bad, d->first_msg);
@@ -345,12 +354,13 @@ static void line_snippet(const char *buf, size_t len, uint64_t line, char *out, 
 /* ---- either reader ----------------------------------------------------- */
 
 struct load_reader load_reader_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
-                                 struct timeline *tl)
+                                 struct timeline *tl, struct dsomap *dsos)
 {
 	struct load_reader r = { 0 };
 	if (fmt == SNIFF_PERF) {
 		r.p = perf_reader_new(t, po);
 		perf_reader_set_timeline(r.p, tl);
+		perf_reader_set_dsos(r.p, dsos);
 	} else {
 		r.f = folded_reader_new(t);
 	}
@@ -410,7 +420,7 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
                      const struct load_options *o, struct load_progress *pr, struct load_messages *m,
                      const char *name)
 {
-	struct load_reader r = load_reader_new(fmt, t, &o->perf, o->timeline);
+	struct load_reader r = load_reader_new(fmt, t, &o->perf, o->timeline, o->dsos);
 	if (r.f && o->before)
 		folded_reader_set_before(r.f, o->before);
 	int rc = 0;
@@ -429,7 +439,7 @@ static int load_text(struct tree *t, struct source *s, enum sniff_format fmt, co
 		load_messages_add(m, "tflame: %s: %s", name, source_error(s));
 		rc = 1;
 	}
-	load_report_diag(m, name, load_reader_finish(&r));
+	load_report_diag(m, name, load_reader_finish(&r), o);
 	load_reader_free(&r);
 	report_shrank(m, name, s);
 	return rc;
@@ -502,7 +512,8 @@ static int load_perfdata(struct tree *t, struct source *s, const char *path, con
 {
 	struct perfdata_options po = {
 		.perf = &o->perf, .symfs = o->symfs,
-		.progress = load_progress_cb, .progress_arg = pr, .timeline = o->timeline
+		.progress = load_progress_cb, .progress_arg = pr, .timeline = o->timeline,
+		.dsos = o->dsos
 	};
 	struct perfdata_info info;
 	enum perfdata_status st = perfdata_load(t, s, name, &po, &info, load_msg_cb, m);

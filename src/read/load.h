@@ -24,11 +24,14 @@ struct load_options {
 	                               differential lines go here (NULL: ignored) */
 	const char *symfs;          /* perf.data: object files under this root */
 	struct perfdata_info *perfdata_info;    /* perf.data: what it said of
-	                               itself, when not NULL */
+	                               itself; perf script: the event kept and
+	                               the samples (when not NULL) */
 	const char *sample_type;    /* pprof: --sample-type (NULL: default) */
 	const char *label_root;     /* pprof: --label-root (NULL: none) */
 	struct pprof_info *pprof_info;  /* pprof: what was read, when not NULL */
 	const char *profile;        /* speedscope: --profile (NULL: all profiles) */
+	struct dsomap *dsos;        /* perf inputs note the object of each frame
+	                               name of t there (NULL: not kept) */
 	struct timeline *timeline;  /* inputs with times (perf script, perf.data,
 	                               .cpuprofile) add each sample's there too,
 	                               with leaves of t (NULL: not kept) */

@@ -39,7 +39,10 @@ double load_now(void);
 void load_progress_update(struct load_progress *p, uint64_t off, uint64_t size, uint64_t stacks,
                           bool final);
 /* Adds the "skipped N malformed lines" and "clamped" messages of d. */
-void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d);
+/* Says what a reader skipped or clamped; for perf script, tells
+ * o->perfdata_info (when set) the event kept and the samples. */
+void load_report_diag(struct load_messages *m, const char *name, const struct reader_diag *d,
+                      const struct load_options *o);
 
 /* The folded and perf script readers behind one face, so that the serial
  * and parallel loops serve both formats. Exactly one is set. */
@@ -48,9 +51,11 @@ struct load_reader {
 	struct perf_reader *p;
 };
 
-/* A perf script reader (fmt SNIFF_PERF, with po and tl) or a folded one. */
+/* A perf script reader (fmt SNIFF_PERF, with po, tl and dsos, each may be
+ * NULL) or a folded one. */
+struct dsomap;
 struct load_reader load_reader_new(enum sniff_format fmt, struct tree *t, const struct perf_options *po,
-                                   struct timeline *tl);
+                                   struct timeline *tl, struct dsomap *dsos);
 void load_reader_feed(struct load_reader *r, const char *buf, size_t len);
 /* Flushes a pending record (perf) and returns the diagnostics. */
 const struct reader_diag *load_reader_finish(struct load_reader *r);

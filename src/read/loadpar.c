@@ -17,6 +17,7 @@
 #include <malloc.h>
 #endif
 #include "source.h"
+#include "dsomap.h"
 #include "timeline.h"
 #include "xalloc.h"
 
@@ -66,6 +67,7 @@ struct par_piece {
 	size_t len;
 	struct tree own;                /* the piece's tree (pieces > 0) */
 	struct timeline tl;             /* its sample times (leaves of own) */
+	struct dsomap dsos;             /* its frames' objects (names of own) */
 	struct load_reader r;
 	struct reader_diag diag;        /* once parsed */
 	void *mem;                      /* pool memory handed to `own` */
@@ -82,6 +84,7 @@ struct par {
 	enum sniff_format fmt;
 	const struct perf_options *later;
 	bool times;                     /* pieces keep their sample times */
+	bool objs;                      /* pieces keep their frames' objects */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;              /* a piece finished or was dropped */
 	/* Node arrays of merged pieces, for the next pieces (under mu): their
@@ -174,6 +177,7 @@ static void par_drop(struct par_piece *j)
 	j->mem = NULL;
 	tree_free(&j->own);
 	timeline_free(&j->tl);
+	dsomap_free(&j->dsos);
 	atomic_store(&j->done, 0);
 }
 
@@ -196,6 +200,7 @@ static bool par_build(struct par *pa, int i, bool main_thread)
 	memset(&j->own, 0, sizeof j->own);
 	memset(&j->r, 0, sizeof j->r);
 	timeline_init(&j->tl);
+	dsomap_init(&j->dsos);
 	jmp_buf env;
 	if (setjmp(env)) {
 		par_drop(j);
@@ -207,7 +212,8 @@ static bool par_build(struct par *pa, int i, bool main_thread)
 	 * array it is given: after it, j->own owns j->mem. */
 	tree_init_nodes(&j->own, j->mem, j->mem_bytes);
 	j->mem = NULL;
-	j->r = load_reader_new(pa->fmt, &j->own, pa->later, pa->times ? &j->tl : NULL);
+	j->r = load_reader_new(pa->fmt, &j->own, pa->later, pa->times ? &j->tl : NULL,
+	                       pa->objs ? &j->dsos : NULL);
 	if (!par_run(j, pa, main_thread)) {
 		xalloc_catch(NULL);
 		par_drop(j);
@@ -537,6 +543,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 	                  .main_builds = true };
 	pa.pieces = xcalloc((size_t)k, sizeof *pa.pieces);
 	pa.times = o->timeline != NULL;
+	pa.objs = o->dsos != NULL;
 	for (int i = 0; i < k; i++) {
 		timeline_init(&pa.pieces[i].tl);
 		pa.pieces[i].buf = d + cut[i];
@@ -605,7 +612,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 		}
 		if (direct) {
 			par_window(&pa, t, 0, false);
-			j->r = load_reader_new(fmt, t, i ? &later : &o->perf, o->timeline);
+			j->r = load_reader_new(fmt, t, i ? &later : &o->perf, o->timeline, o->dsos);
 			par_run(j, &pa, true);
 			j->diag = *load_reader_finish(&j->r);
 			load_reader_free(&j->r);
@@ -616,6 +623,9 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 			tree_merge_map(t, &j->own, &map);
 			if (o->timeline)
 				timeline_append(o->timeline, &j->tl, timeline_leaf_map, map, 0);
+			if (o->dsos)
+				dsomap_merge(o->dsos, &t->names, &j->dsos, &j->own.names);
+			dsomap_free(&j->dsos);
 			free(map);
 			timeline_free(&j->tl);
 			pa.merge_cpu += thread_cpu() - cpu;
@@ -657,6 +667,9 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 		all.lines += dg->lines;
 		all.stacks += dg->stacks;
 		all.saturated += dg->saturated;
+		all.unweighted += dg->unweighted;
+		if (!all.event[0])
+			memcpy(all.event, dg->event, sizeof all.event);
 		lines_before += dg->lines;
 	}
 	xalloc_set_reclaim(NULL, NULL);
@@ -665,7 +678,7 @@ bool load_par(struct tree *t, struct source *s, enum sniff_format fmt,
 	for (int i = 0; i < nthr; i++)
 		pthread_join(tid[i], NULL);
 	load_progress_update(pr, len, len, t->stacks, true);
-	load_report_diag(m, name, &all);
+	load_report_diag(m, name, &all, o);
 	pthread_cond_destroy(&pa.cv);
 	pthread_mutex_destroy(&pa.mu);
 	pthread_mutex_destroy(&pa.rmu);

@@ -462,6 +462,6 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	if (!ok)
 		return false;
 	load_progress_update(pr, len, len, t->stacks, true);
-	load_report_diag(m, name, &all);
+	load_report_diag(m, name, &all, o);
 	return true;
 }

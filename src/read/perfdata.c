@@ -675,6 +675,7 @@ enum perfdata_status perfdata_load(struct tree *t, struct source *s, const char 
 	}
 	d.pr = perf_reader_new(t, o->perf);
 	perf_reader_set_timeline(d.pr, o->timeline);
+	perf_reader_set_dsos(d.pr, o->dsos);
 	d.sy = symbols_new(o->symfs);
 	/* perf script knows the idle thread from the start */
 	pd_set_comm(pd_findnew_thread(&d, 0, 0), "swapper", 7);

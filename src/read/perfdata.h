@@ -52,6 +52,7 @@ struct perfdata_options {
 	void *progress_arg;
 	struct timeline *timeline;  /* samples' times, threads and stacks go
 	                               here too (NULL: not kept) */
+	struct dsomap *dsos;        /* each frame name's object (NULL: not kept) */
 };
 
 /* Reads the perf.data input s (positioned at its start: nothing consumed)

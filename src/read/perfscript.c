@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dsomap.h"
 #include "text.h"
 #include "timeline.h"
 #include "tree.h"
@@ -103,6 +104,30 @@ _Static_assert(sizeof(((struct reader_diag *)0)->first_msg) >= 40 + 3 + 80 + 3 +
 
 /* ---- records ----------------------------------------------------------- */
 
+/* The objects of the stack just added, leaf (ents[0]) first, by the
+ * names of its nodes: the walk up from the leaf meets them in that order. */
+static void perf_note_objects(struct perf_reader *r, tree_idx leaf)
+{
+	uint32_t h = 2166136261u;
+	for (size_t k = 0; k < r->nent; k++)
+		h = (h ^ r->ents[k].obj) * 16777619u;
+	h |= 1;
+	void *lo = r->leaf_objs;
+	xgrow_zeroed(&lo, &r->leaf_cap, leaf, sizeof *r->leaf_objs);
+	r->leaf_objs = lo;
+	/* the same stack with the same objects: nothing new to note (a
+	 * collision of the hash only skips a note, which a later stack
+	 * through those frames likely makes) */
+	if (r->leaf_objs[leaf] == h)
+		return;
+	r->leaf_objs[leaf] = h;
+	tree_idx i = leaf;
+	for (size_t k = 0; k < r->nent && i != TREE_NONE && i != TREE_ROOT; k++) {
+		dsomap_note(r->dsos, tree_node(r->t, i)->name, r->ents[k].obj);
+		i = tree_parent(r->t, i);
+	}
+}
+
 /* End of record (§A.6): hand the stack to the tree and reset. */
 static void perf_flush(struct perf_reader *r)
 {
@@ -120,7 +145,10 @@ static void perf_flush(struct perf_reader *r)
 			r->frames[i + 1].len = e->len;
 		}
 		uint64_t w = r->have_period ? r->period : 1;
+		r->d.unweighted += !r->have_period;
 		tree_idx leaf = tree_add_stack(r->t, r->frames, n, w);
+		if (r->dsos)
+			perf_note_objects(r, leaf);
 		if (r->tl && r->have_time && r->th_valid)
 			timeline_add(r->tl, r->time, leaf, r->th_idx, w);
 		r->d.stacks++;
@@ -475,6 +503,11 @@ void perf_reader_frame(struct perf_reader *r, const char *pc, size_t pc_len,
 	perf_frame(r, &fp);
 }
 
+void perf_reader_set_dsos(struct perf_reader *r, struct dsomap *m)
+{
+	r->dsos = m;
+}
+
 void perf_reader_set_timeline(struct perf_reader *r, struct timeline *tl)
 {
 	r->tl = tl;
@@ -565,6 +598,8 @@ void perf_reader_finish(struct perf_reader *r)
 	/* the last record counts without a final blank line */
 	if (r->nent)
 		perf_flush(r);
+	if (r->d.stacks && r->have_filter)
+		text_sanitize(r->filter, r->filter_len, r->d.event, sizeof r->d.event);
 	if (r->o.events && (r->evs.n || r->evs.other)) {
 		pthread_mutex_lock(&perf_events_mu);
 		perf_events_merge(r->o.events, &r->evs);
@@ -646,5 +681,6 @@ void perf_reader_free(struct perf_reader *r)
 	free(r->scratch3);
 	free(r->cache);
 	free(r->blob);
+	free(r->leaf_objs);
 	free(r);
 }

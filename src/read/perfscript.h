@@ -51,6 +51,10 @@ struct perf_reader *perf_reader_new(struct tree *t, const struct perf_options *o
  * tid) and weight. tl must outlive the reader's feeding; NULL: none. */
 struct timeline;
 void perf_reader_set_timeline(struct perf_reader *r, struct timeline *tl);
+/* Notes the object (perf's DSO) of every frame's name in m (names of the
+ * reader's tree). m must outlive the reader's feeding; NULL: none. */
+struct dsomap;
+void perf_reader_set_dsos(struct perf_reader *r, struct dsomap *m);
 /* buf holds whole lines; records may span calls. */
 void perf_reader_feed(struct perf_reader *r, const char *buf, size_t len);
 /* End of input: flushes the last record. */

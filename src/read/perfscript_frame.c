@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dsomap.h"
 
 /* ---- the per-frame pipeline (SPEC §A.5) -------------------------------- */
 
@@ -161,6 +162,7 @@ static void perf_push_ent(struct perf_reader *r, size_t off, size_t len)
 	}
 	r->ents[r->nent].off = off;
 	r->ents[r->nent].len = len;
+	r->ents[r->nent].obj = r->cur_obj;
 	r->nent++;
 }
 
@@ -250,6 +252,7 @@ void perf_frame(struct perf_reader *r, const struct perf_frame_parts *fp)
 	/* 2. "process name" frames */
 	if (n && f[0] == '(')
 		return;
+	r->cur_obj = r->dsos ? dsomap_object(r->dsos, fp->module, fp->module_len) : 0;
 	/* 3. Rust legacy hashes */
 	if (perf_rust_hash(f, n))
 		f = perf_rust_fix(r, f, &n);
@@ -312,7 +315,8 @@ bool perf_reader_cached(struct perf_reader *r, const void *obj, uint64_t addr, u
 	b += 4;
 	for (uint32_t k = 0; k < n; k++) {
 		memcpy(&len, b, 4);
-		b += 4;
+		memcpy(&r->cur_obj, b + 4, 4);
+		b += 8;
 		perf_reserve(&r->fbuf, &r->fcap, r->flen + len);
 		memcpy(r->fbuf + r->flen, b, len);
 		perf_push_ent(r, r->flen, len);
@@ -333,7 +337,7 @@ void perf_reader_cache_end(struct perf_reader *r, const void *obj, uint64_t addr
 		return;
 	size_t n = r->nent - r->cache_from, need = 4;
 	for (size_t k = r->cache_from; k < r->nent; k++)
-		need += 4 + r->ents[k].len;
+		need += 8 + r->ents[k].len;
 	if (r->blob_len + need > PERF_CACHE_MAX_BLOB || need > UINT32_MAX) {
 		/* full: start over rather than grow without bound */
 		r->blob_len = 0;
@@ -368,8 +372,9 @@ void perf_reader_cache_end(struct perf_reader *r, const void *obj, uint64_t addr
 	for (size_t k = r->cache_from; k < r->nent; k++) {
 		uint32_t len = (uint32_t)r->ents[k].len;
 		memcpy(b, &len, 4);
-		memcpy(b + 4, r->fbuf + r->ents[k].off, len);
-		b += 4 + len;
+		memcpy(b + 4, &r->ents[k].obj, 4);
+		memcpy(b + 8, r->fbuf + r->ents[k].off, len);
+		b += 8 + len;
 	}
 	r->cache[slot].obj = obj;
 	r->cache[slot].addr = addr;

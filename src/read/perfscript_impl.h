@@ -26,6 +26,7 @@
  * fbuf moves when it grows). */
 struct perf_ent {
 	size_t off, len;
+	uint32_t obj;           /* its object (dsomap_object), 0 unknown */
 };
 
 struct perf_reader {
@@ -43,6 +44,12 @@ struct perf_reader {
 	bool have_time;
 	uint64_t time;          /* ns */
 	struct timeline *tl;    /* NULL: times are not kept */
+	struct dsomap *dsos;    /* NULL: objects are not kept */
+	uint32_t cur_obj;       /* the object of the frame line being read */
+	uint32_t *leaf_objs;    /* by leaf: a hash of the objects of the last
+	                           stack noted there (0: none), so that a stack
+	                           seen before is not walked again */
+	size_t leaf_cap;
 	/* the record's thread in tl, and the key it was found for */
 	uint32_t th_idx;
 	bool th_valid;

@@ -24,6 +24,9 @@
 /* Entries of one kind (strings, locations, ...): indices stay 32-bit. */
 #define PP_MAX_ENTRIES ((size_t)UINT32_MAX - 1)
 #define PP_NONE UINT32_MAX
+/* Stacks handed to the tree at once (tree_add_stacks): enough for the
+ * cache misses of one depth to overlap. */
+#define PP_BATCH 16
 
 struct pp_str {
 	const char *s;
@@ -215,6 +218,13 @@ struct pp {
 	char *labelbuf;
 	size_t labelcap;
 	struct pp_prev prev[2];     /* t, before */
+	/* Stacks waiting for tree_add_stacks (tree_batches), per tree: their
+	 * lookups overlap. bids holds their tails' names one after another. */
+	struct tree *bt[2];
+	struct tree_stack batch[2][PP_BATCH];
+	size_t nbatch[2];
+	strtab_id *bids[2];
+	size_t nbids[2], capbids[2];
 	struct pp_seen seen;
 
 	/* counts for the closing messages */
@@ -291,6 +301,9 @@ void pp_label_count(struct pp *d, unsigned lab, int64_t v);
  * it was cut at PP_MAX_FRAMES. */
 bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
                   uint64_t count);
+/* Hands the stacks waiting for tree w (0: t, 1: before) to it. Before
+ * anything reads the tree or its stack count. */
+void pp_flush(struct pp *d, int w);
 /* Whether the stack of locations d->slocs[0..n) (and a label root frame
  * when lab) is longer than PP_MAX_FRAMES frames: pp_add_stack cuts it. */
 bool pp_stack_cut(const struct pp *d, size_t n, unsigned lab);

@@ -252,7 +252,22 @@ bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, i
 		while (keep < lim && pv->ids[keep] == d->ids[keep])
 			keep++;
 	}
-	tree_add_stack_tail_ids(t, keep, d->ids + keep, nf - keep, count);
+	if (tree_batches(t)) {
+		/* the tail's names after those of the stacks waiting */
+		size_t nt = nf - keep, nb = d->nbids[w];
+		if (nb + nt > d->capbids[w])
+			d->bids[w] = pp_grow(d->bids[w], &d->capbids[w], nb + nt, sizeof *d->bids[w]);
+		if (nt)
+			memcpy(d->bids[w] + nb, d->ids + keep, nt * sizeof *d->ids);
+		d->nbids[w] = nb + nt;
+		d->bt[w] = t;
+		d->batch[w][d->nbatch[w]++] = (struct tree_stack){ keep, NULL, nt, { count, 0, false, false } };
+		if (d->nbatch[w] == PP_BATCH)
+			pp_flush(d, w);
+	} else {
+		pp_flush(d, w);
+		tree_add_stack_tail_ids(t, keep, d->ids + keep, nf - keep, count);
+	}
 	/* remember it (by swapping buffers) */
 	strtab_id *tmp = pv->ids;
 	size_t tcap = pv->cap;
@@ -262,6 +277,22 @@ bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, i
 	d->ids = tmp;
 	d->capids = tcap;
 	return cut;
+}
+
+void pp_flush(struct pp *d, int w)
+{
+	size_t n = d->nbatch[w];
+	if (!n)
+		return;
+	/* the tails point into bids only now: it moves while it grows (and
+	 * is not there when every tail is empty) */
+	for (size_t i = 0, at = 0; i < n; i++) {
+		d->batch[w][i].tail = d->bids[w] ? d->bids[w] + at : NULL;
+		at += d->batch[w][i].ntail;
+	}
+	tree_add_stacks(d->bt[w], d->batch[w], n);
+	d->nbatch[w] = 0;
+	d->nbids[w] = 0;
 }
 
 /* Whether the stack of locations d->slocs[0..n) (and a label root frame

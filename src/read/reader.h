@@ -14,6 +14,11 @@ struct reader_diag {
 	uint64_t first_bad;     /* 1-based line number of the first; 0 when none */
 	char first_msg[192];    /* why it was bad, sanitized (no control bytes) */
 	uint64_t saturated;     /* counts clamped to UINT64_MAX */
+	/* perf script: the event whose records were kept ("" none), and how
+	 * many of them had no period (each then weighs 1): when none, the
+	 * weights are amounts of the event, not sample counts */
+	char event[64];
+	uint64_t unweighted;
 };
 
 /* One message of a reader, a whole line without its '\n', already

@@ -711,6 +711,8 @@ static bool on_event(void *arg, struct json_event *e)
 	case JSON_START_MAP:
 	case JSON_START_ARRAY:
 		e->tag = container(c, e);
+		/* the bulk of a file: json's scanner reads it */
+		e->fast = e->tag == T_SAMPLES || e->tag == T_WEIGHTS || e->tag == T_EVENTS || e->tag == T_FRAMES;
 		return true;
 	case JSON_END_MAP:
 	case JSON_END_ARRAY:

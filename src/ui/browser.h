@@ -34,12 +34,15 @@
 #include "transform.h"
 #include "tree.h"
 #include "ui.h"
+#include "samples.h"
 #include "unit.h"
 
 struct ui;
 struct view;
 struct search;
 struct searchidx;
+struct timeindex;
+struct timeindex_job;
 
 /* ---- views ---- */
 
@@ -332,6 +335,8 @@ struct ui {
 	 * base then, made from tl_tree by timeline_tree. */
 	const struct timeline *tl;
 	const struct tree *tl_tree, *base0;
+	struct timeindex *ti;       /* tl's aggregates (ui_timeindex) */
+	struct timeindex_job *ti_job;       /* building them after the first paint */
 	const bool *threads;        /* NULL: all; else own_threads or --only's */
 	bool *own_threads;
 	unsigned threads_gen;       /* bumped when threads change */
@@ -343,6 +348,9 @@ struct ui {
 
 	struct ui_colours col;
 	struct finder find;
+	struct samples samples;     /* the samples behind frames, on demand */
+	const struct dsomap *dsos;  /* ui_options' */
+	const struct strtab *dso_names;
 
 	/* While the profile loads (ui_live_start): the live browser, and
 	 * what the status line says of the preview shown ("" once the whole
@@ -358,6 +366,8 @@ struct ui {
 /* The status line says a key will take a while (O(tree) keys on a big
  * tree). */
 void ui_busy(struct ui *u, const char *what);
+/* The same for work that costs the samples (a million and more). */
+void ui_busy_times(struct ui *u, const char *what);
 /* Applies a transform; undoes the last. Every view hears of the new
  * tree. */
 void ui_push_transform(struct ui *u, struct transform tr);
@@ -369,6 +379,10 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all);
 /* Whether the input has sample times; if not, the notice says "no WHAT
  * here" and which inputs have them. */
 bool ui_has_times(struct ui *u, const char *what);
+/* The aggregates of the sample times (NULL without them): built in the
+ * background from the first paint on; the first view that needs them
+ * waits for them (the status line says so). */
+const struct timeindex *ui_timeindex(struct ui *u);
 /* C: the flame chart of the range browsed (on) or its flame graph. False
  * (a notice) without sample times. */
 bool ui_set_chart(struct ui *u, bool on);

@@ -24,6 +24,7 @@
 
 #include "search.h"
 #include "text.h"
+#include "timeindex.h"
 #include "xalloc.h"
 
 /* Below this the graph is replaced by "terminal too small". */
@@ -195,9 +196,9 @@ static struct view *top(const struct ui *u)
 
 /* Says on the status line that a key will take a while: the views' keys
  * are O(tree), about a second per million nodes. */
-void ui_busy(struct ui *u, const char *what)
+static void busy_now(struct ui *u, const char *what)
 {
-	if (tree_size(u->t) < 200000 || u->too_small)
+	if (u->too_small)
 		return;
 	move(u->lines - 1, 0);
 	clrtoeol();
@@ -205,6 +206,18 @@ void ui_busy(struct ui *u, const char *what)
 	paint_text(u, u->lines - 1, 0, what);
 	attroff(A_BOLD);
 	refresh();
+}
+
+void ui_busy(struct ui *u, const char *what)
+{
+	if (tree_size(u->t) >= 200000)
+		busy_now(u, what);
+}
+
+void ui_busy_times(struct ui *u, const char *what)
+{
+	if (u->tl && u->tl->n >= 1000000)
+		busy_now(u, what);
 }
 
 /* The tree changed (a transform pushed or undone): everything indexed by
@@ -258,6 +271,12 @@ void ui_undo_transform(struct ui *u)
 
 /* ---- time ranges ---- */
 
+/* A flame chart's resolution: frames narrower than this share of the range
+ * may be left out (timeindex_chart), so that the chart of 10 million
+ * samples is thousands of nodes, not millions. 16384 is a column of 80
+ * zooms in on 200 columns: every frame a column wide is drawn until then. */
+#define UI_CHART_CELLS 16384u
+
 bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 {
 	if (!u->tl)
@@ -270,11 +289,11 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	if (all && !u->threads && !u->chart) {
 		base = u->tl_tree;      /* the whole recording, all threads */
 	} else if (u->chart) {
-		timeline_chart(u->tl, u->tl_tree, a, b, u->threads, &sub);
+		timeindex_chart(ui_timeindex(u), u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS, &sub);
 		base = &sub;
 	} else {
 		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
-		uint64_t kept = timeline_self(u->tl, a, b, u->threads, self, tree_size(u->tl_tree));
+		uint64_t kept = timeindex_self(ui_timeindex(u), a, b, u->threads, self, tree_size(u->tl_tree));
 		if (kept) {
 			timeline_tree(u->tl_tree, self, u->views->order, &sub);
 			base = &sub;
@@ -309,6 +328,17 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	u->range_t1 = t1;
 	tree_changed(u);
 	return true;
+}
+
+const struct timeindex *ui_timeindex(struct ui *u)
+{
+	if (!u->tl || u->ti)
+		return u->ti;
+	if (!u->ti_job || !timeindex_done(u->ti_job))
+		ui_busy_times(u, "indexing the sample times...");
+	u->ti = u->ti_job ? timeindex_join(u->ti_job) : timeindex_new(u->tl, u->tl_tree);
+	u->ti_job = NULL;
+	return u->ti;
 }
 
 bool ui_has_times(struct ui *u, const char *what)
@@ -565,6 +595,8 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
 	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
 	u->tl_tree = o->timeline_tree;
+	u->dsos = o->dsos;
+	u->dso_names = o->dso_names;
 	u->threads = o->threads;
 	u->range_set = o->range_set;
 	u->range_t0 = o->range_t0;
@@ -596,11 +628,14 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 	settle(u);
 	draw(u);
 	finder_index(u);        /* after the first paint: it must not delay it */
+	if (u->tl && !u->ti)
+		u->ti_job = timeindex_start(u->tl, u->tl_tree);
 }
 
 static void ui_teardown(struct ui *u, struct transform_stack *own)
 {
 	finder_free(u);         /* the index before the tree goes */
+	samples_free(&u->samples);
 	flameview_free(u->flame);
 	tablescreen_free(u->table);
 	sandwich_free(u->sandwich);
@@ -608,6 +643,10 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	prompt_free(u->prompt);
 	heat_free(u->heat);
 	threads_free(u->threads_view);
+	if (u->stats && u->ti)
+		fprintf(stderr, "timeindex_bytes %zu build_ms %.1f\n", timeindex_bytes(u->ti), u->ti->build_ms);
+	timeindex_cancel(u->ti_job);
+	timeindex_free(u->ti);
 	free(u->own_threads);
 	if (u->diffmode)
 		diff_free(&u->diff);
@@ -893,6 +932,8 @@ static void live_final(struct ui *u, const struct tree *t, const struct ui_optio
 	u->title = o->title;
 	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
 	u->tl_tree = o->timeline_tree;
+	u->dsos = o->dsos;
+	u->dso_names = o->dso_names;
 	u->threads = o->threads;
 	u->range_set = o->range_set;
 	u->range_t0 = o->range_t0;

@@ -10,6 +10,7 @@
 #include "transform.h"
 #include "palette.h"
 #include "tree.h"
+#include "dsomap.h"
 #include "timeline.h"
 #include "unit.h"
 
@@ -43,6 +44,10 @@ struct ui_options {
 	const bool *threads;
 	uint64_t range_t0, range_t1;
 	bool range_set;
+	/* Each frame name's object (perf's DSO), by the ids of dso_names (the
+	 * loaded tree's names); NULL: not known. */
+	const struct dsomap *dsos;
+	const struct strtab *dso_names;
 	bool heatmap;               /* start in the heat map */
 	bool chart;                 /* start in the flame chart of the times */
 };

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "flameview.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,39 @@ static size_t distinct_callers(struct ui *u, struct flameview *f, tree_idx sel)
 	return n;
 }
 
+/* "object /usr/lib/libc.so.6" (sanitized) for the frame named
+ * name[0..len) when the input said it (perf); false when not. */
+static bool object_text(const struct ui *u, const char *name, size_t len, char *out, size_t size)
+{
+	if (!u->dsos || !u->dso_names)
+		return false;
+	int64_t id = strtab_find(u->dso_names, name, len);
+	if (id < 0)
+		return false;
+	size_t plen;
+	bool known;
+	const char *path = dsomap_get(u->dsos, (strtab_id)id, &plen, &known);
+	if (!known)
+		return false;
+	if (!path) {
+		snprintf(out, size, "object: several (the name is in more than one)");
+		return true;
+	}
+	char safe[400];
+	text_sanitize(path, plen, safe, sizeof safe);
+	snprintf(out, size, "object %s", safe);
+	return true;
+}
+
+/* " in 1,234 samples" */
+static void samples_text(uint64_t n, char *out, size_t size)
+{
+	char digits[32], grouped[48];
+	snprintf(digits, sizeof digits, "%" PRIu64, n);
+	unit_group(digits, grouped, sizeof grouped);
+	snprintf(out, size, " in %s sample%s", grouped, n == 1 ? "" : "s");
+}
+
 /* d: the selected frame's whole name, wrapped (the last row ends with ".."
  * if even that is not enough), then its numbers. */
 void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
@@ -127,10 +161,14 @@ void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
 	tree_idx sel = f->pane.sel, z = f->pane.lp.zoom;
 	const char *s = tree_name(t, sel);
 	size_t len = tree_name_len(t, sel);
+	/* perf input: the object it is in takes the last name row */
+	char obj[512];
+	bool has_obj = sel != TREE_ROOT && object_text(u, s, len, obj, sizeof obj);
+	int namerows = rows - 2 - (has_obj ? 1 : 0);
 	attron(A_BOLD);
-	for (int r = 0; r < rows - 2 && len > 0; r++) {
+	for (int r = 0; r < namerows && len > 0; r++) {
 		size_t used = len;
-		if (r == rows - 3)
+		if (r == namerows - 1)
 			text_fit(s, len, u->cols, u->buf, u->bufsize);
 		else
 			text_fit_head(s, len, u->cols, u->buf, u->bufsize, &used);
@@ -141,6 +179,10 @@ void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
 		len -= used;
 	}
 	attroff(A_BOLD);
+	if (has_obj) {
+		text_fit_middle(obj, strlen(obj), u->cols, u->buf, u->bufsize);
+		mvaddstr(y0 + rows - 3, 0, u->buf);
+	}
 	const char *sep = paint_sep();
 	char tot[96], self[96], pall[32], pview[32], ppar[32], pself[32], line[512];
 	double total = tree_total_d(t, sel);
@@ -150,10 +192,18 @@ void flameinfo_details(struct ui *u, struct flameview *f, int y0, int rows)
 	paint_percent(total, tree_total_d(t, z), pview, sizeof pview);
 	paint_percent(total, sel == TREE_ROOT ? 0 : tree_total_d(t, tree_parent(t, sel)), ppar, sizeof ppar);
 	paint_percent(tree_self_d(t, sel), tree_total_d(t, TREE_ROOT), pself, sizeof pself);
-	snprintf(line, sizeof line, "total %s%s%s of all%s%s of view%s%s of parent", tot, sep, pall, sep, pview,
-	         sep, ppar);
+	/* perf's weights are periods: the samples behind them beside */
+	char ntot[64] = "", nself[64] = "";
+	uint64_t stot, sself;
+	if (samples_of(u, sel, &stot, &sself)) {
+		samples_text(stot, ntot, sizeof ntot);
+		samples_text(sself, nself, sizeof nself);
+	}
+	snprintf(line, sizeof line, "total %s%s%s%s of all%s%s of view%s%s of parent", tot, ntot, sep, pall, sep,
+	         pview, sep, ppar);
 	paint_text(u, y0 + rows - 2, 0, line);
-	int n = snprintf(line, sizeof line, "self %s (%s of all)%sdepth %u", self, pself, sep, tree_depth(t, sel));
+	int n = snprintf(line, sizeof line, "self %s%s (%s of all)%sdepth %u", self, nself, pself, sep,
+	                 tree_depth(t, sel));
 	if (sel != TREE_ROOT && n > 0 && (size_t)n < sizeof line) {
 		size_t c = distinct_callers(u, f, sel);
 		if (c)

@@ -4,7 +4,8 @@
  * samples taken then. A cursor moves over the cells; v marks the start of
  * a selection, Enter shows the flame graph of the samples from it to the
  * cursor (in time order), a the whole recording. The grid is built once
- * per screen size (O(samples)); drawing costs the cells. */
+ * per screen size and thread choice, from the index's bins (O(cells));
+ * drawing costs the cells. */
 #include "config.h"
 #include "browser.h"
 
@@ -60,7 +61,7 @@ static void build(struct ui *u, struct heat *h)
 		heatmap_free(&h->hm);
 	free(h->hits);          /* counted on the old grid */
 	h->hits = NULL;
-	heatmap_build(&h->hm, u->tl, u->threads, 0, UINT64_MAX, cols, rows);
+	heatmap_build_index(&h->hm, ui_timeindex(u), u->threads, cols, rows);
 	h->built = true;
 	h->want_cols = cols;
 	h->want_rows = rows;
@@ -82,7 +83,8 @@ static void build(struct ui *u, struct heat *h)
 
 /* The cells' samples whose stack holds a frame the shown search matches
  * (its pattern, or its exact name, tried on the tree the samples point
- * into): once per search and grid, O(names + nodes + samples). */
+ * into): once per search and grid, O(names + nodes) and the index's lists
+ * of the leaves in the matches (or of the others, whichever are fewer). */
 static void count_hits(struct ui *u, struct heat *h)
 {
 	const struct search *s = u->find.shown;
@@ -107,6 +109,7 @@ static void count_hits(struct ui *u, struct heat *h)
 	h->hits = xcalloc((size_t)h->hm.cols * h->hm.rows, sizeof *h->hits);
 	h->hits_total = 0;
 	const struct tree *t = u->tl_tree;
+	ui_busy_times(u, "counting the search's samples...");
 	char err[64];
 	struct search *m = exact ? search_new_exact_bytes(t, exact, elen) : search_new(t, key, err, sizeof err);
 	if (!m)
@@ -117,19 +120,7 @@ static void count_hits(struct ui *u, struct heat *h)
 	for (tree_idx i = 1; i < tree_size(t); i++)
 		in[i] = search_matches(m, i) || in[tree_parent(t, i)];
 	search_free(m);
-	struct timeline_iter it;
-	struct timeline_sample smp;
-	timeline_iter_init(&it, u->tl, 0, UINT64_MAX);
-	while (timeline_next(&it, &smp)) {
-		uint32_t c, r;
-		if ((u->threads && !u->threads[smp.thread]) || smp.leaf >= tree_size(t) || !in[smp.leaf] ||
-		    !heatmap_cell_of(&h->hm, smp.time, &c, &r))
-			continue;
-		uint32_t *x = &h->hits[(size_t)c * h->hm.rows + r];
-		if (*x < UINT32_MAX)
-			(*x)++;
-		h->hits_total++;
-	}
+	h->hits_total = heatmap_hits(&h->hm, ui_timeindex(u), u->tl, u->threads, in, tree_size(t), h->hits);
 	free(in);
 }
 

@@ -24,7 +24,7 @@ static void table_draw(struct ui *u, struct view *v)
 {
 	struct tablescreen *ts = (struct tablescreen *)v;
 	flameview_draw_breadcrumb(u);
-	tableview_draw(ts->tv, 1, u->lines - 2, u->cols, u->buf, u->bufsize);
+	tableview_draw(ts->tv, 1, u->lines - 2, u->cols, u->unit, u->buf, u->bufsize);
 	if (!paint_notice(u)) {
 		char line[512];
 		tableview_status(ts->tv, line, sizeof line);

@@ -189,7 +189,28 @@ void tableview_status(const struct tableview *tv, char *buf, size_t size)
 	         sort_name(tv->key), filt);
 }
 
-void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_t bufsize)
+/* s right-aligned in a column of width display columns (s may hold "µ",
+ * two bytes for one column), into out. */
+static void pad_left(const char *s, int width, char *out, size_t size)
+{
+	int pad = width - text_width(s, strlen(s));
+	snprintf(out, size, "%*s%s", pad > 0 ? pad : 0, "", s);
+}
+
+/* A count for a SELF or TOTAL column: exact, or short (see the header). */
+static void count_text(const struct tree *t, tree_count c, bool shrt, const struct unit *u, int width,
+                       char *out, size_t size)
+{
+	char raw[96];
+	if (shrt)
+		unit_number_short(u, tree_count_d(t, c), raw, sizeof raw);
+	else
+		toptable_count_text(t, c, raw, sizeof raw);
+	pad_left(raw, width, out, size);
+}
+
+void tableview_draw(struct tableview *tv, int y0, int h, int w, const struct unit *u, char *buf,
+                    size_t bufsize)
 {
 	if (h < 2 || w < 1)
 		return;
@@ -215,6 +236,13 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 		if (cb < 6)
 			cb = 6;         /* "BEFORE" */
 	}
+	int rest = tv->before ? 7 + 7 + cb + cb + 1 + 8 + 6 + 2 : 7 + 7 + 7 + 4 + 2;
+	/* Too narrow for the exact counts and a name: the short ones, as
+	 * wide as the widest unit_number_short gives. */
+	bool shrt = w - (2 * cw + rest) < TABLEVIEW_NAME_MIN && cw > 8;
+	if (shrt)
+		cw = 8;
+	int namex = 2 * cw + rest;
 	char line[512];
 	if (tv->before)
 		snprintf(line, sizeof line, "%*s %7s %*s %7s %*s %*s %8s  %s", cw, "SELF", "SELF%", cw, "TOTAL",
@@ -226,24 +254,23 @@ void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_
 	text_fit(line, strlen(line), w, buf, bufsize);
 	mvaddstr(y0, 0, buf);
 	attroff(A_BOLD);
-	int namex = tv->before ? 2 * cw + 7 + 7 + cb + cb + 1 + 8 + 6 + 2 : 2 * cw + 7 + 7 + 7 + 4 + 2;
 	for (int r = 0; r < tv->height; r++) {
 		size_t k = tv->top + (size_t)r;
 		if (k >= tv->nshown)
 			break;
 		const struct toptable_row *row = &tv->tt.rows[tv->shown[k]];
-		char self[96], total[96];
-		toptable_count_text(t, row->self, self, sizeof self);
-		toptable_count_text(t, row->total, total, sizeof total);
+		char self[64], total[64];
+		count_text(t, row->self, shrt, u, cw, self, sizeof self);
+		count_text(t, row->total, shrt, u, cw, total, sizeof total);
 		if (tv->before) {
 			struct toptable_delta dt;
 			toptable_delta_text(tv->before[row->name], tree_count_d(t, row->total), &dt);
-			snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %*s %*s %8s  ", cw, self,
-			         toptable_percent(&tv->tt, row->self), cw, total,
+			snprintf(line, sizeof line, "%s %6.2f%% %s %6.2f%% %*s %*s %8s  ", self,
+			         toptable_percent(&tv->tt, row->self), total,
 			         toptable_percent(&tv->tt, row->total), cb, dt.before, cb + 1, dt.delta, dt.pct);
 		} else
-			snprintf(line, sizeof line, "%*s %6.2f%% %*s %6.2f%% %7u  ", cw, self,
-			         toptable_percent(&tv->tt, row->self), cw, total,
+			snprintf(line, sizeof line, "%s %6.2f%% %s %6.2f%% %7u  ", self,
+			         toptable_percent(&tv->tt, row->self), total,
 			         toptable_percent(&tv->tt, row->total), (unsigned)row->sites);
 		int y = y0 + 1 + r;
 		bool selected = k == tv->sel;

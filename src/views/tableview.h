@@ -44,8 +44,14 @@ bool tableview_click(struct tableview *tv, int row);
 bool tableview_selected(const struct tableview *tv, strtab_id *name);
 
 /* Draws the header and rows in lines [y0, y0 + h) of width w; buf is
- * scratch of bufsize >= TEXT_FIT_BYTES(w + 1). Work is O(h). */
-void tableview_draw(struct tableview *tv, int y0, int h, int w, char *buf, size_t bufsize);
+ * scratch of bufsize >= TEXT_FIT_BYTES(w + 1). Work is O(h). The SELF
+ * and TOTAL columns are exact ("49,154,250,000") unless that leaves the
+ * function names less than TABLEVIEW_NAME_MIN columns: then they take
+ * unit_number_short's form in unit u (NULL: samples). */
+#define TABLEVIEW_NAME_MIN 24
+struct unit;
+void tableview_draw(struct tableview *tv, int y0, int h, int w, const struct unit *u, char *buf,
+                    size_t bufsize);
 /* One line for the status row: "12 of 40 functions  ·  sort: self  ·  /re". */
 void tableview_status(const struct tableview *tv, char *buf, size_t size);
 

@@ -2,8 +2,9 @@
  * timeline, busiest first: a check box, samples, share, pid, tid, command
  * and a sparkline of its samples over the recording. Space checks or
  * unchecks a thread, a checks all, Enter shows the checked ones: the flame
- * graph (and the heat map) then count their samples only. The sparklines
- * take one pass over the samples per width; drawing costs the rows shown. */
+ * graph (and the heat map) then count their samples only. A sparkline
+ * sums the thread's bins of the time index, once per width, for the rows
+ * drawn; drawing costs the rows shown. */
 #include "config.h"
 #include "browser.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "timeindex.h"
 #include "xalloc.h"
 
 struct threads {
@@ -21,42 +23,38 @@ struct threads {
 	size_t n;
 	size_t sel, top;
 	int height;                 /* rows of the last draw */
-	/* sparklines: spark[thread * width + k] samples in bucket k */
+	/* sparklines: spark[thread * width + k] samples in bucket k, counted
+	 * for a thread when its row is first drawn at this width (done) */
 	uint32_t *spark, *spark_max;
+	bool *done;
 	int width;
 };
 
 /* The rows' columns before the command and the sparkline. */
 #define THREADS_FIXED 44
 
-static void sparklines(struct ui *u, struct threads *th, int width)
+/* Thread i's sparkline at width (the index's bins in width buckets):
+ * O(its bins), once per width. */
+static const uint32_t *sparkline(struct ui *u, struct threads *th, uint32_t i, int width)
 {
-	if (th->spark && th->width == width)
-		return;
-	free(th->spark);
-	free(th->spark_max);
-	th->width = width;
-	th->spark = xcalloc(th->n * (size_t)width + 1, sizeof *th->spark);
-	th->spark_max = xcalloc(th->n + 1, sizeof *th->spark_max);
-	if (width <= 0)
-		return;
-	const struct timeline *tl = u->tl;
-	uint64_t span = tl->tmax - tl->tmin + 1;
-	struct timeline_iter it;
-	struct timeline_sample s;
-	timeline_iter_init(&it, tl, 0, UINT64_MAX);
-	while (timeline_next(&it, &s)) {
-		if (s.thread >= th->n)
-			continue;
-		size_t k = (size_t)((double)(s.time - tl->tmin) / (double)span * width);
-		if (k >= (size_t)width)
-			k = (size_t)width - 1;
-		uint32_t *c = &th->spark[(size_t)s.thread * (size_t)width + k];
-		if (*c < UINT32_MAX)
-			(*c)++;
-		if (*c > th->spark_max[s.thread])
-			th->spark_max[s.thread] = *c;
+	if (!th->spark || th->width != width) {
+		free(th->spark);
+		free(th->spark_max);
+		free(th->done);
+		th->width = width;
+		th->spark = xcalloc(th->n * (size_t)width + 1, sizeof *th->spark);
+		th->spark_max = xcalloc(th->n + 1, sizeof *th->spark_max);
+		th->done = xcalloc(th->n + 1, sizeof *th->done);
 	}
+	uint32_t *row = th->spark + (size_t)i * (size_t)width;
+	if (!th->done[i] && width > 0) {
+		timeindex_spark(ui_timeindex(u), i, (uint32_t)width, row);
+		for (int k = 0; k < width; k++)
+			if (row[k] > th->spark_max[i])
+				th->spark_max[i] = row[k];
+		th->done[i] = true;
+	}
+	return row;
 }
 
 static void threads_draw(struct ui *u, struct view *v)
@@ -75,7 +73,6 @@ static void threads_draw(struct ui *u, struct view *v)
 		spark_w = 60;
 	if (spark_w < 0)
 		spark_w = 0;
-	sparklines(u, th, spark_w);
 	char line[512];
 	size_t checked = 0;
 	for (size_t i = 0; i < th->n; i++)
@@ -121,8 +118,9 @@ static void threads_draw(struct ui *u, struct view *v)
 		if (x < u->cols)
 			mvaddstr(y, x, u->buf);
 		x += 17;
+		const uint32_t *spark = sparkline(u, th, i, spark_w);
 		for (int c = 0; c < spark_w && x + c < u->cols - 1; c++) {
-			uint32_t n = th->spark[(size_t)i * (size_t)spark_w + (size_t)c], m = th->spark_max[i];
+			uint32_t n = spark[c], m = th->spark_max[i];
 			unsigned lv = n == 0 || m == 0 ? 0 : (unsigned)(((uint64_t)n * 8 + m - 1) / m);
 			if (text_is_utf8())
 				mvaddstr(y, x + c, bars8[lv]);
@@ -205,6 +203,7 @@ void threads_free(struct view *v)
 	free(th->check);
 	free(th->spark);
 	free(th->spark_max);
+	free(th->done);
 	free(th);
 }
 
@@ -232,7 +231,10 @@ void threads_open(struct ui *u)
 		free(th->order);
 		free(th->check);
 		free(th->spark);
-		th->spark = NULL;
+		free(th->spark_max);
+		free(th->done);
+		th->spark = th->spark_max = NULL;
+		th->done = NULL;
 		th->n = tl->nthreads;
 		th->order = xcalloc(th->n + 1, sizeof *th->order);
 		th->check = xcalloc(th->n + 1, sizeof *th->check);

@@ -78,10 +78,13 @@ for h in $harnesses; do
 	# (reverse, hide, focus, merge recursion, drop, pop; see each harness)
 	case $h in transform|diff) pre='\000\006\000\000\001\003\000\002\001\000\003\004\000\000\005\000\004\006\000\000';;
 		views) pre='\000\015\001\000\000\002\001\000\003\000\002\004\001\000\005\003\000\000\000\000\006\000\003\007\003\000\007\002\000\007\000\000\007\004\012\007\006\144\002\002\000';; esac
-	if [ "$h" = cpuprofile ] || [ "$h" = speedscope ]; then
+	if [ "$h" = cpuprofile ] || [ "$h" = speedscope ] || [ "$h" = jsonscan ]; then
 		# JSON seeds: the kept ones (option byte first) and the fixtures
 		cp "$top_srcdir"/tests/data/fuzz/"$h"/* "$seeds"/ 2>/dev/null || :
 		seed "$seeds" '\000' "$top_srcdir"/tests/data/"$h"/*.cpuprofile "$top_srcdir"/tests/data/"$h"/*.json
+		# the scanner's: both readers' fixtures, every container fast
+		[ "$h" = jsonscan ] && seed "$seeds" '\002' "$top_srcdir"/tests/data/cpuprofile/*.cpuprofile \
+			"$top_srcdir"/tests/data/cpuprofile/*.json "$top_srcdir"/tests/data/speedscope/*.json
 	elif [ "$h" = transform ] || [ "$h" = diff ] || [ "$h" = views ]; then
 		# folded profiles: the kept seeds (control bytes first), the UI
 		# fixtures and the shared corpus's folded files behind operations
@@ -111,7 +114,8 @@ for h in $harnesses; do
 		seed "$seeds" "$pre" "$top_srcdir"/tests/ui/*.folded "$top_srcdir"/tests/data/* \
 			"$top_srcdir"/examples/demo.folded
 	fi
-	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] && [ "$h" != regex ] &&
+	if [ "$h" != perfdata ] && [ "$h" != cpuprofile ] && [ "$h" != speedscope ] && [ "$h" != jsonscan ] &&
+	   [ "$h" != regex ] &&
 	   [ "$h" != transform ] && [ "$h" != diff ] && [ "$h" != views ] &&
 	   [ "$h" != conf ] && [ "$h" != palettemap ] &&
 	   [ -d "$top_srcdir/../shared/corpus" ]; then
@@ -125,7 +129,7 @@ for h in $harnesses; do
 	maxlen=16384
 	dict=$fz/tflame.dict
 	[ "$h" = perfdata ] && maxlen=32768 dict=$fz/perfdata.dict
-	case $h in cpuprofile|speedscope) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; regex) dict=$fz/regex.dict;; esac
+	case $h in cpuprofile|speedscope|jsonscan) dict=$fz/json.dict;; conf|palettemap) dict=$fz/conf.dict;; regex) dict=$fz/regex.dict;; esac
 	# the model harnesses run many operations over a profile: small ones
 	# are enough and keep executions fast
 	case $h in transform|diff|views|browser) maxlen=4096 dict=$fz/model.dict;; esac

@@ -103,13 +103,13 @@ if command -v gzip >/dev/null 2>&1; then
 	gzip -dc "$top_srcdir/tests/data/nodefsync.perf.gz" > "$T_TMP/nodefsync.perf"
 	hl_open 100 30 --all --colors=java -
 	hl_stdin "$T_TMP/nodefsync.perf"
-	hl_status "perf: opens" "all${SEP}817,817,817 samples"
+	hl_status "perf: opens" "all${SEP}817.8 ms cpu-clock"
 	hl_keys k*22
 	hl_status "perf: 22 k reach JS:*churn" "JS:*churn /tmp/colt/perf/work.js:3:15 [jit]${SEP}"
 	hl_keys l l
 	hl_status "perf: l l reach JS:^fsyncSync" "JS:^fsyncSync node:fs:1322:19 [jit]${SEP}"
 	hl_keys Enter k
-	hl_status "perf: zoomed, its callee selected" "Builtins_CEntry_Re..nStack_BuiltinExit${SEP}"
+	hl_status "perf: zoomed, its callee selected" "Builtins_CEntry_Ret..nStack_BuiltinExit${SEP}96.1 ms cpu-clock${SEP}11.75% of all"
 	hl_expect "perf: no label shows an annotation" eval '! grep -q "_\[[kjiw]\]" "$HL_SCREEN"'
 	hl_keys q
 	hl_end

@@ -198,10 +198,10 @@ if command -v gzip >/dev/null 2>&1; then
 	gzip -dc "$top_srcdir/tests/data/minisearch.perf.gz" > "$T_TMP/minisearch.perf"
 	hl_open 100 30 -
 	hl_stdin "$T_TMP/minisearch.perf"
-	hl_status "perf pipe: collapsed and opened" "all${SEP}1,579,289,250 samples"
+	hl_status "perf pipe: collapsed and opened" "all${SEP}1.58 s cpu-clock"
 	hl_line "perf pipe: the process name is the root's child" 27 "minisearch"
 	hl_keys k
-	hl_status "perf pipe: k selects the process" "minisearch${SEP}1,579,289,250 samples"
+	hl_status "perf pipe: k selects the process" "minisearch${SEP}1.58 s cpu-clock"
 	hl_keys k
 	hl_status "perf pipe: then the libc start frame under it" "__libc_start_call_main${SEP}"
 	hl_end

@@ -38,7 +38,7 @@ reverse_at() {
 tm_start 100 30 || { fail "tmux server starts"; done_testing; exit; }
 tm_tflame "$(q "$T_TMP/t.perf")"
 # (The root is selected at first: waiting for prog here timed out, 5 s.)
-expect "open: the root selected, 750,000 samples" status_is "all${SEP}750,000 samples"
+expect "open: the root selected, 3 x 250 us" status_is "all${SEP}750.0 µs cpu-clock"
 tm_keys t
 expect "t: the heat map" tm_wait_line 0 "heat map: 3 samples over 1 s; a column is 20 ms, a row 800 us"
 expect "t: the cursor's cell is reversed (column 9 of line 2)" tm_wait reverse_at 2 9
@@ -50,12 +50,12 @@ expect "v l*25: a cell inside the selection is reversed (column 20)" tm_wait rev
 expect "v l*25: a cell after it is not (column 70)" tm_wait eval '! reverse_at 2 70'
 tm_keys Enter
 expect "Enter: the range in the breadcrumb" tm_wait_line 0 "[0.000-0.501 s] all"
-expect "Enter: the range's 2 samples" status_is "prog${SEP}500,000 samples"
+expect "Enter: the range's 2 samples" status_is "prog${SEP}500.0 µs cpu-clock"
 tm_keys BSpace
 expect "Backspace: the heat map, the selection kept" \
 	status_is "0.500 s: 1 sample${SEP}selected 0.000-0.501 s (500.8 ms): 2 samples"
 tm_keys a
-expect "a: the whole recording again" status_is "prog${SEP}750,000 samples"
+expect "a: the whole recording again" status_is "prog${SEP}750.0 µs cpu-clock"
 expect "a: no range in the breadcrumb" tm_wait_line 0 "all"
 expect "q quits" quit
 done_testing

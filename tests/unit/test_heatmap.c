@@ -66,7 +66,8 @@ int main(void)
 	/* thread b alone, and a time range */
 	bool pick[2] = { false, true };
 	heatmap_build(&h, &tl, pick, 0, UINT64_MAX, 10, 4);
-	ok(h.samples == 1 && h.cols == 1 && h.t0 == 12 * SEC + 500000000, "thread b: its one sample");
+	ok(h.samples == 1 && h.max == 1 && h.cols == 3 && h.t0 == 10 * SEC && heatmap_cell(&h, 2, 2) == 1,
+	   "thread b: its one sample (2.5 s: column 2, row 2), on the grid of all threads");
 	heatmap_free(&h);
 	heatmap_build(&h, &tl, NULL, 10 * SEC + 500000000, 11 * SEC + 1, 10, 4);
 	ok(h.samples == 3 && h.max == 2, "[0.5 s, 1 s]: the 0.75 s sample and the two at 1 s");

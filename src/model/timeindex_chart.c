@@ -1,0 +1,409 @@
+/* timeindex_chart: the flame chart of a range from the aggregates'
+ * units (see timeindex.h), the samples read only where a unit is cut. */
+#include "config.h"
+#include "timeindex_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "xalloc.h"
+
+/* ---- the flame chart ------------------------------------------------------------ */
+
+/* A frame's run: from start, len of the weight, at depth in src. */
+struct run {
+	uint64_t start, len;
+	tree_idx node;
+	uint32_t depth;
+};
+
+/* The runs open at the current position, one per depth 1..depth, and the
+ * runs kept. */
+struct sweep {
+	const struct tree *src;
+	uint64_t theta, pos;
+	uint32_t depth;
+	tree_idx *node;
+	uint64_t *start;
+	size_t cap;
+	struct run *runs;
+	size_t nruns, capruns;
+	uint64_t pairs[4 * TIMEINDEX_UNIT];
+};
+
+static void sweep_room(struct sweep *sw, size_t depth)
+{
+	if (depth + 1 > sw->cap) {
+		sw->cap = depth + 1 > 2 * sw->cap ? depth + 1 : 2 * sw->cap;
+		sw->node = xreallocarray(sw->node, sw->cap, sizeof *sw->node);
+		sw->start = xreallocarray(sw->start, sw->cap, sizeof *sw->start);
+	}
+}
+
+/* Ends the runs deeper than d at at; the heavy ones are kept. */
+static void close_to(struct sweep *sw, uint32_t d, uint64_t at)
+{
+	for (; sw->depth > d; sw->depth--) {
+		uint64_t len = at - sw->start[sw->depth];
+		if (len == 0 || len < sw->theta)
+			continue;
+		if (sw->nruns == sw->capruns) {
+			sw->capruns = sw->capruns ? sw->capruns * 2 : 1024;
+			sw->runs = xreallocarray(sw->runs, sw->capruns, sizeof *sw->runs);
+		}
+		sw->runs[sw->nruns++] = (struct run){ sw->start[sw->depth], len, sw->node[sw->depth], sw->depth };
+	}
+}
+
+/* Opens the runs of leaf's frames deeper than d, from at on. */
+static void open_from(struct sweep *sw, tree_idx leaf, uint32_t d, uint64_t at)
+{
+	uint32_t to = tree_depth(sw->src, leaf);
+	sweep_room(sw, to);
+	for (tree_idx i = leaf; tree_depth(sw->src, i) > d; i = tree_parent(sw->src, i)) {
+		sw->node[tree_depth(sw->src, i)] = i;
+		sw->start[tree_depth(sw->src, i)] = at;
+	}
+	sw->depth = to;
+}
+
+/* The next stack starts at leaf: the runs it does not continue end. */
+static void enter(struct sweep *sw, tree_idx leaf)
+{
+	const struct tree *t = sw->src;
+	if (sw->depth == tree_depth(t, leaf) && sw->node[sw->depth] == leaf)
+		return;
+	tree_idx y = leaf;
+	while (tree_depth(t, y) > sw->depth)
+		y = tree_parent(t, y);
+	while (tree_depth(t, y) > 0 && sw->node[tree_depth(t, y)] != y)
+		y = tree_parent(t, y);
+	uint32_t k = tree_depth(t, y);
+	close_to(sw, k, sw->pos);
+	open_from(sw, leaf, k, sw->pos);
+}
+
+static void sweep_sample(struct sweep *sw, tree_idx leaf, uint64_t w)
+{
+	enter(sw, leaf);
+	sw->pos = sat_add(sw->pos, w);
+}
+
+/* A whole unit: its first stack's frames below the shared ones end where
+ * the runs say, its last stack's begin where they say; what happens in
+ * between is lighter than theta (the unit is). */
+static void sweep_unit(struct sweep *sw, const struct timeindex *ti, const struct timeindex_unit *u)
+{
+	const struct tree *t = sw->src;
+	enter(sw, u->first);
+	const unsigned char *p = ti->runs + u->runs;
+	uint64_t n = get(&p);
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t drop = get(&p), w = get(&p);
+		close_to(sw, sw->depth - (uint32_t)drop, sat_add(sw->pos, w));
+	}
+	/* the last stack's frames, shallowest first: its pairs backwards */
+	n = get(&p);
+	for (uint64_t k = 0; k < n; k++) {
+		sw->pairs[2 * k] = get(&p);
+		sw->pairs[2 * k + 1] = get(&p);
+	}
+	uint32_t to = tree_depth(t, u->last);
+	sweep_room(sw, to);
+	uint32_t d = to;
+	for (uint64_t k = 0; k < n; k++)
+		d -= (uint32_t)sw->pairs[2 * k];
+	/* now d is the shared depth; the frames from d + 1 on start from
+	 * the pairs: the last pair (nearest to the shared frames) first */
+	tree_idx i = u->last;
+	for (uint32_t x = to; x > d; x--, i = tree_parent(t, i))
+		sw->node[x] = i;
+	uint64_t end = sat_add(sw->pos, u->weight);
+	for (uint64_t k = n; k-- > 0;) {
+		uint32_t hi = d + (uint32_t)sw->pairs[2 * k];
+		for (uint32_t x = d + 1; x <= hi; x++)
+			sw->start[x] = end - sw->pairs[2 * k + 1];
+		d = hi;
+	}
+	sw->depth = to;
+	sw->pos = end;
+}
+
+static int run_cmp(const void *pa, const void *pb)
+{
+	const struct run *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* Adding the kept runs to the chart: the runs over the current position
+ * (act[0..m), by depth), how many of them the stack added last shares. */
+struct emit {
+	const struct tree *src;
+	struct tree *dst;
+	const struct run **act;
+	struct tree_frame *fr;
+	size_t m, stable, cap;
+	uint64_t pos;
+};
+
+/* The stretch from the position to `to` as the stack of the runs over it. */
+static void emit_upto(struct emit *e, uint64_t to)
+{
+	if (to <= e->pos)
+		return;
+	for (size_t k = e->stable; k < e->m; k++)
+		e->fr[k - e->stable] = (struct tree_frame){ tree_name(e->src, e->act[k]->node),
+		                                            tree_name_len(e->src, e->act[k]->node) };
+	tree_add_stack_tail(e->dst, e->stable, e->fr, e->m - e->stable, to - e->pos);
+	e->stable = e->m;
+	e->pos = to;
+}
+
+/* The innermost run over the position ends. */
+static void emit_pop(struct emit *e)
+{
+	const struct run *r = e->act[e->m - 1];
+	emit_upto(e, r->start + r->len);
+	e->m--;
+	if (e->stable > e->m)
+		e->stable = e->m;
+}
+
+/* The kept runs as a chart: the stretches between their ends, each the
+ * stack of the runs over it, added in order (a frame's runs nest in its
+ * caller's, so the runs over a point are one per depth from 1). */
+static void sweep_tree(struct sweep *sw, struct tree *dst)
+{
+	if (sw->nruns)
+		qsort(sw->runs, sw->nruns, sizeof *sw->runs, run_cmp);
+	struct emit e = { sw->src, dst, NULL, NULL, 0, 0, 16, 0 };
+	e.act = xmalloc(e.cap * sizeof *e.act);
+	e.fr = xmalloc(e.cap * sizeof *e.fr);
+	for (size_t r = 0; r < sw->nruns; r++) {
+		const struct run *x = &sw->runs[r];
+		while (e.m > 0 && e.act[e.m - 1]->start + e.act[e.m - 1]->len <= x->start)
+			emit_pop(&e);
+		emit_upto(&e, x->start);
+		if (e.m != x->depth - 1)
+			xdie("internal error: a chart run without its caller's");
+		if (e.m == e.cap) {
+			e.cap *= 2;
+			e.act = xreallocarray(e.act, e.cap, sizeof *e.act);
+			e.fr = xreallocarray(e.fr, e.cap, sizeof *e.fr);
+		}
+		e.act[e.m++] = x;
+	}
+	while (e.m > 0)
+		emit_pop(&e);
+	emit_upto(&e, sw->pos);
+	free(e.act);
+	free(e.fr);
+}
+
+/* A unit the chart takes whole: inside the range, on all threads, lighter
+ * than a cell. */
+static bool unit_whole(const struct timeindex_unit *u, uint64_t t0, uint64_t t1, uint64_t theta)
+{
+	return u->tmin >= t0 && u->tmax < t1 && u->weight <= theta;
+}
+
+static uint64_t chart_walk_threads(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
+                                   uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
+                                   uint64_t *samples);
+
+/* Walks the range in the timeline's order: whole units (ti, theta > 0) or
+ * samples, into sw; without sw only sums their weights. */
+static uint64_t chart_walk(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
+                           uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
+                           uint64_t *samples)
+{
+	if (ti && threads && (theta > 0 || !sw))
+		return chart_walk_threads(ti, tl, t0, t1, threads, theta, sw, samples);
+	bool units = ti && !threads && (theta > 0 || !sw);
+	uint64_t total = 0, n = 0;
+	for (size_t b = 0; b < tl->nblocks; b++) {
+		const struct timeline_block *bl = &tl->blocks[b];
+		if (bl->tmax < t0 || bl->tmin >= t1)
+			continue;
+		/* the block's units taken whole, or none */
+		bool whole[UNITS_PER_BLOCK] = { false };
+		size_t u0 = b * UNITS_PER_BLOCK, nu = 0, nwhole = 0;
+		if (units) {
+			for (; nu < UNITS_PER_BLOCK && u0 + nu < ti->nunits; nu++) {
+				const struct timeindex_unit *u = &ti->units[u0 + nu];
+				/* summing needs no threshold */
+				whole[nu] = sw ? unit_whole(u, t0, t1, theta) : u->tmin >= t0 && u->tmax < t1;
+				nwhole += whole[nu];
+			}
+		}
+		if (units && nwhole == nu) {
+			for (size_t k = 0; k < nu; k++) {
+				const struct timeindex_unit *u = &ti->units[u0 + k];
+				if (sw)
+					sweep_unit(sw, ti, u);
+				total = sat_add(total, u->weight);
+			}
+			n += (uint64_t)(tl->n - b * TIMELINE_BLOCK < TIMELINE_BLOCK ? tl->n - b * TIMELINE_BLOCK
+			                                                             : TIMELINE_BLOCK);
+			continue;
+		}
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		for (uint32_t i = 0; c.left; i++) {
+			timeline_cursor_next(&c);
+			uint32_t k = i / TIMEINDEX_UNIT;
+			if (units && whole[k]) {
+				if (i % TIMEINDEX_UNIT == 0) {
+					const struct timeindex_unit *u = &ti->units[u0 + k];
+					if (sw)
+						sweep_unit(sw, ti, u);
+					total = sat_add(total, u->weight);
+				}
+				n++;
+				continue;
+			}
+			const struct timeline_sample *s = &c.cur;
+			if (s->time < t0 || s->time >= t1 || (threads && !threads[s->thread]))
+				continue;
+			if (sw)
+				sweep_sample(sw, s->leaf, s->weight);
+			total = sat_add(total, s->weight);
+			n++;
+		}
+	}
+	if (samples)
+		*samples = n;
+	return total;
+}
+
+/* The samples at places p0..p1 of the timeline the chart takes: in the
+ * range, on the chosen threads (NULL: all), of thread only (UINT32_MAX:
+ * any), into sw (NULL: only counted). */
+static void walk_places(const struct timeline *tl, uint64_t p0, uint64_t p1, uint64_t t0, uint64_t t1,
+                        const bool *threads, uint32_t only, struct sweep *sw, uint64_t *total,
+                        uint64_t *n)
+{
+	size_t b = (size_t)(p0 / TIMELINE_BLOCK);
+	for (uint64_t p = (uint64_t)b * TIMELINE_BLOCK; b < tl->nblocks && p <= p1; b++) {
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, tl, b);
+		for (; c.left && p <= p1; p++) {
+			timeline_cursor_next(&c);
+			const struct timeline_sample *s = &c.cur;
+			if (p < p0 || s->time < t0 || s->time >= t1 || (threads && !threads[s->thread]) ||
+			    (only != UINT32_MAX && s->thread != only))
+				continue;
+			if (sw)
+				sweep_sample(sw, s->leaf, s->weight);
+			*total = sat_add(*total, s->weight);
+			(*n)++;
+		}
+	}
+}
+
+struct tunit {
+	const struct timeindex_unit *u;
+	uint32_t thread;
+};
+
+static int tunit_cmp(const void *pa, const void *pb)
+{
+	const struct tunit *a = pa, *b = pb;
+	return a->u->pos0 < b->u->pos0 ? -1 : a->u->pos0 > b->u->pos0;
+}
+
+/* chart_walk for chosen threads: their own units, in the timeline's order;
+ * one is taken whole when it lies inside the range, is lighter than theta
+ * and no other unit of theirs interleaves with it in the timeline (then no
+ * chosen sample is among its samples); the places the others span are
+ * decoded. */
+static uint64_t chart_walk_threads(const struct timeindex *ti, const struct timeline *tl, uint64_t t0,
+                                   uint64_t t1, const bool *threads, uint64_t theta, struct sweep *sw,
+                                   uint64_t *samples)
+{
+	size_t cap = 0, m = 0;
+	for (size_t i = 0; i < tl->nthreads; i++)
+		if (threads[i])
+			cap += ti->threads[i].nunits;
+	struct tunit *L = xmalloc((cap ? cap : 1) * sizeof *L);
+	for (uint32_t i = 0; i < tl->nthreads; i++) {
+		if (!threads[i])
+			continue;
+		const struct timeindex_unit *u = ti->tunits + ti->threads[i].unit0;
+		for (size_t k = 0; k < ti->threads[i].nunits; k++)
+			if (u[k].tmax >= t0 && u[k].tmin < t1)
+				L[m++] = (struct tunit){ &u[k], i };
+	}
+	uint64_t total = 0, n = 0;
+	if (!sw) {
+		/* the sum: each unit whole, or its thread's samples in the range */
+		for (size_t k = 0; k < m; k++) {
+			const struct timeindex_unit *u = L[k].u;
+			if (u->tmin >= t0 && u->tmax < t1) {
+				total = sat_add(total, u->weight);
+				n += u->n;
+			} else {
+				walk_places(tl, u->pos0, u->pos1, t0, t1, NULL, L[k].thread, NULL, &total, &n);
+			}
+		}
+	} else {
+		if (m)
+			qsort(L, m, sizeof *L, tunit_cmp);
+		uint64_t last = 0, ds = 0, de = 0;
+		bool pending = false;
+		for (size_t k = 0; k < m; k++) {
+			const struct timeindex_unit *u = L[k].u;
+			bool mixed = (k > 0 && last >= u->pos0) || (k + 1 < m && L[k + 1].u->pos0 <= u->pos1);
+			if (k == 0 || u->pos1 > last)
+				last = u->pos1;
+			if (!mixed && unit_whole(u, t0, t1, theta)) {
+				if (pending)
+					walk_places(tl, ds, de, t0, t1, threads, UINT32_MAX, sw, &total, &n);
+				pending = false;
+				sweep_unit(sw, ti, u);
+				total = sat_add(total, u->weight);
+				n += u->n;
+			} else if (pending && u->pos0 <= de) {
+				de = u->pos1 > de ? u->pos1 : de;
+			} else {
+				if (pending)
+					walk_places(tl, ds, de, t0, t1, threads, UINT32_MAX, sw, &total, &n);
+				pending = true;
+				ds = u->pos0;
+				de = u->pos1;
+			}
+		}
+		if (pending)
+			walk_places(tl, ds, de, t0, t1, threads, UINT32_MAX, sw, &total, &n);
+	}
+	free(L);
+	if (samples)
+		*samples = n;
+	return total;
+}
+
+void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
+                     uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells,
+                     struct tree *dst)
+{
+	dst->chart = true;
+	struct sweep sw;
+	memset(&sw, 0, sizeof sw);
+	sw.src = src;
+	if (cells) {
+		uint64_t total = chart_walk(ti, tl, t0, t1, threads, 0, NULL, NULL);
+		sw.theta = total / cells;
+	}
+	sweep_room(&sw, 0);
+	sw.node[0] = TREE_ROOT;
+	uint64_t samples;
+	chart_walk(ti, tl, t0, t1, threads, sw.theta, &sw, &samples);
+	close_to(&sw, 0, sw.pos);
+	sweep_tree(&sw, dst);
+	free(sw.node);
+	free(sw.start);
+	free(sw.runs);
+	dst->stacks = samples;
+	tree_finalize(dst, TREE_ORDER_INPUT);
+}

@@ -1,0 +1,114 @@
+/* libFuzzer harness: json.c's scanner against yajl. The input (after an
+ * option byte) is parsed by yajl alone and again with containers marked
+ * fast; the events a reader sees, the status and the message must be the
+ * same (tests/unit/test_jsonscan does the same on chosen documents).
+ *   bit 0:   the fast run reads from a pipe instead of a mapped file
+ *   bit 1:   every container fast (else those under the key "f")
+ *   bit 2-7: the reader stops at event (bits 2-7) * 3 (0: never) */
+#include "config.h"
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "json.h"
+#include "source.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char path[64];
+
+struct rec {
+	int mode;           /* 0 none fast, 1 all, 2 under "f" */
+	uint64_t hash, n, stop_at;
+};
+
+static void add(struct rec *r, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		r->hash = (r->hash ^ s[i]) * 0x100000001b3ULL;
+}
+
+static bool on_event(void *arg, struct json_event *e)
+{
+	struct rec *r = arg;
+	char line[160];
+	int n = snprintf(line, sizeof line, "%d %u %u %u %s %" PRIu64 "|", (int)e->type, e->depth, e->parent,
+	                 e->tag, e->key, e->index);
+	add(r, line, (size_t)n);
+	add(r, e->s, e->len);
+	if (e->has_int) {
+		/* the scanner's value is the text's */
+		char tmp[32];
+		if (e->len > 19)
+			abort();
+		memcpy(tmp, e->s, e->len);
+		tmp[e->len] = '\0';
+		if (strtoll(tmp, NULL, 10) != e->ival)
+			abort();
+	}
+	if (e->type == JSON_START_MAP || e->type == JSON_START_ARRAY) {
+		e->tag = strcmp(e->key, "skip") == 0 ? JSON_SKIP : (uint8_t)(r->n % 200 + 1);
+		e->fast = r->mode == 1 || (r->mode == 2 && strcmp(e->key, "f") == 0);
+	}
+	return ++r->n != r->stop_at;
+}
+
+static void on_msg(void *arg, const char *text)
+{
+	snprintf(arg, 256, "%s", text);
+}
+
+static enum json_status parse(const uint8_t *data, size_t size, bool pipe_it, struct rec *r, char *msg)
+{
+	char err[256];
+	struct source *s;
+	msg[0] = '\0';
+	r->hash = 0xcbf29ce484222325ULL;
+	r->n = 0;
+	if (pipe_it && size <= 60000) {
+		int fds[2];
+		if (pipe(fds) != 0)
+			abort();
+		if (size && write(fds[1], data, size) != (ssize_t)size)
+			abort();
+		close(fds[1]);
+		if (dup2(fds[0], STDIN_FILENO) < 0)
+			abort();
+		close(fds[0]);
+		s = source_open("-", err, sizeof err);
+	} else {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
+			abort();
+		close(fd);
+		s = source_open(path, err, sizeof err);
+	}
+	if (!s)
+		abort();
+	enum json_status st = json_parse(s, "fuzz", on_event, r, on_msg, msg, NULL, NULL);
+	source_close(s);
+	return st;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	unsigned sel = data[0];
+	if (!path[0])
+		snprintf(path, sizeof path, "/tmp/tflame-fuzz-jsonscan.%ld", (long)getpid());
+	data++;
+	size--;
+	struct rec want = { 0, 0, 0, (uint64_t)(sel >> 2) * 3 }, got = want;
+	got.mode = sel & 2 ? 1 : 2;
+	char wmsg[256], gmsg[256];
+	enum json_status wst = parse(data, size, false, &want, wmsg);
+	enum json_status gst = parse(data, size, sel & 1, &got, gmsg);
+	unlink(path);
+	if (wst != gst || want.hash != got.hash || want.n != got.n || strcmp(wmsg, gmsg) != 0)
+		abort();
+	return 0;
+}
