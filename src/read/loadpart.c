@@ -36,14 +36,15 @@
 /* A sweep through the file builds PART_GROUP parts, each gathering its
  * lines PART_GATHER bytes at a time, then fed. More parts a sweep means
  * fewer sweeps, each faulting the pages of the file in again (a sweep a
- * part: 2.2 s of system time on 1 GiB of real-shaped input, 0.7 to 1.1 at
- * 4 or 8 a sweep), and more trees being built at once, each with its child
- * hash and room to grow: on 1 GiB of genfolded output, 2 threads peaked
- * at the tree (670 MiB) + 137 MiB with 4 a sweep, + 197 MiB with 8. The
- * gathering buffers are 4 MiB: 8 took as long, with 5 MiB more at the
- * peak. */
+ * part: 2.2 s of system time on 1 GiB of real-shaped input), and more
+ * trees being built at once, each with its child hash and room to grow.
+ * On 1 GiB of genfolded output (a tree of 670 MiB), 2, 3 and 4 parts a
+ * sweep took 10.4, 9.9 and 9.6 s on one thread, 5.9, 5.9 and 5.7 s on two,
+ * and peaked at 777, 795 and 821 MiB on two: 3 keeps within the tree +
+ * 128 MiB that loading allows. Gathering 8 MiB at a time took as long as
+ * 4, with 5 MiB more at the peak. */
 #define PART_GATHER ((size_t)4 << 20)
-#define PART_GROUP 4
+#define PART_GROUP 3
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
 #define PROBE_WINDOWS 64
 #define PROBE_LINES 64
