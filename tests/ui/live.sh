@@ -77,18 +77,24 @@ tty_sane "q while loading"
 # (TFLAME_LOAD_HOLD), which is a sample of lines from every part: fewer
 # than all, more than none, marked "loading 0% (showing a N% sample)".
 awk 'BEGIN { for (k = 0; k < 64; k++) for (i = 0; i < 4000; i++) printf "p%d;x 1\n", k }' > "$T_TMP/big.folded"
-for th in 1 2; do
+# The third time, the file is read in 8 parts (TFLAME_PARTS) on 2 threads.
+for th in 1 2 parts; do
 	rm -f "$T_TMP/hold"
-	tm_tflame TFLAME_LOAD_HOLD="$T_TMP/hold" TFLAME_PIECE_BYTES=65536 -- --threads=$th "$(q "$T_TMP/big.folded")"
-	expect "file, $th thread(s): the preview is a sample" \
+	case $th in
+	parts) how="8 parts on 2 threads"
+		tm_tflame TFLAME_LOAD_HOLD="$T_TMP/hold" TFLAME_PARTS=8 -- --threads=2 "$(q "$T_TMP/big.folded")" ;;
+	*) how="$th thread(s)"
+		tm_tflame TFLAME_LOAD_HOLD="$T_TMP/hold" TFLAME_PIECE_BYTES=65536 -- --threads=$th "$(q "$T_TMP/big.folded")" ;;
+	esac
+	expect "file, $how: the preview is a sample" \
 		tm_wait_grep '^all  ·  [0-9,]+ samples  ·  100\.00% of all .*loading 0% \(showing a [0-9.]+% sample\)$'
 	n=$(sed -n '12p' "$TM_SCREEN_FILE" | sed 's/^all  ·  \([0-9,]*\) samples.*/\1/' | tr -d ,)
-	check "file, $th thread(s): the sample has fewer samples than the file ($n)" \
+	check "file, $how: the sample has fewer samples than the file ($n)" \
 		test "${n:-0}" -gt 0 -a "${n:-0}" -lt 256000
 	touch "$T_TMP/hold"
-	expect "file, $th thread(s): the whole file, 256,000 samples" \
+	expect "file, $how: the whole file, 256,000 samples" \
 		status_is "all${SEP}256,000 samples${SEP}100.00% of all"
-	expect "file, $th thread(s): the help hint once loaded" tm_wait_grep '\? help$'
+	expect "file, $how: the help hint once loaded" tm_wait_grep '\? help$'
 	quit
 done
 
