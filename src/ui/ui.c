@@ -566,6 +566,19 @@ static int open_terminal(void)
 	return 0;
 }
 
+/* The sample times, threads, range and frame objects the options give. */
+static void take_times(struct ui *u, const struct ui_options *o)
+{
+	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
+	u->tl_tree = o->timeline_tree;
+	u->dsos = o->dsos;
+	u->dso_names = o->dso_names;
+	u->threads = o->threads;
+	u->range_set = o->range_set;
+	u->range_t0 = o->range_t0;
+	u->range_t1 = o->range_t1;
+}
+
 /* The browser's state for t and o, and the first paint (the terminal,
  * real or headless, is open). own holds the transform stack when o has
  * none. */
@@ -593,14 +606,7 @@ static void ui_setup(struct ui *u, struct transform_stack *own, const struct tre
 	u->normalize = o->normalize;
 	if (u->diffmode)
 		diff_compute(&u->diff, u->t, transform_stack_tree2(u->views), u->normalize, u->negate);
-	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
-	u->tl_tree = o->timeline_tree;
-	u->dsos = o->dsos;
-	u->dso_names = o->dso_names;
-	u->threads = o->threads;
-	u->range_set = o->range_set;
-	u->range_t0 = o->range_t0;
-	u->range_t1 = o->range_t1;
+	take_times(u, o);
 	u->flame = flameview_new(u, o);
 	u->table = tablescreen_new(o->table_sort);
 	u->sandwich = sandwich_new(o->min_width);
@@ -930,14 +936,7 @@ static void live_final(struct ui *u, const struct tree *t, const struct ui_optio
 	u->base0 = u->views->base;
 	u->unit = o->unit;
 	u->title = o->title;
-	u->tl = o->timeline && o->timeline->n ? o->timeline : NULL;
-	u->tl_tree = o->timeline_tree;
-	u->dsos = o->dsos;
-	u->dso_names = o->dso_names;
-	u->threads = o->threads;
-	u->range_set = o->range_set;
-	u->range_t0 = o->range_t0;
-	u->range_t1 = o->range_t1;
+	take_times(u, o);
 	if (o->notice && !u->notice[0])
 		set_notice(u, o->notice);
 	u->loading[0] = '\0';
