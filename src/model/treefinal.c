@@ -225,21 +225,17 @@ static void totals_backward(struct tree *t)
  * ancestors (the rest are whole subtrees to its left), and its total is
  * `before` where its subtree ends less `before` at i. Returns false when
  * those sums would overflow: then neither offsets nor totals are set. */
-static bool ends_and_offsets(struct tree *t, bool totals)
+bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before, bool sums, bool totals,
+                    bool close_root)
 {
-	struct tree_node *nd = t->nodes;
-	size_t n = t->n, cap = 64, sp = 1;
-	bool sums = !t->chart && !t->saturated;
+	size_t cap = 64, sp = 1;
 	tree_idx *stk = xmalloc(cap * sizeof *stk);
 	uint64_t *cum = xmalloc(cap * sizeof *cum);     /* self counts down the path */
 	uint64_t *start = xmalloc(cap * sizeof *start); /* `before` at the node */
-	uint64_t before = 0;
 	stk[0] = TREE_ROOT;
 	start[0] = 0;
 	cum[0] = nd[0].self.u;
-	if (sums && __builtin_add_overflow(before, nd[0].self.u, &before))
-		sums = false;
-	for (size_t i = 1; i < n; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		size_t d = nd[i].depth;
 		while (sp > d) {
 			tree_idx j = stk[--sp];
@@ -264,15 +260,27 @@ static bool ends_and_offsets(struct tree *t, bool totals)
 		}
 		stk[sp++] = (tree_idx)i;
 	}
-	while (sp) {
+	while (sp > (close_root ? 0u : 1u)) {
 		tree_idx j = stk[--sp];
-		nd[j].end = (tree_idx)n;
+		nd[j].end = (tree_idx)hi;
 		if (sums && totals)
 			nd[j].total.u = before - start[sp];
 	}
 	free(stk);
 	free(cum);
 	free(start);
+	return sums;
+}
+
+/* The walk over the whole tree, the root's self first. */
+static bool ends_and_offsets(struct tree *t, bool totals)
+{
+	struct tree_node *nd = t->nodes;
+	bool sums = !t->chart && !t->saturated;
+	uint64_t before = 0;
+	if (sums && __builtin_add_overflow(before, nd[0].self.u, &before))
+		sums = false;
+	sums = treefinal_walk(nd, 1, t->n, before, sums, totals, true);
 	if (sums)
 		nd[0].off.u = 0;
 	return sums || t->chart || t->saturated;

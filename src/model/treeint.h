@@ -104,6 +104,14 @@ struct treepar_split {
  * False (nothing done) when that does not apply: one thread, a small
  * tree, no root child to cut at. */
 bool treepar_number(struct tree *t, struct treepar_split *sp, size_t *moved, tree_idx **from, size_t *nfrom);
+/* The walk of ends_and_offsets (treefinal.c) over nodes [lo, hi) of nd, a
+ * run of whole subtrees of root children in preorder, `before` the self
+ * counts before lo (the root's too). Sets ends and parents, and, while
+ * sums (no overflow yet), offsets and, with totals, totals. close_root:
+ * hi is the tree's end, and the root's end and total are set as well.
+ * Returns whether the sums held. */
+bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before, bool sums, bool totals,
+                    bool close_root);
 /* ends_and_offsets (treefinal.c) of a tree in preorder, on sp's parts,
  * one a thread, each starting from the sum of the self counts before it;
  * the same results and return value. */

@@ -342,51 +342,7 @@ struct epart {
  * subtrees of root children, with `before` starting at base. */
 static void part_ends(struct epart *e)
 {
-	struct tree_node *nd = e->nd;
-	size_t cap = 64, sp = 1;
-	bool sums = e->sums;
-	tree_idx *stk = xmalloc(cap * sizeof *stk);
-	uint64_t *cum = xmalloc(cap * sizeof *cum);
-	uint64_t *start = xmalloc(cap * sizeof *start);
-	uint64_t before = e->base;
-	stk[0] = TREE_ROOT;
-	start[0] = 0;
-	cum[0] = nd[0].self.u;
-	for (size_t i = e->lo; i < e->hi; i++) {
-		size_t d = nd[i].depth;
-		while (sp > d) {
-			tree_idx j = stk[--sp];
-			nd[j].end = (tree_idx)i;
-			if (sums && e->totals)
-				nd[j].total.u = before - start[sp];
-		}
-		nd[i].parent = stk[sp - 1];
-		if (sp == cap) {
-			cap *= 2;
-			stk = xreallocarray(stk, cap, sizeof *stk);
-			cum = xreallocarray(cum, cap, sizeof *cum);
-			start = xreallocarray(start, cap, sizeof *start);
-		}
-		if (sums) {
-			uint64_t self = nd[i].self.u;
-			nd[i].off.u = before - cum[sp - 1];
-			cum[sp] = cum[sp - 1] + self;
-			start[sp] = before;
-			if (__builtin_add_overflow(before, self, &before))
-				sums = false;
-		}
-		stk[sp++] = (tree_idx)i;
-	}
-	while (sp > 1) {
-		tree_idx j = stk[--sp];
-		nd[j].end = (tree_idx)e->hi;
-		if (sums && e->totals)
-			nd[j].total.u = before - start[sp];
-	}
-	free(stk);
-	free(cum);
-	free(start);
-	e->ok = sums;
+	e->ok = treefinal_walk(e->nd, e->lo, e->hi, e->base, e->sums, e->totals, false);
 }
 
 static void *epart_main(void *arg)
