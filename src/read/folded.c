@@ -123,9 +123,11 @@ static void batch_flush(struct folded_reader *r)
 {
 	if (!r->nbatch)
 		return;
-	/* The names moved while bids grew: point the tails at them now. */
+	/* The names moved while bids grew: point the tails at them now (no
+	 * names yet when every stack of the batch repeated the one before:
+	 * NULL, not NULL + 0). */
 	for (size_t i = 0, f = 0; i < r->nbatch; i++) {
-		r->batch[i].tail = r->bids + f;
+		r->batch[i].tail = r->bids ? r->bids + f : NULL;
 		f += r->batch[i].ntail;
 	}
 	tree_add_stacks(r->t, r->batch, r->nbatch);
