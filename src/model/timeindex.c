@@ -32,11 +32,6 @@
 #define SEC 1000000000u
 #define DENSE_MAX (1u << 22)
 
-static uint64_t zz(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 static unsigned vlen(uint64_t v)
 {
 	unsigned n = 1;
@@ -45,25 +40,6 @@ static unsigned vlen(uint64_t v)
 		n++;
 	}
 	return n;
-}
-
-static unsigned char *put(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
 }
 
 uint32_t timeindex_bin(const struct timeindex *ti, uint64_t time)
@@ -202,7 +178,7 @@ struct build {
 
 static uint64_t key_hash(uint32_t thread, tree_idx leaf)
 {
-	return mix((uint64_t)thread << 32 | leaf);
+	return timeline_mix((uint64_t)thread << 32 | leaf);
 }
 
 static void slots_grow(struct build *b)
@@ -304,7 +280,7 @@ static void key_flush(struct build *b, uint32_t i)
 	r[1] = h->bin;
 	r[2] = h->count;
 	b->recw[b->nrec++] = h->weight;
-	k->bytes += vlen(zz((int64_t)h->bin - (int64_t)k->prev)) + vlen(h->count);
+	k->bytes += vlen(timeline_zigzag((int64_t)h->bin - (int64_t)k->prev)) + vlen(h->count);
 	k->wbytes += vlen(h->weight);
 	k->nent++;
 	k->prev = h->bin;
@@ -344,7 +320,7 @@ static void runs_put(struct build *b, uint64_t v)
 		b->capruns = b->capruns ? b->capruns * 2 : 4096;
 		b->runs = xrealloc(b->runs, b->capruns);
 	}
-	b->nruns = (size_t)(put(b->runs + b->nruns, v) - b->runs);
+	b->nruns = (size_t)(timeline_put_varint(b->runs + b->nruns, v) - b->runs);
 }
 
 static void pair_push(uint64_t **v, size_t *n, size_t *cap, uint64_t a, uint64_t b)
@@ -540,7 +516,7 @@ static void write_pairs(struct build *b)
 		uint32_t prev = 0;
 		ti->threads[i].bins_off = at;
 		for (size_t k = 0; k < t->npairs; k++) {
-			at += vlen(zz((int64_t)t->pairs[2 * k] - (int64_t)prev)) + vlen(t->pairs[2 * k + 1]);
+			at += vlen(timeline_zigzag((int64_t)t->pairs[2 * k] - (int64_t)prev)) + vlen(t->pairs[2 * k + 1]);
 			prev = t->pairs[2 * k];
 		}
 		ti->threads[i].bins_len = at - ti->threads[i].bins_off;
@@ -553,8 +529,8 @@ static void write_pairs(struct build *b)
 		struct tstate *t = &b->ts[i];
 		uint32_t prev = 0;
 		for (size_t k = 0; k < t->npairs; k++) {
-			p = put(p, zz((int64_t)t->pairs[2 * k] - (int64_t)prev));
-			p = put(p, t->pairs[2 * k + 1]);
+			p = timeline_put_varint(p, timeline_zigzag((int64_t)t->pairs[2 * k] - (int64_t)prev));
+			p = timeline_put_varint(p, t->pairs[2 * k + 1]);
 			prev = t->pairs[2 * k];
 		}
 		free(t->pairs);
@@ -598,7 +574,7 @@ static void write_hist(struct build *b)
 		if (i == 0 || o[i - 1].thread != k->thread)
 			prevleaf = 0;
 		uint64_t eb = k->bytes + (b->weighted ? k->wbytes : 0);
-		total += vlen(zz((int64_t)k->leaf - (int64_t)prevleaf)) + vlen(k->nent) + vlen(k->tot_count) +
+		total += vlen(timeline_zigzag((int64_t)k->leaf - (int64_t)prevleaf)) + vlen(k->nent) + vlen(k->tot_count) +
 		         (b->weighted ? vlen(k->tot_weight) : 0) + vlen(eb) + eb;
 		prevleaf = k->leaf;
 	}
@@ -613,12 +589,12 @@ static void write_hist(struct build *b)
 			th->hist_off = (size_t)(p - ti->hist);
 		}
 		uint64_t eb = k->bytes + (b->weighted ? k->wbytes : 0);
-		p = put(p, zz((int64_t)k->leaf - (int64_t)prevleaf));
-		p = put(p, k->nent);
-		p = put(p, k->tot_count);
+		p = timeline_put_varint(p, timeline_zigzag((int64_t)k->leaf - (int64_t)prevleaf));
+		p = timeline_put_varint(p, k->nent);
+		p = timeline_put_varint(p, k->tot_count);
 		if (b->weighted)
-			p = put(p, k->tot_weight);
-		p = put(p, eb);
+			p = timeline_put_varint(p, k->tot_weight);
+		p = timeline_put_varint(p, eb);
 		k->at = (size_t)(p - ti->hist);
 		k->prev = 0;
 		p += eb;
@@ -632,10 +608,10 @@ static void write_hist(struct build *b)
 	for (size_t r = 0; r < b->nrec; r++) {
 		struct key *k = &b->keys[b->rec[3 * r]];
 		uint32_t bin = b->rec[3 * r + 1];
-		unsigned char *q = put(ti->hist + k->at, zz((int64_t)bin - (int64_t)k->prev));
-		q = put(q, b->rec[3 * r + 2]);
+		unsigned char *q = timeline_put_varint(ti->hist + k->at, timeline_zigzag((int64_t)bin - (int64_t)k->prev));
+		q = timeline_put_varint(q, b->rec[3 * r + 2]);
 		if (b->weighted)
-			q = put(q, b->recw[r]);
+			q = timeline_put_varint(q, b->recw[r]);
 		k->at = (size_t)(q - ti->hist);
 		k->prev = bin;
 	}

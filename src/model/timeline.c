@@ -48,21 +48,12 @@ void timeline_free(struct timeline *tl)
 
 /* ---- threads -------------------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 static uint64_t thread_hash(int64_t pid, int64_t tid, const char *comm, size_t len)
 {
-	uint64_t h = mix((uint64_t)pid * 0x9e3779b97f4a7c15ULL ^ mix((uint64_t)tid));
+	uint64_t h = timeline_mix((uint64_t)pid * 0x9e3779b97f4a7c15ULL ^ timeline_mix((uint64_t)tid));
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)comm[i]) * 0x100000001b3ULL;
-	return mix(h);
+	return timeline_mix(h);
 }
 
 static bool thread_is(const struct timeline_thread *th, int64_t pid, int64_t tid,
@@ -122,18 +113,9 @@ uint32_t timeline_thread(struct timeline *tl, int64_t pid, int64_t tid, const ch
 
 /* ---- coding ---------------------------------------------------------------- */
 
-static uint64_t zz(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 static void put_varint(struct timeline *tl, uint64_t v)
 {
-	while (v >= 0x80) {
-		tl->buf[tl->len++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	tl->buf[tl->len++] = (unsigned char)v;
+	tl->len = (size_t)(timeline_put_varint(tl->buf + tl->len, v) - tl->buf);
 }
 
 /* Codes one entry (no thread statistics). */
@@ -169,14 +151,14 @@ static void encode(struct timeline *tl, const struct timeline_sample *s)
 		dt /= 1000;
 		flags |= F_KILO;
 	}
-	uint64_t d = zz(dt);
+	uint64_t d = timeline_zigzag(dt);
 	if (d >> 60) {
 		put_varint(tl, (flags & ~(unsigned)F_KILO) | F_ABS);
 		put_varint(tl, s->time);
 	} else {
 		put_varint(tl, d << 4 | flags);
 	}
-	put_varint(tl, zz((int64_t)s->leaf - (int64_t)tl->prev_leaf));
+	put_varint(tl, timeline_zigzag((int64_t)s->leaf - (int64_t)tl->prev_leaf));
 	if (flags & F_THREAD)
 		put_varint(tl, s->thread);
 	if (flags & F_WEIGHT)

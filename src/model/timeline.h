@@ -101,6 +101,33 @@ void timeline_cursor_block(struct timeline_cursor *c, const struct timeline *tl,
 /* The flags of an entry's head (see timeline.c). */
 enum { TIMELINE_F_THREAD = 1, TIMELINE_F_WEIGHT = 2, TIMELINE_F_ABS = 4, TIMELINE_F_KILO = 8 };
 
+/* The coding helpers the timeline and its index (timeindex.c) share:
+ * zigzag for signed deltas, a varint written at p (returns the byte after
+ * it), and splitmix64's finalizer for hashing ids. */
+static inline uint64_t timeline_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline unsigned char *timeline_put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline uint64_t timeline_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 static inline uint64_t timeline_varint(const unsigned char **pp)
 {
 	const unsigned char *p = *pp;
