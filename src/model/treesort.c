@@ -275,8 +275,10 @@ static inline tree_idx sorted_kid(const struct name_key *kv, const tree_idx *v, 
  * grows to the longest sibling list (not to n): in name order, a keyed
  * entry each (sort_keyed, in place), else two indices each (a merge sort
  * and its scratch). The lists stay newest first, so they end up in
- * descending order (see tree_finalize). */
-void treesort_lists(struct tree *t, enum tree_order order)
+ * descending order (see tree_finalize). In input order the lists keep
+ * their order. With offsets, each listed child's `end` gets 1 + the
+ * sizes, in `total`, of the siblings before it in that order. */
+void treesort_lists(struct tree *t, enum tree_order order, bool offsets)
 {
 	struct tree_node *nd = t->nodes;
 	struct sort_ctx cx = { t, order };
@@ -307,10 +309,25 @@ void treesort_lists(struct tree *t, enum tree_order order)
 			else
 				v[k++] = c;
 		}
-		if (keyed)
+		if (keyed) {
 			sort_keyed(t, kv, k);
-		else
+		} else if (order == TREE_ORDER_INPUT) {
+			for (size_t a = 0, b = k - 1; a < b; a++, b--) {   /* oldest first */
+				tree_idx x = v[a];
+				v[a] = v[b];
+				v[b] = x;
+			}
+		} else {
 			sort_children(&cx, v, v + cap, k);
+		}
+		if (offsets) {
+			uint64_t o = 1;
+			for (size_t j = 0; j < k; j++) {
+				tree_idx x = sorted_kid(kv, v, j);
+				nd[x].end = (tree_idx)o;
+				o += nd[x].total.u;
+			}
+		}
 		nd[i].off.u = (uint64_t)sorted_kid(kv, v, k - 1) << 32 | kid_older(&nd[i]);
 		for (size_t j = k; j-- > 0;) {
 			tree_idx x = sorted_kid(kv, v, j);
