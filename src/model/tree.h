@@ -94,6 +94,7 @@ struct tree_build {
 	tree_idx *bpath;
 	size_t *bat;
 	size_t bpathcap, batcap;
+	size_t spare;       /* tree_set_spare */
 };
 
 struct tree {
@@ -197,6 +198,11 @@ tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *t
  * would grow it), so that adding that many moves no node: t->nodes stays
  * where it is until then. */
 void tree_reserve(struct tree *t, size_t extra);
+
+/* Says that `bytes` of memory were in use beside t while it was built and
+ * are given back before tree_finalize (a reader's whole input): finalize
+ * may then use that much more to be faster without raising the peak. */
+void tree_set_spare(struct tree *t, size_t bytes);
 
 /* Adds every stack of src (not finalized) to dst (not finalized), as if
  * they had been added to dst directly after dst's own: counts add up and

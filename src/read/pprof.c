@@ -555,6 +555,11 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	info->duration_nanos = d.duration;
 	pp_resolve_all(&d);
 	pp_samples(&d, t, (size_t)vi, info);
+	/* the message, held whole, is given back before the trees are
+	 * finalized */
+	tree_set_spare(t, d.size);
+	if (o && o->before)
+		tree_set_spare(o->before, d.size);
 	rc = 0;
 
 	if (d.bad_samples)
