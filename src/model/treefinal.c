@@ -38,10 +38,11 @@ static void follow_cycles(struct tree_node *nd, size_t lo, size_t hi)
  * a cache miss per node: an American flag sort of the nodes by target, 8
  * bits at a time from the top. A pass writes each of its 256 buckets in
  * order, so memory is read and written in streams; a range small enough
- * for the cache is finished by following cycles. No recursion: ranges wait
+ * for the cache (4096 nodes, 160 KB: 32768 left the cycles' chains of
+ * misses to L2 and beyond) is finished by following cycles. No recursion: ranges wait
  * on a stack of at most 4 levels of 256. */
 #ifndef TREE_RADIX_SMALL
-#define TREE_RADIX_SMALL ((size_t)1 << 15)
+#define TREE_RADIX_SMALL ((size_t)1 << 12)
 #endif
 static void permute_radix(struct tree_node *nd, size_t n)
 {
