@@ -444,31 +444,6 @@ static void *scratch(void *p, size_t *cap, size_t n, size_t sz)
 	return xreallocarray(p, c, sz);
 }
 
-/* The first memory child_get reads for (parent, name) beyond the parent:
- * the only child's node, or the child hash's home slot. Fetched for the
- * stacks of a batch together, these misses overlap instead of following
- * one another. */
-static inline void prefetch_child(const struct tree *t, tree_idx parent, strtab_id name)
-{
-	tree_idx only = t->nodes[parent].end;
-	if (only == KIDS_MANY)
-		__builtin_prefetch(&t->b.slots[slot_home(t->b.nslots, child_hash(parent, name))]);
-	else if (only != KIDS_NONE)
-		__builtin_prefetch(&t->nodes[only]);
-}
-
-/* The node that the home slot of (parent, name) points at, when its tag
- * matches: the second miss of a lookup, fetched once the slot is in. */
-static inline void prefetch_slot_node(const struct tree *t, tree_idx parent, strtab_id name)
-{
-	if (t->nodes[parent].end != KIDS_MANY)
-		return;
-	uint64_t h = child_hash(parent, name);
-	uint64_t v = t->b.slots[slot_home(t->b.nslots, h)];
-	if (v && (v & 0xffffffff00000000ULL) == (h & 0xffffffff00000000ULL))
-		__builtin_prefetch(&t->nodes[(tree_idx)v]);
-}
-
 void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 {
 	size_t nodes = 0, maxd = 0;
@@ -503,21 +478,12 @@ void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 	 * parent, and siblings are made in the order of the stacks, as one
 	 * stack at a time would; so the tree is the same, only the ids of new
 	 * nodes differ (tree_finalize renumbers). Frames a stack keeps from the
-	 * one before are copied from it once that one has them. */
+	 * one before are copied from it once that one has them. The lookups
+	 * of one depth do not wait on each other, so their cache misses
+	 * overlap (pprof-unique-256M: 5.7 s against 7.6 one stack at a time);
+	 * prefetching each lookup's slot and node ahead measured slower. */
 	tree_idx *bp = b->bpath;
 	for (size_t d = 0; d < maxd; d++) {
-		for (size_t i = 0; i < n; i++) {
-			if (d < s[i].keep || d >= s[i].keep + s[i].ntail)
-				continue;
-			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
-			prefetch_child(t, parent, s[i].tail[d - s[i].keep]);
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (d < s[i].keep || d >= s[i].keep + s[i].ntail)
-				continue;
-			tree_idx parent = d ? bp[at[i] + d - 1] : TREE_ROOT;
-			prefetch_slot_node(t, parent, s[i].tail[d - s[i].keep]);
-		}
 		for (size_t i = 0; i < n; i++) {
 			if (d >= s[i].keep + s[i].ntail)
 				continue;
