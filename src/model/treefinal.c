@@ -9,9 +9,9 @@
 
 /* Moves every node i to its `end` field's index. A permutation far from
  * the identity (shuffled input) is scattered into a new array when that
- * costs at most TREE_GATHER_MAX bytes: its cycles are chains of dependent
- * cache misses, while the scattered writes are independent (or the memory
- * tree_set_spare says was freed, when that is more). Otherwise the
+ * costs at most TREE_GATHER_MAX bytes more than what tree_set_spare says
+ * was freed: its cycles are chains of dependent cache misses, while the
+ * scattered writes are independent. Otherwise the
  * nodes are swapped in place, one cycle at a time, with no extra memory,
  * which keeps the peak memory of big trees at the tree's own; `from`
  * (nfrom entries, or NULL) lists every node that moves, so that a nearly
@@ -99,7 +99,7 @@ static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t n
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
 	struct tree_node *dst = NULL;
-	size_t room = t->b.spare > TREE_GATHER_MAX ? t->b.spare : TREE_GATHER_MAX;
+	size_t room = t->b.spare < SIZE_MAX - TREE_GATHER_MAX ? t->b.spare + TREE_GATHER_MAX : SIZE_MAX;
 	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n <= room / sizeof *dst)
 		dst = malloc(n * sizeof *dst);
 	if (dst) {
