@@ -238,6 +238,20 @@ starts "perf details: the root's time and its 4 samples" 10 "total 1.1 ms cpu-cl
 starts "perf details: main's self, 1 sample" 23 "self 60.0 µs cpu-clock in 1 sample (5.66% of all)"
 starts "perf details: b, 600 us in 1 sample" 34 "total 600.0 µs cpu-clock in 1 sample${SEP}56.60% of all"
 starts "perf details: focus on b counts its sample only" 46 "total 600.0 µs cpu-clock in 1 sample${SEP}100.00% of all"
+# the status line counts them too: the root's 4, main's 4, b's 1
+printf 'size=100x8 dump k k dump k dump q\n' > keys
+run --script=keys w.perf
+starts "perf status line: all, 4 samples" 8 "all${SEP}1.1 ms cpu-clock in 4 samples${SEP}100.00% of all"
+starts "perf status line: main, 4 samples" 16 "main${SEP}1.1 ms cpu-clock in 4 samples${SEP}100.00% of all"
+starts "perf status line: b, 1 sample" 24 "b${SEP}600.0 µs cpu-clock in 1 sample${SEP}56.60% of all"
+# beyond TFLAME_SAMPLES_CHEAP samples the status line does not count them
+# (a pass each time the tree changes), until the details pane has
+printf 'size=100x12 dump d dump q\n' > keys
+export TFLAME_SAMPLES_CHEAP=3
+run --script=keys w.perf
+unset TFLAME_SAMPLES_CHEAP
+starts "perf status line over the bound: no count" 12 "all${SEP}1.1 ms cpu-clock${SEP}100.00% of all"
+starts "perf status line over the bound: counted once the details have" 24 "all${SEP}1.1 ms cpu-clock in 4 samples${SEP}100.00% of all"
 printf 'size=100x12 d dump q\n' > keys
 run --only-tid=101 --script=keys w.perf
 starts "perf details --only-tid=101: b and main's own" 10 "total 660.0 µs cpu-clock in 2 samples${SEP}100.00% of all"
@@ -259,7 +273,7 @@ for th in 1 2; do
 	run --threads=$th --script=keys two.perf
 	is "perf details, $th thread(s): a name in two objects says so" 9 "object: several (the name is in more than one)"
 	# k goes up at the column of the selection: f3's 57 of the 400 records
-	starts "perf details, $th thread(s): it is helper" 12 "helper${SEP}57.0 µs cpu-clock${SEP}14.25% of all"
+	starts "perf details, $th thread(s): it is helper" 12 "helper${SEP}57.0 µs cpu-clock in 57 samples${SEP}14.25% of all"
 done
 # folded input names no object: the name has the three rows
 printf 'size=100x12 d k dump q\n' > keys

@@ -49,3 +49,16 @@ bool samples_of(struct ui *u, tree_idx i, uint64_t *total, uint64_t *self)
 	*self = c == TREE_NONE ? 0 : tree_node(&s->counts, c)->self.u;
 	return true;
 }
+
+bool samples_of_cheap(struct ui *u, tree_idx i, uint64_t *total, uint64_t *self)
+{
+	if (!samples_known(u))
+		return false;
+	uint64_t most = SAMPLES_CHEAP;
+	const char *e = getenv("TFLAME_SAMPLES_CHEAP");
+	if (e && *e >= '0' && *e <= '9')
+		most = strtoull(e, NULL, 10);
+	if (u->samples.gen != u->tree_gen && u->tl->n > most)
+		return false;
+	return samples_of(u, i, total, self);
+}

@@ -31,6 +31,12 @@ bool samples_known(const struct ui *u);
  * and ending there (*self). False when unknown (see samples_known; a
  * flame chart; a diff). */
 bool samples_of(struct ui *u, tree_idx i, uint64_t *total, uint64_t *self);
+/* samples_of when it costs no pass over the samples: they were counted
+ * for this tree already, or there are at most SAMPLES_CHEAP (the status
+ * line asks on every draw; a pass over 10 million would slow its keys).
+ * The environment's TFLAME_SAMPLES_CHEAP=N sets another bound (tests). */
+#define SAMPLES_CHEAP ((uint64_t)1 << 20)
+bool samples_of_cheap(struct ui *u, tree_idx i, uint64_t *total, uint64_t *self);
 void samples_free(struct samples *s);
 
 #endif

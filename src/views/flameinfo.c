@@ -227,6 +227,13 @@ static void draw_status(struct ui *u, struct flameview *f)
 	int nf = 0;
 
 	paint_amount(u, t, sel, fields[nf++], sizeof fields[0]);
+	uint64_t stot, sself;
+	if (samples_of_cheap(u, sel, &stot, &sself)) {
+		char n[64];
+		samples_text(stot, n, sizeof n);
+		size_t l = strlen(fields[0]);
+		snprintf(fields[0] + l, sizeof fields[0] - l, "%s", n);
+	}
 	paint_percent(tree_total_d(t, sel), tree_total_d(t, TREE_ROOT), pct_all, sizeof pct_all);
 	snprintf(fields[nf++], sizeof fields[0], "%s of all", pct_all);
 	if (f->pane.lp.zoom != TREE_ROOT && !flameview_is_ancestor(u, f, sel)) {
