@@ -43,13 +43,13 @@ is "v l*25: the selection and its samples" 60 \
 	"0.500 s: 1 sample${SEP}selected 0.000-0.501 s (500.8 ms): 2 samples${SEP}Enter shows them"
 is "Enter: the range in the breadcrumb" 61 "[0.000-0.501 s] all"
 is "Enter: a and b, 250000 each (level 3: row 25)" 86 "$(printf '%-50s%s' a b)"
-case $(line 90) in "prog${SEP}500.0 µs cpu-clock${SEP}100.00% of all"*) pass "Enter: the range's total, 2 x 250000" ;;
+case $(line 90) in "prog${SEP}500.0 µs cpu-clock in 2 samples${SEP}100.00% of all"*) pass "Enter: the range's total, 2 x 250000" ;;
 	*) fail "Enter: the range's total, 2 x 250000" "$(line 90)" ;; esac
 is "Backspace: the heat map again" 91 "heat map: 3 samples over 1 s; a column is 20 ms, a row 800 us"
 is "Backspace: the selection kept" 120 \
 	"0.500 s: 1 sample${SEP}selected 0.000-0.501 s (500.8 ms): 2 samples${SEP}Enter shows them"
 is "a: the whole recording, no range" 121 "all"
-case $(line 150) in "prog${SEP}750.0 µs cpu-clock${SEP}100.00% of all"*) pass "a: all 3 samples" ;;
+case $(line 150) in "prog${SEP}750.0 µs cpu-clock in 3 samples${SEP}100.00% of all"*) pass "a: all 3 samples" ;;
 	*) fail "a: all 3 samples" "$(line 150)" ;; esac
 
 # --view=heatmap opens on it; --only-tid=101 keeps b alone: one sample,
@@ -85,7 +85,7 @@ is "T: thread 100 first, 2 samples, active at 0 and 1 s" 3 \
 is "T: thread 101, 1 sample at 0.5 s" 4 \
 	"$(printf '[x] %12s %7s %8s %8s  %-16s ' 1 33.33% 100 101 prog)$(printf '%18s' '')█"
 is "T: the recording" 12 "the recording: 1.000 s, 3 samples"
-case $(line 24) in "prog${SEP}250.0 µs cpu-clock${SEP}100.00% of all"*) pass "Space Enter: thread 101 alone" ;;
+case $(line 24) in "prog${SEP}250.0 µs cpu-clock in 1 sample${SEP}100.00% of all"*) pass "Space Enter: thread 101 alone" ;;
 	*) fail "Space Enter: thread 101 alone" "$(line 24)" ;; esac
 is "Space Enter: b is its only stack (level 3: row 7 of 10)" 20 "b"
 # 12 lines leave 8 for rows: 5 of 4 ms

@@ -109,7 +109,8 @@ if command -v gzip >/dev/null 2>&1; then
 	hl_keys l l
 	hl_status "perf: l l reach JS:^fsyncSync" "JS:^fsyncSync node:fs:1322:19 [jit]${SEP}"
 	hl_keys Enter k
-	hl_status "perf: zoomed, its callee selected" "Builtins_CEntry_Ret..nStack_BuiltinExit${SEP}96.1 ms cpu-clock${SEP}11.75% of all"
+	# every sample of the recording has a period of 1,001,001 ns: 96.1 ms is 96
+	hl_status "perf: zoomed, its callee selected" "Builtins_CEn..BuiltinExit${SEP}96.1 ms cpu-clock in 96 samples${SEP}11.75% of all"
 	hl_expect "perf: no label shows an annotation" eval '! grep -q "_\[[kjiw]\]" "$HL_SCREEN"'
 	hl_keys q
 	hl_end

@@ -161,7 +161,8 @@ if command -v gzip >/dev/null 2>&1; then
 	tm_run "clear; gzip -dc $(q "$P") | $(q "$TFLAME") --all --colors=java -; echo rc=\$?"
 	expect "perf: opens" status_is "all${SEP}817.8 ms cpu-clock"
 	tm_keys k k k k k k k k k k k k k k k k k k k k k k l l Enter k
-	expect "perf: zoomed, its callee selected" status_is "Builtins_CEntry_Ret..nStack_BuiltinExit${SEP}96.1 ms cpu-clock${SEP}11.75% of all"
+	# every sample of the recording has a period of 1,001,001 ns: 96.1 ms is 96
+	expect "perf: zoomed, its callee selected" status_is "Builtins_CEn..BuiltinExit${SEP}96.1 ms cpu-clock in 96 samples${SEP}11.75% of all"
 	# The lines of the frames (their rows depend on the zoom, not fixed).
 	row_of() { grep -n -- "$1" "$TM_SCREEN_FILE" | head -1 | cut -d: -f1 | awk '{ print $1 - 1 }'; }
 	bg_row_in() { local t=$1; shift; bg_in "$(row_of "^ *$t")" "$t" "$@"; }
