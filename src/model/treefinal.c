@@ -216,34 +216,45 @@ static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
 
 /* number_preorder without its walk, whose reads of sibling lists (in name
  * order, after treesort_lists) are a chain of cache misses on a tree built
- * through the hash: subtree sizes bottom-up by index into `total` (which
- * must be 0; it is 0 again on return), each child's place in its parent's
- * subtree into `end` (treesort_lists; 1 for an only child), then each
- * node's number is its parent's plus its place, by index (parents come
- * first). The reads of parents scatter but do not wait on one another.
- * Same results as number_preorder after treesort_lists(t, order). */
+ * through the hash: subtree sizes bottom-up by index, each child's place
+ * in its parent's subtree into `end` (treesort_lists; 1 for an only
+ * child), then each node's number is its parent's plus its place, by index
+ * (parents come first). The reads of parents scatter but do not wait on
+ * one another. The sizes go in `total` while it is 0 (0 again on return),
+ * else (weight order, saturated sums: the totals are there) in an array of
+ * their own. Same results as number_preorder after treesort_lists. */
 #define NUMBER_AHEAD 16
-static size_t number_by_offsets(struct tree *t, enum tree_order order, tree_idx **from, size_t *nfrom)
+static size_t number_by_offsets(struct tree *t, enum tree_order order, bool late, tree_idx **from,
+                                size_t *nfrom)
 {
 	struct tree_node *nd = t->nodes;
 	size_t n = t->n;
 	struct moved m = { NULL, 0, 0, true };
+	tree_idx *size = late ? NULL : xcalloc(n, sizeof *size);
 	for (size_t i = n; i-- > 1;) {
 		if (i >= NUMBER_AHEAD)
 			__builtin_prefetch(&nd[nd[i - NUMBER_AHEAD].parent], 1);
-		nd[i].total.u += 1;
-		nd[nd[i].parent].total.u += nd[i].total.u;
+		if (size) {
+			size[i] += 1;
+			size[nd[i].parent] += size[i];
+		} else {
+			nd[i].total.u += 1;
+			nd[nd[i].parent].total.u += nd[i].total.u;
+		}
 		nd[i].end = 1;
 	}
-	treesort_lists(t, order, true);
+	treesort_lists(t, order, true, size);
+	free(size);
 	nd[0].end = 0;
-	nd[0].total.u = 0;
+	if (late)
+		nd[0].total.u = 0;
 	for (size_t i = 1; i < n; i++) {
 		if (i + NUMBER_AHEAD < n)
 			__builtin_prefetch(&nd[nd[i + NUMBER_AHEAD].parent]);
 		tree_idx k = nd[nd[i].parent].end + nd[i].end;
 		nd[i].end = k;
-		nd[i].total.u = 0;
+		if (late)
+			nd[i].total.u = 0;
 		if (k != i)
 			treefinal_moved_add(&m, (tree_idx)i);
 	}
@@ -403,19 +414,19 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 
 	/* Built without the hash, siblings are in index order: a tree built
 	 * in order without revisits is in preorder already (nothing to number
-	 * or move), and one with revisits is numbered by index. Otherwise,
-	 * while totals are 0, the sort gives each node its place. */
+	 * or move), and one with revisits is numbered by index. Otherwise
+	 * (but in a flame chart) the sort gives each node its place. */
 	tree_idx *from = NULL;
 	size_t nfrom = 0, moved = 0;
 	bool by_index = !t->b.hashed && !t->chart &&
 	                (order == TREE_ORDER_INPUT || (order == TREE_ORDER_NAME && !semicolons));
-	bool by_offsets = !by_index && !t->chart && late;
+	bool by_offsets = !by_index && !t->chart;
 	if (sort && !by_offsets)
-		treesort_lists(t, order, false);
+		treesort_lists(t, order, false, NULL);
 	struct treepar_split parts;
 	bool split = false;
 	if (by_offsets)
-		moved = number_by_offsets(t, order, &from, &nfrom);
+		moved = number_by_offsets(t, order, late, &from, &nfrom);
 	else if (by_index && !t->b.revisited)
 		;
 	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
