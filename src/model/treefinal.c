@@ -39,8 +39,8 @@ static void follow_cycles(struct tree_node *nd, size_t lo, size_t hi)
  * bits at a time from the top. A pass writes each of its 256 buckets in
  * order, so memory is read and written in streams; a range small enough
  * for the cache (4096 nodes, 160 KB: 32768 left the cycles' chains of
- * misses to L2 and beyond) is finished by following cycles. No recursion: ranges wait
- * on a stack of at most 4 levels of 256. */
+ * misses to L2 and beyond) is finished by following cycles. No recursion:
+ * ranges wait on a stack of at most 4 levels of 256. */
 #ifndef TREE_RADIX_SMALL
 #define TREE_RADIX_SMALL ((size_t)1 << 12)
 #endif
@@ -243,7 +243,7 @@ static size_t number_by_offsets(struct tree *t, enum tree_order order, bool late
 		}
 		nd[i].end = 1;
 	}
-	treesort_lists(t, order, true, size);
+	treesort_lists(t, order, size);
 	free(size);
 	nd[0].end = 0;
 	if (late)
@@ -410,7 +410,6 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	 * made them in name order already (find_sorted's reasoning), unless
 	 * a name holds a ';', where the two orders part. */
 	bool semicolons = order == TREE_ORDER_NAME && !t->b.hashed && treesort_names_have_semicolon(t);
-	bool sort = order == TREE_ORDER_WEIGHT || (order == TREE_ORDER_NAME && (t->b.hashed || semicolons));
 
 	/* Built without the hash, siblings are in index order: a tree built
 	 * in order without revisits is in preorder already (nothing to number
@@ -421,8 +420,6 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	bool by_index = !t->b.hashed && !t->chart &&
 	                (order == TREE_ORDER_INPUT || (order == TREE_ORDER_NAME && !semicolons));
 	bool by_offsets = !by_index && !t->chart;
-	if (sort && !by_offsets)
-		treesort_lists(t, order, false, NULL);
 	struct treepar_split parts;
 	bool split = false;
 	if (by_offsets)

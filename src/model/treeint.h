@@ -119,12 +119,11 @@ bool treepar_ends(struct tree *t, bool totals, const struct treepar_split *sp);
 
 /* ---- treesort.c: sibling order */
 /* Sorts the child list of every node with two children or more in
- * `order` (name or weight; weight needs the totals; input keeps them).
- * With offsets, size[i] (size NULL: `total`) holds each node's subtree
- * size, and each child in such a list gets its place in its parent's
- * subtree in `end` (1 for the first: 1 + the sizes of the siblings before
- * it). */
-void treesort_lists(struct tree *t, enum tree_order order, bool offsets, const tree_idx *size);
+ * `order` (name or weight; weight needs the totals; input keeps them),
+ * and gives each child in such a list its place in its parent's subtree
+ * in `end`: 1 + the subtree sizes of the siblings before it, size[i]
+ * (size NULL: `total`). */
+void treesort_lists(struct tree *t, enum tree_order order, const tree_idx *size);
 /* True when some name holds a ';', which folded text cannot. */
 bool treesort_names_have_semicolon(const struct tree *t);
 /* Name order of two siblings named a[0..la) and b[0..lb) (selfa, selfb:

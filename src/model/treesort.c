@@ -276,10 +276,9 @@ static inline tree_idx sorted_kid(const struct name_key *kv, const tree_idx *v, 
  * entry each (sort_keyed, in place), else two indices each (a merge sort
  * and its scratch). The lists stay newest first, so they end up in
  * descending order (see tree_finalize). In input order the lists keep
- * their order. With offsets, each listed child's `end` gets 1 + the
- * sizes (size[c], or with size NULL `total`) of the siblings before it in
- * that order. */
-void treesort_lists(struct tree *t, enum tree_order order, bool offsets, const tree_idx *size)
+ * their order. Each listed child's `end` gets 1 + the sizes (size[c], or
+ * with size NULL `total`) of the siblings before it in that order. */
+void treesort_lists(struct tree *t, enum tree_order order, const tree_idx *size)
 {
 	struct tree_node *nd = t->nodes;
 	struct sort_ctx cx = { t, order };
@@ -321,13 +320,11 @@ void treesort_lists(struct tree *t, enum tree_order order, bool offsets, const t
 		} else {
 			sort_children(&cx, v, v + cap, k);
 		}
-		if (offsets) {
-			uint64_t o = 1;
-			for (size_t j = 0; j < k; j++) {
-				tree_idx x = sorted_kid(kv, v, j);
-				nd[x].end = (tree_idx)o;
-				o += size ? size[x] : nd[x].total.u;
-			}
+		uint64_t o = 1;
+		for (size_t j = 0; j < k; j++) {
+			tree_idx x = sorted_kid(kv, v, j);
+			nd[x].end = (tree_idx)o;
+			o += size ? size[x] : nd[x].total.u;
 		}
 		nd[i].off.u = (uint64_t)sorted_kid(kv, v, k - 1) << 32 | kid_older(&nd[i]);
 		for (size_t j = k; j-- > 0;) {
