@@ -334,6 +334,11 @@ PP=$top_srcdir/tests/data/pprof
 same "pprof: a gzip'ed CPU profile, found by content" "$T_TMP/pp.out" "$PP/cpu.folded"
 gzip -dc < "$PP/heap.pb.gz" | "$TFLAME" --collapse --sample-type=alloc_space - > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
 same "pprof: heap alloc_space, plain on a pipe" "$T_TMP/pp.out" "$PP/heap.alloc_space.folded"
+# read in parts, as a big Go profile is (TFLAME_PARTS: whatever the size)
+TFLAME_PARTS=1 "$TFLAME" --collapse "$PP/cpu.pb.gz" > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+same "pprof in parts: the CPU profile" "$T_TMP/pp.out" "$PP/cpu.folded"
+TFLAME_PARTS=1 "$TFLAME" --collapse --sample-type=alloc_space "$PP/heap.pb.gz" > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+same "pprof in parts: heap alloc_space" "$T_TMP/pp.out" "$PP/heap.alloc_space.folded"
 "$TFLAME" --print -w 40 "$PP/cpu.pb.gz" 2> /dev/null | head -n 1 > "$T_TMP/pp.head"
 grep -qE '^all: 41 samples . 1\.2[0-9] s cpu$' "$T_TMP/pp.head" &&
 	pass "pprof: --print says samples and time" || fail "pprof: --print says samples and time" "$(cat "$T_TMP/pp.head")"

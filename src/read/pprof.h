@@ -43,6 +43,12 @@ struct pprof_options {
 	                               here, negated (a pprof -diff_base
 	                               profile); NULL: negative values are
 	                               skipped, and counted in one message */
+	enum tree_order order;      /* the order t will be finalized in: a
+	                               big profile whose stacks seldom repeat
+	                               (Go's) is read in parts that leave t
+	                               finalized in it, but in input order */
+	unsigned parts;             /* tests: in parts whatever the size (any
+	                               non-zero value; 0: when big) */
 	pprof_progress_fn *progress;    /* NULL: none */
 	void *progress_arg;
 };

@@ -100,9 +100,12 @@ void pp_bad_entry(struct pp *d, const unsigned char *at, const char *why)
 
 void pp_bad_sample(struct pp *d, const unsigned char *at, const char *why)
 {
-	if (!d->bad_samples++) {
-		d->first_bad_sample = pp_off(d, at);
-		d->why_sample = why;
+	/* the first in the file, whatever order the samples are read in */
+	uint64_t off = pp_off(d, at);
+	if (!d->bad_samples++ || off < d->first_bad_sample) {
+		d->first_bad_sample = off;
+		snprintf(d->why_sample_buf, sizeof d->why_sample_buf, "%s", why);
+		d->why_sample = d->why_sample_buf;
 	}
 }
 

@@ -251,7 +251,8 @@ static inline uint64_t pp_off(const struct pp *d, const unsigned char *p)
 	return (uint64_t)(p - d->data);
 }
 /* Count a malformed entry (sample type, mapping, location, function) or
- * sample at `at`; the first one's offset and why are kept. */
+ * sample at `at`; the first one's offset and why are kept (for samples,
+ * the first in the file, why copied: they may be read out of order). */
 void pp_bad_entry(struct pp *d, const unsigned char *at, const char *why);
 void pp_bad_sample(struct pp *d, const unsigned char *at, const char *why);
 /* String i of the table; "" (counted in bad_strs) when there is none. */

@@ -6,7 +6,9 @@
  *   bit 0-1: --sample-type: none, "cpu", "1", "alloc_space"
  *   bit 2:   --label-root=key (the name the seeds' labels use)
  *   bit 3:   --diff: negative values go to a second tree
- *   bit 4-7: passed on to fuzz_use_tree */
+ *   bit 4-7: passed on to fuzz_use_tree
+ * Without bits 2 and 3, an input of odd size is read in parts (see
+ * pprof_options.parts). */
 #include "config.h"
 #include <fcntl.h>
 #include <string.h>
@@ -73,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.sample_type = types[sel & 3],
 		.label_root = sel & 4 ? "key" : NULL,
 		.before = sel & 8 ? &before : NULL,
+		.parts = !(sel & 12) && (size & 1),
 	};
 	struct pprof_info info;
 	memset(&info, 0x5a, sizeof info);

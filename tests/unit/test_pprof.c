@@ -188,6 +188,7 @@ struct result {
 	char folded[8192], before[2048], msgs[4096];
 	struct pprof_info info;
 	size_t nodes;
+	bool joined;        /* finalized by the load: read in parts */
 };
 
 static void on_msg(void *arg, const char *text)
@@ -258,6 +259,7 @@ static struct result *load_opts(const struct buf *b, const struct pprof_options 
 		waitpid(pid, NULL, 0);
 	}
 	r.nodes = tree_size(&t);
+	r.joined = t.finalized;
 	folded_of(&t, r.folded, sizeof r.folded);
 	folded_of(&before, r.before, sizeof r.before);
 	tree_free(&t);
@@ -844,6 +846,103 @@ static void test_go(void)
 	}
 }
 
+/* ---- in parts ---------------------------------------------------------------- */
+
+/* A random profile: 12 functions (names sharing starts, one of them
+ * prefix of another), locations of one line, of two (inlined) and bare
+ * addresses, stacks 1 to 9 deep, some twice, some with a dangling location
+ * id, zero values, and malformed samples (one value for two sample types)
+ * spread over the file. */
+static const char *const s4[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "run", "run_a",
+	"run_ab", "io", "io;x", "lock", "wait", "parse", "parse2", "hash", "sort" };
+static struct buf random_profile(unsigned seed, enum pack pack, uint64_t big)
+{
+	struct buf b = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1);
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	for (int i = 0; i < 220; i++) {
+		int64_t locs[9], vals[2];
+		size_t n = 1 + RND() % 9;
+		for (size_t k = 0; k < n; k++)
+			locs[k] = RND() % 23 == 0 ? 99 : (int64_t)(1 + RND() % 16);     /* 99: dangling */
+		vals[0] = (int64_t)(RND() % 4);
+		vals[1] = big ? (int64_t)big : vals[0] * 10;
+		sample(&b, locs, n, vals, RND() % 37 == 0 ? 1 : 2, pack, NULL, 0, false);
+		if (RND() % 5 == 0)     /* the same stack again */
+			sample(&b, locs, n, vals, 2, pack, NULL, 0, false);
+	}
+	for (uint64_t l = 1; l <= 16; l++) {
+		uint64_t f[2] = { 1 + l % 12, 1 + (l * 7) % 12 };
+		location(&b, l, 0, 0x1000 * l, l % 5 == 0 ? NULL : f, l % 5 == 0 ? 0 : l % 3 == 0 ? 2 : 1, false);
+	}
+	for (uint64_t f = 1; f <= 12; f++)
+		function(&b, f, (int64_t)(4 + f), 0, false);
+	strings(&b, s4, sizeof s4 / sizeof s4[0]);
+#undef RND
+	return b;
+}
+
+static void test_parts(void)
+{
+	/* the hand-worked profile, in parts: locations packed (read from
+	 * their end), unpacked and mixed (read whole), sparse ids */
+	static const struct variant vs[] = {
+		{ PACKED, false, false, 0, false }, { UNPACKED, false, false, 0, false },
+		{ MIXED, true, true, 0, true },
+	};
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		struct buf b = profile(&vs[i]);
+		for (int order = 0; order < 2; order++) {
+			struct pprof_options o = { .parts = 1, .order = order ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME };
+			struct result *r = load_opts(&b, &o, false);
+			char name[96];
+			snprintf(name, sizeof name, "in parts, %s order, variant %zu: the stacks",
+			         order ? "weight" : "name", i);
+			ok(r->joined, "%s: read in parts", name);
+			is_str(r->folded, want_cpu, name);
+			is_int((long long)r->info.samples, 7, "... 7 samples");
+		}
+		free(b.p);
+	}
+	/* random profiles: in parts as in one tree, messages and counts too
+	 * (the first malformed sample is the first in the file) */
+	static const enum pack packs[] = { PACKED, UNPACKED, MIXED };
+	for (unsigned seed = 0; seed < 6; seed++) {
+		struct buf b = random_profile(seed, packs[seed % 3], 0);
+		struct result *r = load_opts(&b, &(struct pprof_options){ .order = TREE_ORDER_NAME }, false);
+		char folded[sizeof r->folded], msgs[sizeof r->msgs];
+		snprintf(folded, sizeof folded, "%s", r->folded);
+		snprintf(msgs, sizeof msgs, "%s", r->msgs);
+		struct pprof_info info = r->info;
+		size_t nodes = r->nodes;
+		ok(!r->joined, "random profile %u: small, read in one tree", seed);
+		r = load_opts(&b, &(struct pprof_options){ .parts = 1, .order = TREE_ORDER_NAME }, seed & 1);
+		ok(r->joined && folded[0] && strcmp(r->folded, folded) == 0,
+		   "random profile %u: in parts, the same stacks", seed);
+		is_str(r->msgs, msgs, "... the same messages");
+		ok(has(msgs, "malformed sample") && has(msgs, "reference"), "... which say malformed samples and "
+		   "dangling references");
+		ok(r->info.samples == info.samples && r->info.total == info.total && r->nodes == nodes,
+		   "... the same counts and nodes (%llu samples)", (unsigned long long)info.samples);
+		free(b.p);
+	}
+	/* sums beyond 64 bits: tree_join refuses, the samples are read again
+	 * in one tree, counted once */
+	struct buf b = random_profile(7, PACKED, (uint64_t)1 << 62);
+	struct result *r = load_opts(&b, &(struct pprof_options){ .order = TREE_ORDER_NAME }, false);
+	char folded[sizeof r->folded], msgs[sizeof r->msgs];
+	snprintf(folded, sizeof folded, "%s", r->folded);
+	snprintf(msgs, sizeof msgs, "%s", r->msgs);
+	uint64_t samples = r->info.samples;
+	r = load_opts(&b, &(struct pprof_options){ .parts = 1, .order = TREE_ORDER_NAME }, false);
+	ok(!r->joined && strcmp(r->folded, folded) == 0 && strcmp(r->msgs, msgs) == 0 && r->info.samples == samples &&
+	   r->info.total == UINT64_MAX, "a sum beyond 64 bits: in one tree after all, counted once (%llu samples)",
+	   (unsigned long long)samples);
+	free(b.p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/tflame-test-pprof.%ld", (long)getpid());
@@ -863,6 +962,7 @@ int main(void)
 	test_bounds();
 	test_sniff();
 	test_go();
+	test_parts();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
