@@ -567,7 +567,7 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 		const char *pe = getenv("TFLAME_PARTS");
 		struct pprof_options po = {
 			.sample_type = o->sample_type, .label_root = o->label_root, .before = o->before,
-			.order = o->order, .parts = pe && *pe >= '1' && *pe <= '9',
+			.order = o->order, .parts = pe && *pe >= '1' && *pe <= '9', .threads = o->threads,
 			.progress = load_progress_cb, .progress_arg = &pr
 		};
 		int rc = pprof_load(t, s, name, &po, o->pprof_info, load_msg_cb, m);

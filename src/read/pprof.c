@@ -33,6 +33,7 @@
 #include "pprof.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -686,35 +687,139 @@ static void tree0_fresh(struct pp *d)
 	s->off = false;
 }
 
-/* What the samples count, kept to be put back when tree_join refuses. */
-struct pp_counts {
-	uint64_t bad_refs, bad_strs, bad_samples, negative, cut_stacks, cut_lines, no_label,
-	         first_bad_sample;
-	const char *why_sample;
-	char why_sample_buf[sizeof ((struct pp *)0)->why_sample_buf];
-	struct pprof_info info;
+/* Parts shared out to threads: the next part to take, and the joined
+ * tree's name table, which one thread at a time moves a part's names to. */
+struct pp_job {
+	struct tree *dst, *parts;
+	const uint32_t *offs;
+	const size_t *bound;
+	size_t vi;
+	pthread_mutex_t mu;
+	unsigned next;
 };
 
-static void counts_keep(const struct pp *d, const struct pprof_info *info, struct pp_counts *k)
+/* A thread's reader: a copy of pass 1's, shared (read only), and of its
+ * own what pass 2 changes: scratch, the trees' caches, the repeated
+ * stacks, the counts, and the locations' issues, counted once in all
+ * (worker_merge) however many threads reach them. */
+struct pp_worker {
+	struct pp d;
+	struct pprof_info info;
+	struct pp_job *job;
+	uint64_t done;
+	pthread_t th;
+};
+
+static void worker_init(struct pp_worker *w, const struct pp *d, struct pp_job *job)
 {
-	*k = (struct pp_counts){ d->bad_refs, d->bad_strs, d->bad_samples, d->negative, d->cut_stacks,
-	                         d->cut_lines, d->no_label, d->first_bad_sample, d->why_sample, "", *info };
-	memcpy(k->why_sample_buf, d->why_sample_buf, sizeof k->why_sample_buf);
+	memset(w, 0, sizeof *w);
+	w->job = job;
+	struct pp *c = &w->d;
+	*c = *d;
+	c->lf = xmalloc((d->nloc ? d->nloc : 1) * sizeof *c->lf);
+	if (d->nloc)
+		memcpy(c->lf, d->lf, d->nloc * sizeof *c->lf);
+	c->issues_later = true;
+	c->lines = NULL;
+	c->caplines = 0;
+	c->slocs = c->dslocs = NULL;
+	c->capslocs = c->capdslocs = 0;
+	c->ids = NULL;
+	c->capids = 0;
+	memset(c->frid, 0, sizeof c->frid);
+	memset(c->lrec, 0, sizeof c->lrec);
+	memset(c->mids, 0, sizeof c->mids);
+	memset(c->nmids, 0, sizeof c->nmids);
+	memset(c->capmids, 0, sizeof c->capmids);
+	memset(c->labc, 0, sizeof c->labc);
+	c->labelbuf = NULL;
+	c->labelcap = 0;
+	memset(c->prev, 0, sizeof c->prev);
+	memset(c->bt, 0, sizeof c->bt);
+	memset(c->nbatch, 0, sizeof c->nbatch);
+	memset(c->bids, 0, sizeof c->bids);
+	memset(c->nbids, 0, sizeof c->nbids);
+	memset(c->capbids, 0, sizeof c->capbids);
+	memset(&c->seen, 0, sizeof c->seen);
+	c->bad_refs = c->bad_strs = c->bad_samples = c->bad_entries = 0;
+	c->negative = c->cut_stacks = c->cut_lines = c->no_label = 0;
+	c->first_bad_sample = 0;
+	c->why_sample = NULL;
+	c->t = NULL;
 }
 
-static void counts_back(struct pp *d, struct pprof_info *info, const struct pp_counts *k)
+/* Reads parts until none is left: each into its tree, finalized, its
+ * names moved to the joined tree's table. */
+static void *worker_run(void *arg)
 {
-	d->bad_refs = k->bad_refs;
-	d->bad_strs = k->bad_strs;
-	d->bad_samples = k->bad_samples;
-	d->negative = k->negative;
-	d->cut_stacks = k->cut_stacks;
-	d->cut_lines = k->cut_lines;
-	d->no_label = k->no_label;
-	d->first_bad_sample = k->first_bad_sample;
-	d->why_sample = k->why_sample;
-	memcpy(d->why_sample_buf, k->why_sample_buf, sizeof d->why_sample_buf);
-	*info = k->info;
+	struct pp_worker *w = arg;
+	struct pp_job *j = w->job;
+	struct pp *c = &w->d;
+	for (;;) {
+		pthread_mutex_lock(&j->mu);
+		unsigned k = j->next < PP_PARTS ? j->next++ : PP_PARTS;
+		pthread_mutex_unlock(&j->mu);
+		if (k == PP_PARTS)
+			break;
+		struct tree *t = &j->parts[k];
+		tree_init(t);
+		tree0_fresh(c);
+		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done);
+		pp_flush(c, 0);
+		tree_finalize(t, c->o->order);
+		pthread_mutex_lock(&j->mu);
+		tree_join_names(j->dst, t);
+		pthread_mutex_unlock(&j->mu);
+	}
+	return NULL;
+}
+
+/* Adds what w counted to d and info. */
+static void worker_count(struct pp *d, struct pprof_info *info, const struct pp_worker *w)
+{
+	const struct pp *c = &w->d;
+	d->bad_refs += c->bad_refs;
+	d->bad_strs += c->bad_strs;
+	d->negative += c->negative;
+	d->cut_stacks += c->cut_stacks;
+	d->no_label += c->no_label;
+	if (c->bad_samples) {
+		if (!d->bad_samples || c->first_bad_sample < d->first_bad_sample) {
+			d->first_bad_sample = c->first_bad_sample;
+			memcpy(d->why_sample_buf, c->why_sample_buf, sizeof d->why_sample_buf);
+			d->why_sample = d->why_sample_buf;
+		}
+		d->bad_samples += c->bad_samples;
+	}
+	info->samples += w->info.samples;
+	info->total = info->total + w->info.total < info->total ? UINT64_MAX : info->total + w->info.total;
+	for (size_t i = 0; i < d->nloc; i++)
+		if (d->lf[i].issue && !c->lf[i].issue)
+			pp_loc_issue(d, (uint32_t)i);     /* reached: counted once */
+}
+
+/* Adds what w counted to d and info (when count), and frees what was w's
+ * own. */
+static void worker_merge(struct pp *d, struct pprof_info *info, struct pp_worker *w, bool count)
+{
+	struct pp *c = &w->d;
+	if (count)
+		worker_count(d, info, w);
+	tree0_fresh(c);
+	free(c->lf);
+	free(c->slocs);
+	free(c->dslocs);
+	free(c->ids);
+	free(c->labelbuf);
+	free(c->seen.mem);
+	for (int k = 0; k < 2; k++) {
+		free(c->frid[k]);
+		free(c->lrec[k]);
+		free(c->mids[k]);
+		free(c->prev[k].ids);
+		free(c->prev[k].locs);
+		free(c->bids[k]);
+	}
 }
 
 /* Whether t gets the samples in parts (see PP_PARTS). */
@@ -729,33 +834,36 @@ static bool parts_wanted(const struct pp *d, const struct tree *t)
 	return d->nsamples >= PP_PARTS_MIN && !repeats_often(d);
 }
 
-/* Pass 2 in parts into t, finalized; false (nothing added, nothing
- * counted) when tree_join refuses. */
+#define PP_MAX_THREADS 16
+
+/* Pass 2 in parts into t, finalized, on up to o->threads threads; false
+ * (nothing added, nothing counted) when tree_join refuses. */
 static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
 	size_t bound[PP_PARTS + 1], n;
 	uint32_t *offs = partition(d, bound, &n);
-	struct pp_counts kept;
-	counts_keep(d, info, &kept);
 	struct tree *parts = xcalloc(PP_PARTS, sizeof *parts);
-	uint64_t done = 0;
-	for (unsigned k = 0; k < PP_PARTS; k++) {
-		tree_init(&parts[k]);
-		tree0_fresh(d);
-		pp_samples_of(d, &parts[k], vi, info, offs + bound[k], bound[k + 1] - bound[k], &done);
-		pp_flush(d, 0);
-		tree_finalize(&parts[k], d->o->order);
-		tree_join_names(t, &parts[k]);
-	}
+	struct pp_job job = { t, parts, offs, bound, vi, PTHREAD_MUTEX_INITIALIZER, 0 };
+	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
+	struct pp_worker *w = xcalloc((size_t)nthr, sizeof *w);
+	int started = 1;
+	for (int i = 0; i < nthr; i++)
+		worker_init(&w[i], d, &job);
+	for (; started < nthr; started++)
+		if (pthread_create(&w[started].th, NULL, worker_run, &w[started]) != 0)
+			break;      /* the threads there are do the parts */
+	worker_run(&w[0]);
+	for (int i = 1; i < started; i++)
+		pthread_join(w[i].th, NULL);
 	free(offs);
-	tree0_fresh(d);
 	d->t = t;
 	bool ok = tree_join(t, parts, PP_PARTS, d->o->order);
-	if (!ok) {
+	for (int i = 0; i < nthr; i++)
+		worker_merge(d, info, &w[i], ok);
+	if (!ok)
 		for (unsigned k = 0; k < PP_PARTS; k++)
 			tree_free(&parts[k]);
-		counts_back(d, info, &kept);
-	}
+	free(w);
 	free(parts);
 	return ok;
 }

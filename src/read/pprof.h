@@ -49,6 +49,7 @@ struct pprof_options {
 	                               finalized in it, but in input order */
 	unsigned parts;             /* tests: in parts whatever the size (any
 	                               non-zero value; 0: when big) */
+	int threads;                /* parts are read on this many threads */
 	pprof_progress_fn *progress;    /* NULL: none */
 	void *progress_arg;
 };

@@ -92,8 +92,11 @@ void pp_msg(struct pp *d, const char *fmt, ...)
 
 void pp_bad_entry(struct pp *d, const unsigned char *at, const char *why)
 {
-	if (!d->bad_entries++) {
-		d->first_bad_entry = pp_off(d, at);
+	/* the first in the file: a location's issue is counted when a sample
+	 * first reaches it, in whatever order the samples are read */
+	uint64_t off = pp_off(d, at);
+	if (!d->bad_entries++ || off < d->first_bad_entry) {
+		d->first_bad_entry = off;
 		d->why_entry = why;
 	}
 }
@@ -530,6 +533,10 @@ void pp_resolve_all(struct pp *d)
 /* Counts what resolving location i found wrong: on its first use. */
 void pp_loc_issue(struct pp *d, uint32_t i)
 {
+	if (d->issues_later) {
+		d->lf[i].issue = 0;
+		return;
+	}
 	struct pp_issue *is = &d->issues[d->lf[i].issue - 1];
 	if (is->err)
 		pp_bad_entry(d, is->at, pb_why(is->err));

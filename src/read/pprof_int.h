@@ -226,6 +226,9 @@ struct pp {
 	strtab_id *bids[2];
 	size_t nbids[2], capbids[2];
 	struct pp_seen seen;
+	bool issues_later;          /* a thread's copy (pprof.c's workers):
+	                               a location's issue is only marked
+	                               reached, and counted by the merge */
 
 	/* counts for the closing messages */
 	uint64_t bad_refs, bad_strs, bad_samples, bad_entries, negative, cut_stacks, cut_lines;

@@ -875,6 +875,19 @@ static struct buf random_profile(unsigned seed, enum pack pack, uint64_t big)
 	}
 	for (uint64_t l = 1; l <= 16; l++) {
 		uint64_t f[2] = { 1 + l % 12, 1 + (l * 7) % 12 };
+		if (l == 3 || l == 11) {    /* a line of wire type 7: malformed */
+			struct buf m = { 0 };
+			fint(&m, 1, l);
+			fint(&m, 3, 0x1000 * l);
+			tag(&m, 4, 2);
+			varint(&m, 1);
+			put(&m, "\x0f", 1);
+			fmsg(&b, 4, &m);
+			free(m.p);
+			continue;
+		}
+		if (l == 7)     /* a line calling a function the profile lacks */
+			f[0] = 99;
 		location(&b, l, 0, 0x1000 * l, l % 5 == 0 ? NULL : f, l % 5 == 0 ? 0 : l % 3 == 0 ? 2 : 1, false);
 	}
 	for (uint64_t f = 1; f <= 12; f++)
@@ -918,14 +931,17 @@ static void test_parts(void)
 		struct pprof_info info = r->info;
 		size_t nodes = r->nodes;
 		ok(!r->joined, "random profile %u: small, read in one tree", seed);
-		r = load_opts(&b, &(struct pprof_options){ .parts = 1, .order = TREE_ORDER_NAME }, seed & 1);
-		ok(r->joined && folded[0] && strcmp(r->folded, folded) == 0,
-		   "random profile %u: in parts, the same stacks", seed);
-		is_str(r->msgs, msgs, "... the same messages");
-		ok(has(msgs, "malformed sample") && has(msgs, "reference"), "... which say malformed samples and "
-		   "dangling references");
-		ok(r->info.samples == info.samples && r->info.total == info.total && r->nodes == nodes,
-		   "... the same counts and nodes (%llu samples)", (unsigned long long)info.samples);
+		ok(has(msgs, "malformed sample") && has(msgs, "malformed entr") && has(msgs, "reference"),
+		   "random profile %u: the messages say malformed samples, locations and dangling references", seed);
+		for (int th = 1; th <= 3; th++) {
+			r = load_opts(&b, &(struct pprof_options){ .parts = 1, .threads = th, .order = TREE_ORDER_NAME },
+			              seed & 1);
+			ok(r->joined && folded[0] && strcmp(r->folded, folded) == 0,
+			   "random profile %u: in parts on %d thread(s), the same stacks", seed, th);
+			is_str(r->msgs, msgs, "... the same messages");
+			ok(r->info.samples == info.samples && r->info.total == info.total && r->nodes == nodes,
+			   "... the same counts and nodes (%llu samples)", (unsigned long long)info.samples);
+		}
 		free(b.p);
 	}
 	/* sums beyond 64 bits: tree_join refuses, the samples are read again
@@ -936,7 +952,7 @@ static void test_parts(void)
 	snprintf(folded, sizeof folded, "%s", r->folded);
 	snprintf(msgs, sizeof msgs, "%s", r->msgs);
 	uint64_t samples = r->info.samples;
-	r = load_opts(&b, &(struct pprof_options){ .parts = 1, .order = TREE_ORDER_NAME }, false);
+	r = load_opts(&b, &(struct pprof_options){ .parts = 1, .threads = 2, .order = TREE_ORDER_NAME }, false);
 	ok(!r->joined && strcmp(r->folded, folded) == 0 && strcmp(r->msgs, msgs) == 0 && r->info.samples == samples &&
 	   r->info.total == UINT64_MAX, "a sum beyond 64 bits: in one tree after all, counted once (%llu samples)",
 	   (unsigned long long)samples);
