@@ -8,7 +8,7 @@
  *   bit 3:   --diff: negative values go to a second tree
  *   bit 4-7: passed on to fuzz_use_tree
  * Without bits 2 and 3, an input of odd size is read in parts (see
- * pprof_options.parts). */
+ * pprof_options.parts), on two threads. */
 #include "config.h"
 #include <fcntl.h>
 #include <string.h>
@@ -76,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.label_root = sel & 4 ? "key" : NULL,
 		.before = sel & 8 ? &before : NULL,
 		.parts = !(sel & 12) && (size & 1),
+		.threads = 2,
 	};
 	struct pprof_info info;
 	memset(&info, 0x5a, sizeof info);
