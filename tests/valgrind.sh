@@ -29,7 +29,7 @@ vg() {
 	fi
 }
 
-for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx test_timeline test_heatmap test_lineedit test_dsomap; do
+for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx test_timeline test_heatmap test_lineedit test_dsomap test_pprof; do
 	vg "unit $t" "$top_builddir/tests/unit/$t"
 done
 for h in folded perf sniff load; do
@@ -56,6 +56,10 @@ gzip -dc "$top_srcdir/tests/data/minisearch.perf.gz" > "$D/m.perf"
 printf 'size=100x30 d k k k k dump q\n' > "$D/keys"
 vg "--script --threads=3 (details: objects merged from pieces)" "$TFLAME" --threads=3 --script="$D/keys" "$D/m.perf"
 vg "--print" "$TFLAME" --print -w 80 "$F"
+# a Go CPU profile read in parts on two threads, as big ones are
+export TFLAME_PARTS=1
+vg "pprof in parts, 2 threads" "$TFLAME" --threads=2 --collapse "$top_srcdir/tests/data/pprof/cpu.pb.gz"
+unset TFLAME_PARTS
 vg "--print --inverted --sort=weight" "$TFLAME" --print -i --sort=weight -w 33 "$F"
 vg "--print --sort=input (flame chart)" "$TFLAME" --print --sort=input -w 50 "$F"
 vg "--print --search" "$TFLAME" --print -w 80 --search='pars|^e' "$F"
