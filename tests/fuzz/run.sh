@@ -37,13 +37,16 @@ srcs=$(cd "$src" && ls ./*.c ./*/*.c | sed 's|^\./||; s|\.c$||' | grep -v '^main
 libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
 # the views' curses code is linked into every harness (called by few)
 libs="$libs $(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)"
-# The library compiled once (a file again only when its source is newer),
-# then each harness linked against it.
+# The library compiled once (a file again only when its source, or any
+# header, is newer: a struct changed in a header makes every object built
+# before it read the struct wrongly), then each harness linked against it.
 mkdir -p "$FUZZ_DIR/obj"
 objs=""
+# shellcheck disable=SC2012
+newest_h=$(ls -t "$src"/*.h "$src"/*/*.h 2>/dev/null | head -n 1)
 for f in $srcs; do
 	o=$FUZZ_DIR/obj/$(printf '%s' "$f" | tr / _).o
-	if [ ! -f "$o" ] || [ "$src/$f.c" -nt "$o" ]; then
+	if [ ! -f "$o" ] || [ "$src/$f.c" -nt "$o" ] || { [ -n "$newest_h" ] && [ "$newest_h" -nt "$o" ]; }; then
 		# shellcheck disable=SC2086
 		$CLANG $flags -c -I"$top_builddir" -I"$src" $incs -o "$o" "$src/$f.c" || exit 1
 	fi
