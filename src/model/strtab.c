@@ -75,16 +75,23 @@ static void grow_slots(struct strtab *st)
 	st->nslots = n;
 }
 
+static inline uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
 /* memcmp(a, b, n) == 0 inline: most names are short, and a call costs
- * as much as comparing them. */
+ * as much as comparing them. From 8 bytes on, the last word overlaps the
+ * one before rather than ending in a loop of bytes. */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
-	for (; n >= 8; a += 8, b += 8, n -= 8) {
-		uint64_t x, y;
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return false;
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (load8(a + i) != load8(b + i))
+				return false;
+		return load8(a + n - 8) == load8(b + n - 8);
 	}
 	while (n--)
 		if (*a++ != *b++)
@@ -116,58 +123,67 @@ int64_t strtab_find(const struct strtab *st, const char *s, size_t len)
 	return v == EMPTY ? -1 : (int64_t)((uint32_t)v - 1);
 }
 
-/* Slot of s in the recent-name cache: its length and first and last bytes
- * mixed, without a loop. Collisions only cost a miss (names are compared). */
-static inline size_t recent_slot(const char *s, size_t len)
+/* The key of s in the recent-name cache: its first and last 8 bytes
+ * (overlapping when shorter than 16; 4 and 4 below 8; the first, middle
+ * and last byte below 4), which with the length are all of a name of 16
+ * bytes or fewer. Read without a loop, and never past s + len. */
+static inline void recent_key(const char *s, size_t len, uint64_t *head, uint64_t *tail)
 {
-	uint64_t a = 0, b = 0;
 	if (len >= 8) {
-		memcpy(&a, s, 8);
-		memcpy(&b, s + len - 8, 8);
+		*head = load8(s);
+		*tail = load8(s + len - 8);
 	} else if (len >= 4) {
 		uint32_t x, y;
 		memcpy(&x, s, 4);
 		memcpy(&y, s + len - 4, 4);
-		a = x;
-		b = y;
-	} else if (len) {
-		a = (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
-		    (uint64_t)(unsigned char)s[len - 1] << 16;
+		*head = x;
+		*tail = y;
+	} else {
+		*head = len ? (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		              (uint64_t)(unsigned char)s[len - 1] << 16
+		            : 0;
+		*tail = 0;
 	}
-	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
-	return (size_t)(h >> 52) & (STRTAB_RECENT - 1);
+}
+
+static inline size_t recent_slot(uint64_t head, uint64_t tail, size_t len)
+{
+	uint64_t h = (head ^ (tail * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h >> 40) & (STRTAB_RECENT - 1);
 }
 
 strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 {
-	size_t q = recent_slot(s, len);
-	uint32_t r = st->recent[q];
-	if (r) {
-		const struct strtab_entry *e = &st->ent[r - 1];
-		if (e->len == len && same_bytes(e->s, s, len))
-			return r - 1;
-	}
+	uint64_t head, tail;
+	recent_key(s, len, &head, &tail);
+	struct strtab_recent *rc = &st->recent[recent_slot(head, tail, len)];
+	/* A match of the key is the name when it holds all of it; else the
+	 * bytes between the ends are compared too. */
+	if (rc->id1 && rc->len == len && rc->head == head && rc->tail == tail &&
+	    (len <= 16 || same_bytes(rc->s + 8, s + 8, len - 16)))
+		return rc->id1 - 1;
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
 	size_t j = probe(st, s, len, h32);
+	strtab_id id;
 	if (st->slots[j] != EMPTY) {
-		st->recent[q] = (uint32_t)st->slots[j];
-		return (uint32_t)st->slots[j] - 1;
+		id = (uint32_t)st->slots[j] - 1;
+	} else {
+		if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
+			xdie("too many or too long frame names");
+		if (st->n == st->cap) {
+			st->cap = st->cap ? st->cap * 2 : 1024;
+			st->ent = xreallocarray(st->ent, st->cap, sizeof *st->ent);
+			st->width = xreallocarray(st->width, st->cap, sizeof *st->width);
+		}
+		id = (strtab_id)st->n++;
+		st->ent[id].s = arena_memdup(&st->mem, s, len);
+		st->ent[id].len = (uint32_t)len;
+		st->width[id] = -1;
+		st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
+		if (st->n * 10 > st->nslots * 7)
+			grow_slots(st);
 	}
-	if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
-		xdie("too many or too long frame names");
-	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 1024;
-		st->ent = xreallocarray(st->ent, st->cap, sizeof *st->ent);
-		st->width = xreallocarray(st->width, st->cap, sizeof *st->width);
-	}
-	strtab_id id = (strtab_id)st->n++;
-	st->ent[id].s = arena_memdup(&st->mem, s, len);
-	st->ent[id].len = (uint32_t)len;
-	st->width[id] = -1;
-	st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
-	st->recent[q] = id + 1u;
-	if (st->n * 10 > st->nslots * 7)
-		grow_slots(st);
+	*rc = (struct strtab_recent){ head, tail, st->ent[id].s, (uint32_t)len, id + 1u };
 	return id;
 }
 
