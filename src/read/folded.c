@@ -4,6 +4,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "text.h"
 #include "xalloc.h"
 
@@ -164,7 +167,8 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_d
 	return true;
 }
 
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len);
+static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c);
+static size_t common_prefix(const char *a, const char *b, size_t n);
 
 static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
 {
@@ -242,7 +246,9 @@ enum folded_line folded_parse_line(const char *s, size_t len, size_t *stack, str
 	return FOLDED_STACK;
 }
 
-static void parse_line(struct folded_reader *r, const char *s, size_t len)
+/* The line s[0..len) (without its newline), whose first `same` bytes are
+ * those of the previous stack, or of its part before the line's end. */
+static void parse_line(struct folded_reader *r, const char *s, size_t len, size_t same)
 {
 	struct tree_dec c, before;
 	switch (folded_parse_line(s, len, &len, &c, &before)) {
@@ -254,7 +260,7 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	case FOLDED_STACK:
 		break;
 	}
-	size_t keep = shared_frames(r, s, len);
+	size_t keep = shared_frames(r, s, len, same < len ? same : len);
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
 	size_t n = 0;
 	r->nends = keep;
@@ -296,6 +302,15 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 static size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned d = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^ 0xffffu;
+		if (d)
+			return i + (size_t)__builtin_ctz(d);
+	}
+#endif
 #if FOLDED_WORDS
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x = load8(a + i) ^ load8(b + i);
@@ -312,13 +327,12 @@ static size_t common_prefix(const char *a, const char *b, size_t n)
 	return i;
 }
 
-/* How many leading frames of s[0..len) are those of the previous stack. */
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len)
+/* How many leading frames of s[0..len) are those of the previous stack,
+ * given c, the length of their common prefix. */
+static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c)
 {
 	if (!r->prev || len == 0)
 		return 0;   /* an empty stack has no frames, not one empty frame */
-	size_t m = len < r->prevlen ? len : r->prevlen;
-	size_t c = common_prefix(r->prev, s, m);
 	/* The frames that end before c, the first end at c or after: ends
 	 * rise, so a binary search (deep stacks share dozens of frames). */
 	const size_t *e = r->ends;
@@ -341,10 +355,17 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		/* The bytes shared with the previous stack first, then the
+		 * newline from where they part: those bytes are read once, not
+		 * twice. They part at the newline at the latest (a stack holds
+		 * none), so the line's end is found past them. */
+		size_t rest = (size_t)(end - p), same = 0;
+		if (r->prev)
+			same = common_prefix(r->prev, p, r->prevlen < rest ? r->prevlen : rest);
+		const char *nl = memchr(p + same, '\n', rest - same);
 		const char *le = nl ? nl : end;
 		r->d.lines++;
-		parse_line(r, p, (size_t)(le - p));
+		parse_line(r, p, (size_t)(le - p), same);
 		p = nl ? nl + 1 : end;
 	}
 	batch_flush(r);
