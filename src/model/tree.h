@@ -94,6 +94,8 @@ struct tree_build {
 	tree_idx *bpath;
 	size_t *bat;
 	size_t bpathcap, batcap;
+	size_t faulted;     /* bytes of `nodes` whose pages new_node faulted in
+	                       ahead (SIZE_MAX: that failed, never again) */
 };
 
 struct tree {
