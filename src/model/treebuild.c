@@ -166,6 +166,29 @@ static void hash_insert(struct tree *t, tree_idx c)
 }
 
 
+/* memcmp(a, b, n), inline: names are short, and a call costs as much
+ * as comparing them. Words are compared while equal (little-endian only:
+ * there the first differing byte is the lowest). */
+static inline int bytes_cmp(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+			i += (size_t)__builtin_ctzll(x ^ y) / 8;
+			return (int)a[i] - (int)b[i];
+		}
+	}
+#endif
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return (int)a[i] - (int)b[i];
+	return 0;
+}
+
 /* Longest walk find_sorted takes before it gives up for the hash. The walk
  * is short on any sorted input (each child is passed over in at most one
  * walk), so this only bounds the cost of a case not thought of. */
@@ -191,7 +214,8 @@ static tree_idx find_sorted(struct tree *t, tree_idx parent, strtab_id name)
 		strtab_id cn = t->nodes[c].name;
 		if (cn == name)
 			return c;
-		if (strtab_len(&t->names, cn) <= len || memcmp(strtab_str(&t->names, cn), s, len) != 0)
+		if (strtab_len(&t->names, cn) <= len ||
+		    bytes_cmp((const unsigned char *)strtab_str(&t->names, cn), (const unsigned char *)s, len) != 0)
 			break;
 		if (++steps == FIND_SORTED_MAX) {
 			treebuild_ensure_hash(t);
@@ -322,7 +346,7 @@ int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_
 		const unsigned char *sa = (const unsigned char *)a[i].s;
 		const unsigned char *sb = (const unsigned char *)strtab_str(&t->names, id);
 		size_t la = a[i].len, lb = strtab_len(&t->names, id);
-		int c = memcmp(sa, sb, la < lb ? la : lb);
+		int c = bytes_cmp(sa, sb, la < lb ? la : lb);
 		if (c)
 			return c;
 		if (la == lb)
@@ -367,8 +391,15 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 		treebuild_ensure_hash(t);
 	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
 	size_t old = t->n;  /* nodes below this index existed before */
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+	for (; i < n && (cur < old || t->chart); i++)
 		cur = path_step(t, keep + i, cur, old, strtab_intern(&t->names, f[i].s, f[i].len));
+	/* Below a node this stack made, all are new: nothing to look up (on
+	 * sorted input, most frames after those kept from the stack before). */
+	for (; i < n; i++) {
+		cur = treebuild_child_add(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
+		t->b.path[keep + i] = cur;
+	}
 	return path_end(t, keep + n, cur);
 }
 
