@@ -246,10 +246,61 @@ enum folded_line folded_parse_line(const char *s, size_t len, size_t *stack, str
 	return FOLDED_STACK;
 }
 
+/* Room for `more` frames after the first n in r->frames, and as many
+ * ends. */
+static inline void frames_room(struct folded_reader *r, size_t n, size_t more)
+{
+	while (n + more > r->cap) {
+		r->cap *= 2;
+		r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
+	}
+	while (r->nends + more > r->capends) {
+		r->capends *= 2;
+		r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
+	}
+}
+
+/* Splits s[p..len) (p < len) at its ';' into r->frames (from the first)
+ * and r->ends (after those kept); returns how many. s[0..avail) may be
+ * read: with SSE2, 16 bytes at a time give the ';' of a stretch as the
+ * bits of a mask, one test a frame, not one a word. */
+static size_t split_frames(struct folded_reader *r, const char *s, size_t p, size_t len, size_t avail)
+{
+	size_t n = 0, at = p;   /* at: where the search for ';' goes on */
+#ifdef __SSE2__
+	const __m128i semis = _mm_set1_epi8(';');
+	for (; at < len && at + 16 <= avail; at += 16) {
+		frames_room(r, n, 17);
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, semis));
+		if (len - at < 16)
+			m &= (1u << (len - at)) - 1;
+		for (; m; m &= m - 1) {
+			size_t fe = at + (size_t)__builtin_ctz(m);
+			r->frames[n++] = (struct tree_frame){ s + p, fe - p };
+			r->ends[r->nends++] = fe;
+			p = fe + 1;
+		}
+	}
+	if (at > len)
+		at = len;
+#endif
+	for (;;) {
+		size_t fe = next_semi(s, at, len);
+		frames_room(r, n, 1);
+		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
+		r->ends[r->nends++] = fe;
+		if (fe == len)
+			return n;
+		p = at = fe + 1;
+	}
+}
+
 /* The line s[0..len) (without its newline), whose first `same` bytes are
  * those of the previous stack, or of its part before the line's end. */
 static void parse_line(struct folded_reader *r, const char *s, size_t len, size_t same)
 {
+	size_t line = len;
 	struct tree_dec c, before;
 	switch (folded_parse_line(s, len, &len, &c, &before)) {
 	case FOLDED_BLANK:
@@ -262,22 +313,8 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len, size_
 	}
 	size_t keep = shared_frames(r, s, len, same < len ? same : len);
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
-	size_t n = 0;
 	r->nends = keep;
-	for (size_t p = start; p < len;) {
-		size_t fe = next_semi(s, p, len);
-		if (n == r->cap) {
-			r->cap *= 2;
-			r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
-		}
-		if (r->nends == r->capends) {
-			r->capends *= 2;
-			r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
-		}
-		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
-		r->ends[r->nends++] = fe;
-		p = fe + 1;
-	}
+	size_t n = start < len ? split_frames(r, s, start, len, line) : 0;
 	r->prev = s;
 	r->prevlen = len;
 	if (c.saturated)
