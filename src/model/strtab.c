@@ -39,7 +39,9 @@ void strtab_init(struct strtab *st)
 	st->n = st->cap = 0;
 	st->nslots = 1024;
 	st->slots = xcalloc(st->nslots, sizeof *st->slots);
-	st->recent = xcalloc(STRTAB_RECENT, sizeof *st->recent);
+	/* Each pair of ways in one cache line. */
+	st->recent_mem = xcalloc(STRTAB_RECENT * sizeof *st->recent + 63, 1);
+	st->recent = (struct strtab_recent *)(((uintptr_t)st->recent_mem + 63) & ~(uintptr_t)63);
 	arena_init(&st->mem, 0);
 }
 
@@ -48,7 +50,8 @@ void strtab_free(struct strtab *st)
 	free(st->ent);
 	free(st->width);
 	free(st->slots);
-	free(st->recent);
+	free(st->recent_mem);
+	st->recent_mem = NULL;
 	st->recent = NULL;
 	arena_free(&st->mem);
 	st->ent = NULL;
@@ -146,22 +149,36 @@ static inline void recent_key(const char *s, size_t len, uint64_t *head, uint64_
 	}
 }
 
-static inline size_t recent_slot(uint64_t head, uint64_t tail, size_t len)
+/* The first of the two slots (ways) where s may be: the newer first. */
+static inline size_t recent_set(uint64_t head, uint64_t tail, size_t len)
 {
 	uint64_t h = (head ^ (tail * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
-	return (size_t)(h >> 40) & (STRTAB_RECENT - 1);
+	return (size_t)(h >> 40) & (STRTAB_RECENT - 2);
+}
+
+/* Whether slot rc holds s, whose key is head, tail: the key is all of a
+ * name of 16 bytes or fewer, else the bytes between its ends are compared
+ * too. */
+static inline bool recent_is(const struct strtab_recent *rc, const char *s, size_t len, uint64_t head,
+                             uint64_t tail)
+{
+	return rc->id1 && rc->len == len && rc->head == head && rc->tail == tail &&
+	       (len <= 16 || same_bytes(rc->s + 8, s + 8, len - 16));
 }
 
 strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 {
 	uint64_t head, tail;
 	recent_key(s, len, &head, &tail);
-	struct strtab_recent *rc = &st->recent[recent_slot(head, tail, len)];
-	/* A match of the key is the name when it holds all of it; else the
-	 * bytes between the ends are compared too. */
-	if (rc->id1 && rc->len == len && rc->head == head && rc->tail == tail &&
-	    (len <= 16 || same_bytes(rc->s + 8, s + 8, len - 16)))
-		return rc->id1 - 1;
+	struct strtab_recent *rc = &st->recent[recent_set(head, tail, len)];
+	if (recent_is(&rc[0], s, len, head, tail))
+		return rc[0].id1 - 1;
+	if (recent_is(&rc[1], s, len, head, tail)) {
+		struct strtab_recent x = rc[1];     /* the newer way */
+		rc[1] = rc[0];
+		rc[0] = x;
+		return x.id1 - 1;
+	}
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
 	size_t j = probe(st, s, len, h32);
 	strtab_id id;
@@ -183,12 +200,13 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 		if (st->n * 10 > st->nslots * 7)
 			grow_slots(st);
 	}
-	*rc = (struct strtab_recent){ head, tail, st->ent[id].s, (uint32_t)len, id + 1u };
+	rc[1] = rc[0];
+	rc[0] = (struct strtab_recent){ head, tail, st->ent[id].s, (uint32_t)len, id + 1u };
 	return id;
 }
 
 size_t strtab_bytes(const struct strtab *st)
 {
 	return st->cap * (sizeof *st->ent + sizeof *st->width) + st->nslots * sizeof *st->slots +
-	       STRTAB_RECENT * sizeof *st->recent + arena_bytes(&st->mem);
+	       STRTAB_RECENT * sizeof *st->recent + 63 + arena_bytes(&st->mem);
 }

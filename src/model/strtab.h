@@ -10,7 +10,7 @@
 
 typedef uint32_t strtab_id;
 
-/* Slots of the recent-name cache (a power of two). */
+/* Slots of the recent-name cache (a power of two), two ways a set. */
 #define STRTAB_RECENT 8192u
 
 struct strtab_entry {
@@ -36,6 +36,7 @@ struct strtab {
 	size_t n, cap;
 	uint64_t *slots;            /* open addressing: (hash32 << 32) | (id + 1) */
 	size_t nslots;              /* power of two */
+	void *recent_mem;           /* holds `recent`, aligned to 64 bytes */
 	struct strtab_recent *recent;   /* STRTAB_RECENT slots, by a key from
 	                               a name's length and ends: frequent
 	                               names skip the hash, the probe and
