@@ -63,15 +63,14 @@ void strtab_free(struct strtab *st)
 static void grow_slots(struct strtab *st)
 {
 	size_t n = st->nslots * 2, mask = n - 1;
-	uint64_t *slots = xcalloc(n, sizeof *slots);
+	struct strtab_slot *slots = xcalloc(n, sizeof *slots);
 	for (size_t i = 0; i < st->nslots; i++) {
-		uint64_t v = st->slots[i];
-		if (v == EMPTY)
+		if (st->slots[i].id1 == EMPTY)
 			continue;
-		size_t j = (size_t)(v >> 32) & mask;
-		while (slots[j] != EMPTY)
+		size_t j = st->slots[i].h32 & mask;
+		while (slots[j].id1 != EMPTY)
 			j = (j + 1) & mask;
-		slots[j] = v;
+		slots[j] = st->slots[i];
 	}
 	free(st->slots);
 	st->slots = slots;
@@ -107,12 +106,13 @@ static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t
 {
 	size_t mask = st->nslots - 1, j = h32 & mask;
 	for (;;) {
-		uint64_t v = st->slots[j];
-		if (v == EMPTY)
+		const struct strtab_slot *sl = &st->slots[j];
+		if (sl->id1 == EMPTY)
 			return j;
-		if ((uint32_t)(v >> 32) == h32) {
-			const struct strtab_entry *e = &st->ent[(uint32_t)v - 1];
-			if (e->len == len && same_bytes(e->s, s, len))
+		if (sl->h32 == h32) {
+			uint32_t l;
+			memcpy(&l, sl->s - 4, 4);
+			if (l == len && same_bytes(sl->s, s, len))
 				return j;
 		}
 		j = (j + 1) & mask;
@@ -122,8 +122,8 @@ static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t
 int64_t strtab_find(const struct strtab *st, const char *s, size_t len)
 {
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
-	uint64_t v = st->slots[probe(st, s, len, h32)];
-	return v == EMPTY ? -1 : (int64_t)((uint32_t)v - 1);
+	uint32_t id1 = st->slots[probe(st, s, len, h32)].id1;
+	return id1 == EMPTY ? -1 : (int64_t)id1 - 1;
 }
 
 /* The key of s in the recent-name cache: its first and last 8 bytes
@@ -182,8 +182,8 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
 	size_t j = probe(st, s, len, h32);
 	strtab_id id;
-	if (st->slots[j] != EMPTY) {
-		id = (uint32_t)st->slots[j] - 1;
+	if (st->slots[j].id1 != EMPTY) {
+		id = st->slots[j].id1 - 1;
 	} else {
 		if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
 			xdie("too many or too long frame names");
@@ -193,10 +193,17 @@ strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 			st->width = xreallocarray(st->width, st->cap, sizeof *st->width);
 		}
 		id = (strtab_id)st->n++;
-		st->ent[id].s = arena_memdup(&st->mem, s, len);
-		st->ent[id].len = (uint32_t)len;
+		/* The length, then the bytes and a NUL. */
+		char *d = arena_alloc(&st->mem, len + 5, 1);
+		uint32_t l = (uint32_t)len;
+		memcpy(d, &l, 4);
+		if (len)
+			memcpy(d + 4, s, len);
+		d[4 + len] = '\0';
+		st->ent[id].s = d + 4;
+		st->ent[id].len = l;
 		st->width[id] = -1;
-		st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
+		st->slots[j] = (struct strtab_slot){ d + 4, h32, id + 1u };
 		if (st->n * 10 > st->nslots * 7)
 			grow_slots(st);
 	}

@@ -28,13 +28,22 @@ struct strtab_recent {
 	uint32_t id1;               /* id + 1; 0: empty */
 };
 
+/* A slot of the hash table: a lookup reads the slot, then the name's
+ * length and bytes, not its entry in between. */
+struct strtab_slot {
+	const char *s;              /* the entry's bytes; their length is the
+	                               uint32_t just before them */
+	uint32_t h32;               /* the name's hash */
+	uint32_t id1;               /* id + 1; 0: empty */
+};
+
 struct strtab {
 	struct strtab_entry *ent;   /* indexed by id */
 	int32_t *width;             /* display width cache by id, -1 until set; a
 	                               cache, so it may be filled through a const
 	                               strtab */
 	size_t n, cap;
-	uint64_t *slots;            /* open addressing: (hash32 << 32) | (id + 1) */
+	struct strtab_slot *slots;  /* open addressing */
 	size_t nslots;              /* power of two */
 	void *recent_mem;           /* holds `recent`, aligned to 64 bytes */
 	struct strtab_recent *recent;   /* STRTAB_RECENT slots, by a key from
