@@ -492,7 +492,10 @@ void tree_add_stack_tail_dec(struct tree *t, size_t keep, const struct tree_fram
 {
 	if (keep > t->b.pathlen)
 		xdie("internal error: tree_add_stack_tail beyond the previous stack");
-	uint64_t u = tree_dec_units(t, count);
+	/* A count in the tree's units as it is (integers, mostly): what
+	 * tree_dec_units would return, without the call. */
+	uint64_t u = count.decimals == t->decimals && !count.saturated && !count.rounded
+	             ? count.units : tree_dec_units(t, count);
 	add_count(t, extend_path(t, keep, tail, ntail), u);
 }
 
