@@ -121,15 +121,21 @@ static void fault_ahead(struct tree *t)
 #endif
 }
 
-/* Appends a node; its `end` starts as "no children". */
-static tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
+/* Room for one more node: the array grown, or the limit's message. */
+static void node_room(struct tree *t)
 {
 	if (t->n >= TREE_MAX_NODES)
 		xdie("too many distinct stack frames (more than %" PRIu32 ")", TREE_MAX_NODES);
-	if (t->n == t->cap) {
-		t->cap *= 2;
-		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
-	}
+	t->cap *= 2;
+	t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
+}
+
+/* Appends a node; its `end` starts as "no children". Inline: a sorted
+ * file makes one for most of its frames. */
+static inline tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
+{
+	if (t->n >= TREE_MAX_NODES || t->n == t->cap)
+		node_room(t);
 	tree_idx c = (tree_idx)t->n++;
 	if (t->n * sizeof *t->nodes > t->b.faulted)
 		fault_ahead(t);
@@ -397,8 +403,10 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 	/* Below a node this stack made, all are new: nothing to look up (on
 	 * sorted input, most frames after those kept from the stack before). */
 	for (; i < n; i++) {
-		cur = treebuild_child_add(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
-		t->b.path[keep + i] = cur;
+		/* treebuild_child_add of the first child */
+		tree_idx c = new_node(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
+		t->nodes[cur].end = c;
+		t->b.path[keep + i] = cur = c;
 	}
 	return path_end(t, keep + n, cur);
 }
