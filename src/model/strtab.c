@@ -39,7 +39,9 @@ void strtab_init(struct strtab *st)
 	st->n = st->cap = 0;
 	st->nslots = 1024;
 	st->slots = xcalloc(st->nslots, sizeof *st->slots);
-	st->recent = xcalloc(STRTAB_RECENT, sizeof *st->recent);
+	/* Each pair of ways in one cache line. */
+	st->recent_mem = xcalloc(STRTAB_RECENT * sizeof *st->recent + 63, 1);
+	st->recent = (struct strtab_recent *)(((uintptr_t)st->recent_mem + 63) & ~(uintptr_t)63);
 	arena_init(&st->mem, 0);
 }
 
@@ -48,7 +50,8 @@ void strtab_free(struct strtab *st)
 	free(st->ent);
 	free(st->width);
 	free(st->slots);
-	free(st->recent);
+	free(st->recent_mem);
+	st->recent_mem = NULL;
 	st->recent = NULL;
 	arena_free(&st->mem);
 	st->ent = NULL;
@@ -60,31 +63,37 @@ void strtab_free(struct strtab *st)
 static void grow_slots(struct strtab *st)
 {
 	size_t n = st->nslots * 2, mask = n - 1;
-	uint64_t *slots = xcalloc(n, sizeof *slots);
+	struct strtab_slot *slots = xcalloc(n, sizeof *slots);
 	for (size_t i = 0; i < st->nslots; i++) {
-		uint64_t v = st->slots[i];
-		if (v == EMPTY)
+		if (st->slots[i].id1 == EMPTY)
 			continue;
-		size_t j = (size_t)(v >> 32) & mask;
-		while (slots[j] != EMPTY)
+		size_t j = st->slots[i].h32 & mask;
+		while (slots[j].id1 != EMPTY)
 			j = (j + 1) & mask;
-		slots[j] = v;
+		slots[j] = st->slots[i];
 	}
 	free(st->slots);
 	st->slots = slots;
 	st->nslots = n;
 }
 
+static inline uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
 /* memcmp(a, b, n) == 0 inline: most names are short, and a call costs
- * as much as comparing them. */
+ * as much as comparing them. From 8 bytes on, the last word overlaps the
+ * one before rather than ending in a loop of bytes. */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
-	for (; n >= 8; a += 8, b += 8, n -= 8) {
-		uint64_t x, y;
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return false;
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (load8(a + i) != load8(b + i))
+				return false;
+		return load8(a + n - 8) == load8(b + n - 8);
 	}
 	while (n--)
 		if (*a++ != *b++)
@@ -97,12 +106,13 @@ static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t
 {
 	size_t mask = st->nslots - 1, j = h32 & mask;
 	for (;;) {
-		uint64_t v = st->slots[j];
-		if (v == EMPTY)
+		const struct strtab_slot *sl = &st->slots[j];
+		if (sl->id1 == EMPTY)
 			return j;
-		if ((uint32_t)(v >> 32) == h32) {
-			const struct strtab_entry *e = &st->ent[(uint32_t)v - 1];
-			if (e->len == len && same_bytes(e->s, s, len))
+		if (sl->h32 == h32) {
+			uint32_t l;
+			memcpy(&l, sl->s - 4, 4);
+			if (l == len && same_bytes(sl->s, s, len))
 				return j;
 		}
 		j = (j + 1) & mask;
@@ -112,67 +122,98 @@ static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t
 int64_t strtab_find(const struct strtab *st, const char *s, size_t len)
 {
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
-	uint64_t v = st->slots[probe(st, s, len, h32)];
-	return v == EMPTY ? -1 : (int64_t)((uint32_t)v - 1);
+	uint32_t id1 = st->slots[probe(st, s, len, h32)].id1;
+	return id1 == EMPTY ? -1 : (int64_t)id1 - 1;
 }
 
-/* Slot of s in the recent-name cache: its length and first and last bytes
- * mixed, without a loop. Collisions only cost a miss (names are compared). */
-static inline size_t recent_slot(const char *s, size_t len)
+/* The key of s in the recent-name cache: its first and last 8 bytes
+ * (overlapping when shorter than 16; 4 and 4 below 8; the first, middle
+ * and last byte below 4), which with the length are all of a name of 16
+ * bytes or fewer. Read without a loop, and never past s + len. */
+static inline void recent_key(const char *s, size_t len, uint64_t *head, uint64_t *tail)
 {
-	uint64_t a = 0, b = 0;
 	if (len >= 8) {
-		memcpy(&a, s, 8);
-		memcpy(&b, s + len - 8, 8);
+		*head = load8(s);
+		*tail = load8(s + len - 8);
 	} else if (len >= 4) {
 		uint32_t x, y;
 		memcpy(&x, s, 4);
 		memcpy(&y, s + len - 4, 4);
-		a = x;
-		b = y;
-	} else if (len) {
-		a = (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
-		    (uint64_t)(unsigned char)s[len - 1] << 16;
+		*head = x;
+		*tail = y;
+	} else {
+		*head = len ? (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		              (uint64_t)(unsigned char)s[len - 1] << 16
+		            : 0;
+		*tail = 0;
 	}
-	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
-	return (size_t)(h >> 52) & (STRTAB_RECENT - 1);
+}
+
+/* The first of the two slots (ways) where s may be: the newer first. */
+static inline size_t recent_set(uint64_t head, uint64_t tail, size_t len)
+{
+	uint64_t h = (head ^ (tail * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h >> 40) & (STRTAB_RECENT - 2);
+}
+
+/* Whether slot rc holds s, whose key is head, tail: the key is all of a
+ * name of 16 bytes or fewer, else the bytes between its ends are compared
+ * too. */
+static inline bool recent_is(const struct strtab_recent *rc, const char *s, size_t len, uint64_t head,
+                             uint64_t tail)
+{
+	return rc->id1 && rc->len == len && rc->head == head && rc->tail == tail &&
+	       (len <= 16 || same_bytes(rc->s + 8, s + 8, len - 16));
 }
 
 strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 {
-	size_t q = recent_slot(s, len);
-	uint32_t r = st->recent[q];
-	if (r) {
-		const struct strtab_entry *e = &st->ent[r - 1];
-		if (e->len == len && same_bytes(e->s, s, len))
-			return r - 1;
+	uint64_t head, tail;
+	recent_key(s, len, &head, &tail);
+	struct strtab_recent *rc = &st->recent[recent_set(head, tail, len)];
+	if (recent_is(&rc[0], s, len, head, tail))
+		return rc[0].id1 - 1;
+	if (recent_is(&rc[1], s, len, head, tail)) {
+		struct strtab_recent x = rc[1];     /* the newer way */
+		rc[1] = rc[0];
+		rc[0] = x;
+		return x.id1 - 1;
 	}
 	uint32_t h32 = (uint32_t)strtab_hash(s, len);
 	size_t j = probe(st, s, len, h32);
-	if (st->slots[j] != EMPTY) {
-		st->recent[q] = (uint32_t)st->slots[j];
-		return (uint32_t)st->slots[j] - 1;
+	strtab_id id;
+	if (st->slots[j].id1 != EMPTY) {
+		id = st->slots[j].id1 - 1;
+	} else {
+		if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
+			xdie("too many or too long frame names");
+		if (st->n == st->cap) {
+			st->cap = st->cap ? st->cap * 2 : 1024;
+			st->ent = xreallocarray(st->ent, st->cap, sizeof *st->ent);
+			st->width = xreallocarray(st->width, st->cap, sizeof *st->width);
+		}
+		id = (strtab_id)st->n++;
+		/* The length, then the bytes and a NUL. */
+		char *d = arena_alloc(&st->mem, len + 5, 1);
+		uint32_t l = (uint32_t)len;
+		memcpy(d, &l, 4);
+		if (len)
+			memcpy(d + 4, s, len);
+		d[4 + len] = '\0';
+		st->ent[id].s = d + 4;
+		st->ent[id].len = l;
+		st->width[id] = -1;
+		st->slots[j] = (struct strtab_slot){ d + 4, h32, id + 1u };
+		if (st->n * 10 > st->nslots * 7)
+			grow_slots(st);
 	}
-	if (len > UINT32_MAX || st->n >= UINT32_MAX - 1)
-		xdie("too many or too long frame names");
-	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 1024;
-		st->ent = xreallocarray(st->ent, st->cap, sizeof *st->ent);
-		st->width = xreallocarray(st->width, st->cap, sizeof *st->width);
-	}
-	strtab_id id = (strtab_id)st->n++;
-	st->ent[id].s = arena_memdup(&st->mem, s, len);
-	st->ent[id].len = (uint32_t)len;
-	st->width[id] = -1;
-	st->slots[j] = ((uint64_t)h32 << 32) | (id + 1u);
-	st->recent[q] = id + 1u;
-	if (st->n * 10 > st->nslots * 7)
-		grow_slots(st);
+	rc[1] = rc[0];
+	rc[0] = (struct strtab_recent){ head, tail, st->ent[id].s, (uint32_t)len, id + 1u };
 	return id;
 }
 
 size_t strtab_bytes(const struct strtab *st)
 {
 	return st->cap * (sizeof *st->ent + sizeof *st->width) + st->nslots * sizeof *st->slots +
-	       STRTAB_RECENT * sizeof *st->recent + arena_bytes(&st->mem);
+	       STRTAB_RECENT * sizeof *st->recent + 63 + arena_bytes(&st->mem);
 }

@@ -10,11 +10,31 @@
 
 typedef uint32_t strtab_id;
 
-#define STRTAB_RECENT 4096u
+/* Slots of the recent-name cache (a power of two), two ways a set. */
+#define STRTAB_RECENT 8192u
 
 struct strtab_entry {
 	const char *s;      /* NUL-terminated copy in the arena */
 	uint32_t len;       /* bytes, without the NUL */
+};
+
+/* A slot of the recent-name cache: enough of the name to tell a match
+ * without reading the entry (names of 16 bytes or fewer: nor the bytes). */
+struct strtab_recent {
+	uint64_t head, tail;        /* the name's first and last 8 bytes (see
+	                               strtab.c: recent_key) */
+	const char *s;              /* the entry's bytes */
+	uint32_t len;
+	uint32_t id1;               /* id + 1; 0: empty */
+};
+
+/* A slot of the hash table: a lookup reads the slot, then the name's
+ * length and bytes, not its entry in between. */
+struct strtab_slot {
+	const char *s;              /* the entry's bytes; their length is the
+	                               uint32_t just before them */
+	uint32_t h32;               /* the name's hash */
+	uint32_t id1;               /* id + 1; 0: empty */
 };
 
 struct strtab {
@@ -23,11 +43,13 @@ struct strtab {
 	                               cache, so it may be filled through a const
 	                               strtab */
 	size_t n, cap;
-	uint64_t *slots;            /* open addressing: (hash32 << 32) | (id + 1) */
+	struct strtab_slot *slots;  /* open addressing */
 	size_t nslots;              /* power of two */
-	uint32_t *recent;           /* STRTAB_RECENT ids + 1 (0: empty), by a key
-	                               from a name's length and ends: frequent
-	                               names skip the hash and the probe */
+	void *recent_mem;           /* holds `recent`, aligned to 64 bytes */
+	struct strtab_recent *recent;   /* STRTAB_RECENT slots, by a key from
+	                               a name's length and ends: frequent
+	                               names skip the hash, the probe and
+	                               the entry */
 	struct arena mem;
 };
 

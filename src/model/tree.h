@@ -95,6 +95,8 @@ struct tree_build {
 	size_t *bat;
 	size_t bpathcap, batcap;
 	size_t spare;       /* tree_set_spare */
+	size_t faulted;     /* bytes of `nodes` whose pages new_node faulted in
+	                       ahead (SIZE_MAX: that failed, never again) */
 };
 
 struct tree {

@@ -4,6 +4,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "text.h"
 #include "xalloc.h"
 
@@ -76,6 +79,54 @@ static inline bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+static inline uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
+/* Bytes are read a word at a time where the first of them to differ or
+ * match is the lowest set byte of a word: on little-endian machines. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FOLDED_WORDS 1
+#else
+#define FOLDED_WORDS 0
+#endif
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* The lowest byte of w that is zero has its high bit set in the result
+ * (higher ones may be set wrongly: a borrow runs upwards); 0 when w has
+ * no zero byte. */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+	return (w - ONES) & ~w & HIGHS;
+}
+
+/* The first ';' in s[p..len), or len. */
+static inline size_t next_semi(const char *s, size_t p, size_t len)
+{
+#if FOLDED_WORDS
+	const uint64_t semis = ONES * (unsigned char)';';
+	for (; p + 8 <= len; p += 8) {
+		uint64_t z = zero_bytes(load8(s + p) ^ semis);
+		if (z)
+			return p + (size_t)__builtin_ctzll(z) / 8;
+	}
+	if (p < len && len >= 8) {
+		/* The last word, less the bytes before p already seen. */
+		size_t back = p - (len - 8);
+		uint64_t z = zero_bytes(load8(s + len - 8) ^ semis) >> (8 * back);
+		return z ? p + (size_t)__builtin_ctzll(z) / 8 : len;
+	}
+#endif
+	while (p < len && s[p] != ';')
+		p++;
+	return p;
+}
+
 /* Parses the count that ends s[0..len), [0-9]+(\.[0-9]*)?, preceded by a
  * blank. Sets *start to where the number begins. False when there is none. */
 static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_dec *c)
@@ -83,18 +134,29 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_d
 	size_t e = len, i = len;
 	while (i > 0 && is_digit(s[i - 1]))
 		i--;
-	if (i > 0 && s[i - 1] == '.') {
-		size_t dot = i - 1;
-		i = dot;
+	bool dot = i > 0 && s[i - 1] == '.';
+	if (dot) {
+		size_t at = i - 1;
+		i = at;
 		while (i > 0 && is_digit(s[i - 1]))
 			i--;
-		if (i == dot)
+		if (i == at)
 			return false;           /* ".5": no integer digits */
 	} else if (i == e) {
 		return false;               /* no digits at all */
 	}
 	if (i == 0 || !is_blank(s[i - 1]))
 		return false;               /* "12" alone or "a12": no separator */
+	/* Plain digits, at most 19 (below 2^64): tree_dec_parse's value,
+	 * without its pass over them again for zeros and exponent. */
+	if (!dot && e - i <= 19) {
+		uint64_t v = 0;
+		for (size_t k = i; k < e; k++)
+			v = v * 10 + (uint64_t)(s[k] - '0');
+		*c = (struct tree_dec){ v, 0, false, false };
+		*start = i;
+		return true;
+	}
 	/* "1." has no fraction digits: the point alone is not tree_dec's */
 	size_t n = e - i;
 	if (s[e - 1] == '.')
@@ -105,7 +167,8 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_d
 	return true;
 }
 
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len);
+static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c);
+static size_t common_prefix(const char *a, const char *b, size_t n);
 
 static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
 {
@@ -183,8 +246,61 @@ enum folded_line folded_parse_line(const char *s, size_t len, size_t *stack, str
 	return FOLDED_STACK;
 }
 
-static void parse_line(struct folded_reader *r, const char *s, size_t len)
+/* Room for `more` frames after the first n in r->frames, and as many
+ * ends. */
+static inline void frames_room(struct folded_reader *r, size_t n, size_t more)
 {
+	while (n + more > r->cap) {
+		r->cap *= 2;
+		r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
+	}
+	while (r->nends + more > r->capends) {
+		r->capends *= 2;
+		r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
+	}
+}
+
+/* Splits s[p..len) (p < len) at its ';' into r->frames (from the first)
+ * and r->ends (after those kept); returns how many. s[0..avail) may be
+ * read: with SSE2, 16 bytes at a time give the ';' of a stretch as the
+ * bits of a mask, one test a frame, not one a word. */
+static size_t split_frames(struct folded_reader *r, const char *s, size_t p, size_t len, size_t avail)
+{
+	size_t n = 0, at = p;   /* at: where the search for ';' goes on */
+#ifdef __SSE2__
+	const __m128i semis = _mm_set1_epi8(';');
+	for (; at < len && at + 16 <= avail; at += 16) {
+		frames_room(r, n, 17);
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, semis));
+		if (len - at < 16)
+			m &= (1u << (len - at)) - 1;
+		for (; m; m &= m - 1) {
+			size_t fe = at + (size_t)__builtin_ctz(m);
+			r->frames[n++] = (struct tree_frame){ s + p, fe - p };
+			r->ends[r->nends++] = fe;
+			p = fe + 1;
+		}
+	}
+	if (at > len)
+		at = len;
+#endif
+	for (;;) {
+		size_t fe = next_semi(s, at, len);
+		frames_room(r, n, 1);
+		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
+		r->ends[r->nends++] = fe;
+		if (fe == len)
+			return n;
+		p = at = fe + 1;
+	}
+}
+
+/* The line s[0..len) (without its newline), whose first `same` bytes are
+ * those of the previous stack, or of its part before the line's end. */
+static void parse_line(struct folded_reader *r, const char *s, size_t len, size_t same)
+{
+	size_t line = len;
 	struct tree_dec c, before;
 	switch (folded_parse_line(s, len, &len, &c, &before)) {
 	case FOLDED_BLANK:
@@ -195,25 +311,10 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	case FOLDED_STACK:
 		break;
 	}
-	size_t keep = shared_frames(r, s, len);
+	size_t keep = shared_frames(r, s, len, same < len ? same : len);
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
-	size_t n = 0;
 	r->nends = keep;
-	for (size_t p = start; p < len;) {
-		const char *semi = memchr(s + p, ';', len - p);
-		size_t fe = semi ? (size_t)(semi - s) : len;
-		if (n == r->cap) {
-			r->cap *= 2;
-			r->frames = xreallocarray(r->frames, r->cap, sizeof *r->frames);
-		}
-		if (r->nends == r->capends) {
-			r->capends *= 2;
-			r->ends = xreallocarray(r->ends, r->capends, sizeof *r->ends);
-		}
-		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
-		r->ends[r->nends++] = fe;
-		p = fe + 1;
-	}
+	size_t n = start < len ? split_frames(r, s, start, len, line) : 0;
 	r->prev = s;
 	r->prevlen = len;
 	if (c.saturated)
@@ -233,35 +334,55 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len)
 	r->d.stacks++;
 }
 
-/* Length of the common prefix of a[0..n) and b[0..n). */
+/* Length of the common prefix of a[0..n) and b[0..n): where the words
+ * first differ, without a loop over the bytes of the last. */
 static size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			break;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned d = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^ 0xffffu;
+		if (d)
+			return i + (size_t)__builtin_ctz(d);
 	}
+#endif
+#if FOLDED_WORDS
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x = load8(a + i) ^ load8(b + i);
+		if (x)
+			return i + (size_t)__builtin_ctzll(x) / 8;
+	}
+	if (i < n && n >= 8) {
+		uint64_t x = (load8(a + n - 8) ^ load8(b + n - 8)) >> (8 * (i - (n - 8)));
+		return x ? i + (size_t)__builtin_ctzll(x) / 8 : n;
+	}
+#endif
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
 }
 
-/* How many leading frames of s[0..len) are those of the previous stack. */
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len)
+/* How many leading frames of s[0..len) are those of the previous stack,
+ * given c, the length of their common prefix. */
+static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c)
 {
 	if (!r->prev || len == 0)
 		return 0;   /* an empty stack has no frames, not one empty frame */
-	size_t m = len < r->prevlen ? len : r->prevlen;
-	size_t c = common_prefix(r->prev, s, m);
-	size_t k = 0;
-	while (k < r->nends && r->ends[k] < c)
-		k++;
+	/* The frames that end before c, the first end at c or after: ends
+	 * rise, so a binary search (deep stacks share dozens of frames). */
+	const size_t *e = r->ends;
+	size_t k = 0, n = r->nends;
+	while (n > 1) {
+		size_t half = n / 2;
+		k = e[k + half - 1] < c ? k + half : k;
+		n -= half;
+	}
+	k += n == 1 && e[k] < c;
 	/* A frame ending exactly where the bytes part is shared only if it
 	 * ends there in both stacks. */
-	if (k < r->nends && r->ends[k] == c &&
+	if (k < r->nends && e[k] == c &&
 	    (c == len || s[c] == ';') && (c == r->prevlen || r->prev[c] == ';'))
 		k++;
 	return k;
@@ -271,10 +392,17 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		/* The bytes shared with the previous stack first, then the
+		 * newline from where they part: those bytes are read once, not
+		 * twice. They part at the newline at the latest (a stack holds
+		 * none), so the line's end is found past them. */
+		size_t rest = (size_t)(end - p), same = 0;
+		if (r->prev)
+			same = common_prefix(r->prev, p, r->prevlen < rest ? r->prevlen : rest);
+		const char *nl = memchr(p + same, '\n', rest - same);
 		const char *le = nl ? nl : end;
 		r->d.lines++;
-		parse_line(r, p, (size_t)(le - p));
+		parse_line(r, p, (size_t)(le - p), same);
 		p = nl ? nl + 1 : end;
 	}
 	batch_flush(r);

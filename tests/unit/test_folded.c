@@ -192,5 +192,118 @@ int main(void)
 		free(keys);
 		free(cnt);
 	}
+	{
+		/* Counts: plain digits up to 19 (read in one pass), more (by
+		 * tree_dec_parse), leading zeros. */
+		case_("a 1234567890123456789\n", "a 1234567890123456789\n", 0, "a count of 19 digits");
+		case_("a 9999999999999999999\n", "a 9999999999999999999\n", 0, "the largest of 19 digits");
+		case_("a 12345678901234567890\n", "a 12345678901234567890\n", 0, "a count of 20 digits");
+		case_("a 007\nb 00000000000000000000000000000000042\n", "a 7\nb 42\n", 0, "leading zeros");
+		case_("aaaaaaaaaaaa;bbbbbbbbbbbbbb;; 3\n", "aaaaaaaaaaaa;bbbbbbbbbbbbbb 3\n", 0,
+		      "trailing empty frames dropped from a long line");
+		/* ';' read 16 bytes at a time up to 16 before the line's end,
+		 * then a word at a time (the last overlapping those before) */
+		case_("aaaaaaaaaaaa;bbbbbbb;; 1234567890123\n", "aaaaaaaaaaaa;bbbbbbb 1234567890123\n", 0,
+		      "a line's ';' after its stack are not frames");
+		case_("aaaaaaaaaaaaaaaaa;b 1\naaaaaaaaaaaaaaaaa;bc 1\nccccccccccccccccccccccc;de;f 2\n",
+		      "aaaaaaaaaaaaaaaaa;b 1\naaaaaaaaaaaaaaaaa;bc 1\nccccccccccccccccccccccc;de;f 2\n", 0,
+		      "short frames at the end of long lines");
+	}
+	{
+		/* Sorted lines of long frames (words of 8 and 16 bytes are read
+		 * at a time: frames and shared prefixes end at every offset in
+		 * them), each block in a buffer of its own exact size (a read
+		 * past it shows under ASan), the last line without a newline,
+		 * against the same oracle as above. */
+		static const char syms[] = "ab( :";
+		enum { N = 2000 };
+		char (*keys)[200] = calloc(N, sizeof *keys);
+		unsigned long long *cnt = calloc(N, sizeof *cnt);
+		uint64_t seed = 7;
+#define NEXT() (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, seed >> 33)
+		char names[24][24];
+		for (int i = 0; i < 24; i++) {
+			/* names that start others: "a", "a(" ... and longer */
+			size_t l = i < 4 ? (size_t)i + 1 : 1 + NEXT() % 22;
+			for (size_t k = 0; k < l; k++)
+				names[i][k] = syms[i < 4 ? (k ? 2 : 0) : NEXT() % 5];
+			names[i][l] = 0;
+		}
+		for (int i = 0; i < N; i++) {
+			int depth = 1 + (int)(NEXT() % 8);
+			keys[i][0] = 0;
+			for (int d = 0; d < depth; d++) {
+				if (d)
+					strcat(keys[i], ";");
+				strcat(keys[i], names[NEXT() % 24]);
+			}
+			cnt[i] = 1 + NEXT() % 9;
+		}
+		/* Sort with their counts (stacks in byte order: sorted input). */
+		for (size_t i = 1; i < N; i++)
+			for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+				char tk[200];
+				unsigned long long tc = cnt[j];
+				memcpy(tk, keys[j], 200);
+				memcpy(keys[j], keys[j - 1], 200);
+				memcpy(keys[j - 1], tk, 200);
+				cnt[j] = cnt[j - 1];
+				cnt[j - 1] = tc;
+			}
+		char *text = malloc((size_t)N * 220);
+		size_t tlen = 0;
+		for (int i = 0; i < N; i++)
+			tlen += (size_t)sprintf(text + tlen, "%s %llu%s", keys[i], cnt[i], i + 1 < N ? "\n" : "");
+		/* The oracle: equal keys summed (they are adjacent now). */
+		char *want = NULL;
+		size_t wl = 0;
+		FILE *w = open_memstream(&want, &wl);
+		for (size_t i = 0; i < N;) {
+			unsigned long long sum = 0;
+			size_t j = i;
+			for (; j < N && strcmp(keys[j], keys[i]) == 0; j++)
+				sum += cnt[j];
+			fprintf(w, "%s %llu\n", keys[i], sum);
+			i = j;
+		}
+		fclose(w);
+		for (int round = 0; round < 2; round++) {
+			struct tree t;
+			tree_init(&t);
+			struct folded_reader *r = folded_reader_new(&t);
+			size_t p = 0;
+			while (p < tlen) {
+				size_t q = p;
+				int lines = round ? 1 << 30 : 1 + (int)(NEXT() % 5);
+				while (q < tlen && lines-- > 0) {
+					const char *nl = memchr(text + q, '\n', tlen - q);
+					q = nl ? (size_t)(nl - text) + 1 : tlen;
+				}
+				char *blk = malloc(q - p);
+				memcpy(blk, text + p, q - p);
+				folded_reader_feed(r, blk, q - p);
+				memset(blk, 'Z', q - p);
+				free(blk);
+				p = q;
+			}
+			ok(!tree_batches(&t), "sorted long frames, %s: read as sorted (no child hash)",
+			   round ? "one block" : "small blocks");
+			folded_reader_free(r);
+			tree_finalize(&t, TREE_ORDER_NAME);
+			char *got = NULL;
+			size_t gl = 0;
+			FILE *g = open_memstream(&got, &gl);
+			tree_write_folded(&t, g);
+			fclose(g);
+			ok(strcmp(got, want) == 0, "  ... and the output equals the sums");
+			free(got);
+			tree_free(&t);
+		}
+#undef NEXT
+		free(want);
+		free(text);
+		free(keys);
+		free(cnt);
+	}
 	return done_testing();
 }

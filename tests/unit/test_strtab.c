@@ -1,5 +1,6 @@
 #include "config.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "strtab.h"
 #include "tap.h"
@@ -42,5 +43,56 @@ int main(void)
 	ok(strtab_hash("abc", 3) == strtab_hash("abc", 3) && strtab_hash("abc", 3) != strtab_hash("abd", 3),
 	   "hash is deterministic and discriminates");
 	strtab_free(&st);
+
+	/* The recent-name cache keys a name by its length and ends: names
+	 * alike there (every string of a and b up to 12 bytes; the same first
+	 * and last 8 bytes around any middle) must still get ids of their own,
+	 * looked up again in another order, and again, whichever of them the
+	 * cache holds. Expected ids: their order of first appearance. */
+	{
+		enum { SHORT = 8191, MID = 4 + 16 + 64 + 256 + 1024 + 4096, N = SHORT + MID };
+		static const char sym[4] = { 'q', '\0', ';', 'r' };
+		char (*nm)[40] = calloc(N, sizeof *nm);
+		size_t *nl = calloc(N, sizeof *nl);
+		size_t k = 0;
+		for (size_t len = 0; len <= 12; len++)
+			for (size_t bits = 0; bits < ((size_t)1 << len); bits++, k++) {
+				for (size_t i = 0; i < len; i++)
+					nm[k][i] = (bits >> i) & 1 ? 'b' : 'a';
+				nl[k] = len;
+			}
+		/* 17 to 22 bytes: "01234567", every middle of 1 to 6 bytes of
+		 * q, NUL, ';' and r, "89abcdef" */
+		for (size_t mid = 1; mid <= 6; mid++)
+			for (size_t v = 0; v < ((size_t)1 << (2 * mid)); v++, k++) {
+				memcpy(nm[k], "01234567", 8);
+				for (size_t i = 0; i < mid; i++)
+					nm[k][8 + i] = sym[(v >> (2 * i)) & 3];
+				memcpy(nm[k] + 8 + mid, "89abcdef", 8);
+				nl[k] = 16 + mid;
+			}
+		struct strtab t2;
+		strtab_init(&t2);
+		int dense = 1, again = 1;
+		for (size_t i = 0; i < N; i++)
+			dense &= strtab_intern(&t2, nm[i], nl[i]) == (strtab_id)i;
+		ok(dense, "%d names alike in the cache's key get ids of their own", N);
+		uint64_t r = 12345;
+		for (int round = 0; round < 4; round++)
+			for (size_t i = 0; i < 4 * (size_t)N; i++) {
+				r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+				/* mostly names near the last one: both ways of a set */
+				size_t j = round & 1 ? (size_t)(r >> 33) % N : (i / 4 + (size_t)(r >> 60)) % N;
+				strtab_id id = strtab_intern(&t2, nm[j], nl[j]);
+				if (id != (strtab_id)j || strtab_len(&t2, id) != nl[j] ||
+				    memcmp(strtab_str(&t2, id), nm[j], nl[j]) != 0)
+					again = 0;
+			}
+		ok(again, "  ... and the same ids when looked up again, in random and nearby orders");
+		is_int((long long)strtab_count(&t2), N, "  ... and no more names");
+		strtab_free(&t2);
+		free(nm);
+		free(nl);
+	}
 	return done_testing();
 }

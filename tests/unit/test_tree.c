@@ -462,6 +462,26 @@ int main(void)
 		free(got);
 		tree_free(&t);
 	}
+	{
+		/* A node array of 12 MB, its pages faulted in ahead as it fills
+		 * (tree_add_stack on sorted stacks): 150000 stacks f<n>;g, one
+		 * sample each, make 300001 nodes; f000000..f149999 and their g. */
+		tree_init(&t);
+		char name[16];
+		int good = 1;
+		for (int i = 0; i < 150000; i++) {
+			snprintf(name, sizeof name, "f%06d", i);
+			struct tree_frame fr[2] = { { name, 7 }, { "g", 1 } };
+			tree_idx leaf = tree_add_stack(&t, fr, 2, 1);
+			good &= leaf == (tree_idx)(2 * i + 2);
+		}
+		ok(good, "sorted stacks make nodes in order, each leaf the last");
+		tree_finalize(&t, TREE_ORDER_NAME);
+		is_int((long long)tree_size(&t), 300001, "300001 nodes");
+		is_int(tree_total_d(&t, 0), 150000, "  ... and every sample");
+		is_int(tree_end(&t, 2 * 149999 + 1), 300001, "  ... the last f's subtree ends the tree");
+		tree_free(&t);
+	}
 	batch_tests();
 	return done_testing();
 }
