@@ -53,9 +53,27 @@ void tree_free(struct tree *t)
 	free(t->b.path);
 	free(t->b.bpath);
 	free(t->b.bat);
-	strtab_free(&t->names);
+	if (!t->names_borrowed)
+		strtab_free(&t->names);
 	memset(t, 0, sizeof *t);
 	t->unit = 1;
+}
+
+void tree_borrow_names(struct tree *t, const struct tree *dst)
+{
+	if (t->n != 1 || t->names_borrowed)
+		xdie("internal error: tree_borrow_names on a tree with stacks");
+	strtab_free(&t->names);
+	t->names = dst->names;
+	t->names_borrowed = true;
+}
+
+void tree_unborrow_names(struct tree *t)
+{
+	if (!t->names_borrowed)
+		return;
+	memset(&t->names, 0, sizeof t->names);
+	t->names_borrowed = false;
 }
 
 /* ---- decimal counts ----------------------------------------------------- */

@@ -109,6 +109,7 @@ struct tree {
 	uint64_t rounded;   /* counts rounded to fit the tree's decimals */
 	bool saturated;     /* an integer count or sum exceeded UINT64_MAX */
 	bool finalized;
+	bool names_borrowed;        /* tree_borrow_names: `names` is another's */
 	bool chart;         /* flame chart: set before adding stacks; a frame
 	                       merges only with the same frame of the stack
 	                       just before (time order is kept) */
@@ -238,6 +239,15 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
  * profile share most names: their tables together held 6 to 8 times the
  * joined one's. Not for two threads on one dst at once. */
 void tree_join_names(struct tree *dst, struct tree *t);
+/* Instead of tree_join_names, for a part built with names interned in dst
+ * up front: t (tree_init'ed, nothing added) reads dst's name table as its
+ * own, ids and all, and interns nothing (tree_intern on it dies), so that
+ * threads can build parts side by side while dst's table stays unchanged.
+ * tree_unborrow_names, once t is finalized, leaves t's table empty: its
+ * ids are dst's, as tree_join takes them. tree_free leaves a borrowed
+ * table alone. */
+void tree_borrow_names(struct tree *t, const struct tree *dst);
+void tree_unborrow_names(struct tree *t);
 
 /* Threads tree_finalize may use (1, the default, to 16): a big tree built
  * from sorted input is numbered and summed in parts, one a thread. */

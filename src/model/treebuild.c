@@ -472,6 +472,8 @@ tree_idx tree_add_stack_tail(struct tree *t, size_t keep, const struct tree_fram
 
 strtab_id tree_intern(struct tree *t, const char *s, size_t len)
 {
+	if (t->names_borrowed)
+		xdie("internal error: tree_intern on borrowed names");
 	return strtab_intern(&t->names, s, len);
 }
 

@@ -666,15 +666,10 @@ static uint32_t *partition(const struct pp *d, size_t bound[PP_PARTS + 1], size_
 	return sorted;
 }
 
-/* Tree 0's caches and the repeated-stack cache start afresh (another tree
- * comes). */
+/* The previous stack and the repeated-stack cache start afresh (another
+ * tree comes, with the same names). */
 static void tree0_fresh(struct pp *d)
 {
-	free(d->frid[0]);
-	free(d->lrec[0]);
-	d->frid[0] = NULL;
-	d->lrec[0] = NULL;
-	d->nmids[0] = 0;
 	memset(d->labc[0], 0, sizeof d->labc[0]);
 	d->prev[0].n = 0;
 	d->prev[0].valid = false;
@@ -687,12 +682,14 @@ static void tree0_fresh(struct pp *d)
 	s->off = false;
 }
 
-/* Parts shared out to threads: the next part to take, and the joined
- * tree's name table, which one thread at a time moves a part's names to. */
+/* Parts shared out to threads: the next part to take. Every frame's name
+ * is in the joined tree's table before (ids), which the parts read as
+ * theirs (tree_borrow_names): nothing is interned once per part. */
 struct pp_job {
 	struct tree *dst, *parts;
 	const uint32_t *offs;
 	const size_t *bound;
+	const strtab_id *ids;
 	size_t vi;
 	pthread_mutex_t mu;
 	unsigned next;
@@ -741,6 +738,7 @@ static void worker_init(struct pp_worker *w, const struct pp *d, struct pp_job *
 	memset(c->nbids, 0, sizeof c->nbids);
 	memset(c->capbids, 0, sizeof c->capbids);
 	memset(&c->seen, 0, sizeof c->seen);
+	pp_caches_with(c, 0, job->ids);
 	c->bad_refs = c->bad_strs = c->bad_samples = c->bad_entries = 0;
 	c->negative = c->cut_stacks = c->cut_lines = c->no_label = 0;
 	c->first_bad_sample = 0;
@@ -748,8 +746,7 @@ static void worker_init(struct pp_worker *w, const struct pp *d, struct pp_job *
 	c->t = NULL;
 }
 
-/* Reads parts until none is left: each into its tree, finalized, its
- * names moved to the joined tree's table. */
+/* Reads parts until none is left: each into its tree, finalized. */
 static void *worker_run(void *arg)
 {
 	struct pp_worker *w = arg;
@@ -763,13 +760,12 @@ static void *worker_run(void *arg)
 			break;
 		struct tree *t = &j->parts[k];
 		tree_init(t);
+		tree_borrow_names(t, j->dst);
 		tree0_fresh(c);
 		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done);
 		pp_flush(c, 0);
 		tree_finalize(t, c->o->order);
-		pthread_mutex_lock(&j->mu);
-		tree_join_names(j->dst, t);
-		pthread_mutex_unlock(&j->mu);
+		tree_unborrow_names(t);
 	}
 	return NULL;
 }
@@ -843,7 +839,10 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	size_t bound[PP_PARTS + 1], n;
 	uint32_t *offs = partition(d, bound, &n);
 	struct tree *parts = xcalloc(PP_PARTS, sizeof *parts);
-	struct pp_job job = { t, parts, offs, bound, vi, PTHREAD_MUTEX_INITIALIZER, 0 };
+	strtab_id *ids = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *ids);
+	for (size_t r = 0; r < d->nfrm; r++)
+		ids[r] = tree_intern(t, d->frm[r].s, d->frm[r].len);
+	struct pp_job job = { t, parts, offs, bound, ids, vi, PTHREAD_MUTEX_INITIALIZER, 0 };
 	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
 	struct pp_worker *w = xcalloc((size_t)nthr, sizeof *w);
 	int started = 1;
@@ -856,6 +855,7 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	for (int i = 1; i < started; i++)
 		pthread_join(w[i].th, NULL);
 	free(offs);
+	free(ids);
 	d->t = t;
 	bool ok = tree_join(t, parts, PP_PARTS, d->o->order);
 	for (int i = 0; i < nthr; i++)

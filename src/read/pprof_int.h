@@ -298,6 +298,10 @@ static inline uint32_t pp_loc_pos(const struct pp *d, uint64_t id)
  * none (no --label-root), 1 "[none]" (no such label), 2 string v, 3
  * number v. */
 void pp_label_count(struct pp *d, unsigned lab, int64_t v);
+/* Tree w's caches made with every frame's id given (ids[nfrm]: names
+ * interned in that tree's table up front), for trees that intern
+ * nothing. */
+void pp_caches_with(struct pp *d, int w, const strtab_id *ids);
 /* Adds the stack of locations d->slocs[0..n) (leaf first), under the
  * label root frame lab/lv (see pp_label_count; 0: none), to tree t (w 0:
  * t, 1: before) with count. Its frames that equal the previous stack's

@@ -121,19 +121,34 @@ static strtab_id label_id(struct pp *d, struct tree *t, int w, unsigned lab, int
 	return c->id;
 }
 
-/* Tree w's caches, made on its first stack. */
-static void tree_ready(struct pp *d, int w)
+/* Tree w's caches, made on its first stack (ids NULL: none interned yet). */
+static void caches_make(struct pp *d, int w, const strtab_id *ids)
 {
-	if (d->lrec[w])
-		return;
 	d->frid[w] = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *d->frid[w]);
-	memset(d->frid[w], 0xff, d->nfrm * sizeof *d->frid[w]);
+	if (ids)
+		memcpy(d->frid[w], ids, d->nfrm * sizeof *d->frid[w]);
+	else
+		memset(d->frid[w], 0xff, d->nfrm * sizeof *d->frid[w]);
 	d->lrec[w] = xmalloc((d->nloc ? d->nloc : 1) * sizeof *d->lrec[w]);
 	for (size_t i = 0; i < d->nloc; i++) {
 		const struct pp_lf *lf = &d->lf[i];
 		d->lrec[w][i] = lf->n == 1 && !lf->issue && lf->ref < LREC_MULTI - LREC_REF
 		                ? LREC_REF + lf->ref : PP_NONE;
 	}
+}
+
+static void tree_ready(struct pp *d, int w)
+{
+	if (!d->lrec[w])
+		caches_make(d, w, NULL);
+}
+
+void pp_caches_with(struct pp *d, int w, const strtab_id *ids)
+{
+	free(d->frid[w]);
+	free(d->lrec[w]);
+	d->nmids[w] = 0;
+	caches_make(d, w, ids);
 }
 
 /* Appends the ids of location pos's frames (PP_NONE: [unknown]) to
