@@ -716,33 +716,9 @@ static void worker_init(struct pp_worker *w, const struct pp *d, struct pp_job *
 	c->lf = xmalloc((d->nloc ? d->nloc : 1) * sizeof *c->lf);
 	if (d->nloc)
 		memcpy(c->lf, d->lf, d->nloc * sizeof *c->lf);
+	memset((char *)c + offsetof(struct pp, lines), 0, sizeof *c - offsetof(struct pp, lines));
 	c->issues_later = true;
-	c->lines = NULL;
-	c->caplines = 0;
-	c->slocs = c->dslocs = NULL;
-	c->capslocs = c->capdslocs = 0;
-	c->ids = NULL;
-	c->capids = 0;
-	memset(c->frid, 0, sizeof c->frid);
-	memset(c->lrec, 0, sizeof c->lrec);
-	memset(c->mids, 0, sizeof c->mids);
-	memset(c->nmids, 0, sizeof c->nmids);
-	memset(c->capmids, 0, sizeof c->capmids);
-	memset(c->labc, 0, sizeof c->labc);
-	c->labelbuf = NULL;
-	c->labelcap = 0;
-	memset(c->prev, 0, sizeof c->prev);
-	memset(c->bt, 0, sizeof c->bt);
-	memset(c->nbatch, 0, sizeof c->nbatch);
-	memset(c->bids, 0, sizeof c->bids);
-	memset(c->nbids, 0, sizeof c->nbids);
-	memset(c->capbids, 0, sizeof c->capbids);
-	memset(&c->seen, 0, sizeof c->seen);
 	pp_caches_with(c, 0, job->ids);
-	c->bad_refs = c->bad_strs = c->bad_samples = c->bad_entries = 0;
-	c->negative = c->cut_stacks = c->cut_lines = c->no_label = 0;
-	c->first_bad_sample = 0;
-	c->why_sample = NULL;
 	c->t = NULL;
 }
 

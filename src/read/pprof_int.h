@@ -199,6 +199,8 @@ struct pp {
 	size_t nissues, capissues;
 	bool loc_identity;          /* location i has id i + 1 (Go's): no map */
 	struct arena names;         /* names made here (addresses, copies) */
+	/* From here to the end: scratch, caches and counts, which a thread
+	 * reading parts has of its own (pprof.c's worker_init zeroes them). */
 	uint64_t *lines;            /* scratch: function ids of a location */
 	size_t caplines;
 	uint32_t *slocs;            /* scratch: a sample's locations, leaf first */
