@@ -11,6 +11,25 @@ static struct reader_diag last;
 
 /* Loads text (fed in pieces of `chunk` whole lines when chunk > 0) and
  * returns the collapsed output. */
+/* Insertion sort of n strings of `width` bytes each (keys[i * width]) in
+ * byte order, cnt[i] moving with its key. */
+static void sort_counted(char *keys, size_t width, unsigned long long *cnt, size_t n)
+{
+	char *tk = malloc(width);
+	if (!tk)
+		abort();
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(keys + (j - 1) * width, keys + j * width) > 0; j--) {
+			unsigned long long tc = cnt[j];
+			memcpy(tk, keys + j * width, width);
+			memcpy(keys + j * width, keys + (j - 1) * width, width);
+			memcpy(keys + (j - 1) * width, tk, width);
+			cnt[j] = cnt[j - 1];
+			cnt[j - 1] = tc;
+		}
+	free(tk);
+}
+
 static char *load(const char *text)
 {
 	struct tree t;
@@ -136,17 +155,8 @@ int main(void)
 				strcpy(keys[nkeys++], key);
 			cnt[k] += c;
 		}
-		/* Oracle: sort keys (insertion sort, strcmp = byte order). */
-		for (size_t i = 1; i < nkeys; i++)
-			for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
-				char tk[48];
-				unsigned long long tc = cnt[j];
-				memcpy(tk, keys[j], 48);
-				memcpy(keys[j], keys[j - 1], 48);
-				memcpy(keys[j - 1], tk, 48);
-				cnt[j] = cnt[j - 1];
-				cnt[j - 1] = tc;
-			}
+		/* Oracle: sort keys (strcmp = byte order). */
+		sort_counted(keys[0], sizeof keys[0], cnt, nkeys);
 		char *want = NULL;
 		size_t wl = 0;
 		FILE *w = open_memstream(&want, &wl);
@@ -240,16 +250,7 @@ int main(void)
 			cnt[i] = 1 + NEXT() % 9;
 		}
 		/* Sort with their counts (stacks in byte order: sorted input). */
-		for (size_t i = 1; i < N; i++)
-			for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
-				char tk[200];
-				unsigned long long tc = cnt[j];
-				memcpy(tk, keys[j], 200);
-				memcpy(keys[j], keys[j - 1], 200);
-				memcpy(keys[j - 1], tk, 200);
-				cnt[j] = cnt[j - 1];
-				cnt[j - 1] = tc;
-			}
+		sort_counted(keys[0], sizeof keys[0], cnt, (size_t)N);
 		char *text = malloc((size_t)N * 220);
 		size_t tlen = 0;
 		for (int i = 0; i < N; i++)
