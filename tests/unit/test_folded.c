@@ -30,6 +30,49 @@ static void sort_counted(char *keys, size_t width, unsigned long long *cnt, size
 	free(tk);
 }
 
+/* Feeds text[0..tlen) to a folded reader of a new tree in blocks of 1 to
+ * maxlines whole lines (by the generator *rng; maxlines 0: one block), each
+ * block copied and scribbled over after the feed so that the reader cannot
+ * keep pointers into it; *sorted: whether the tree was built as sorted
+ * input (no child hash). Returns the finalized tree's folded text. */
+static char *collapse_in_blocks(const char *text, size_t tlen, uint64_t *rng, int maxlines,
+                                bool *sorted)
+{
+	struct tree t;
+	tree_init(&t);
+	struct folded_reader *r = folded_reader_new(&t);
+	size_t p = 0;
+	while (p < tlen) {
+		size_t q = p;
+		*rng = *rng * 6364136223846793005ULL + 1;
+		int lines = maxlines ? 1 + (int)((*rng >> 50) % (unsigned)maxlines) : 1 << 30;
+		while (q < tlen && lines-- > 0) {
+			const char *nl = memchr(text + q, '\n', tlen - q);
+			q = nl ? (size_t)(nl - text) + 1 : tlen;
+		}
+		char *blk = malloc(q - p);
+		if (!blk)
+			abort();
+		memcpy(blk, text + p, q - p);
+		folded_reader_feed(r, blk, q - p);
+		memset(blk, 'Z', q - p);
+		free(blk);
+		p = q;
+	}
+	*sorted = !tree_batches(&t);
+	folded_reader_free(r);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	char *got = NULL;
+	size_t gl = 0;
+	FILE *g = open_memstream(&got, &gl);
+	if (!g)
+		abort();
+	tree_write_folded(&t, g);
+	fclose(g);
+	tree_free(&t);
+	return got;
+}
+
 static char *load(const char *text)
 {
 	struct tree t;
@@ -165,37 +208,11 @@ int main(void)
 				fprintf(w, "%s %llu\n", keys[k], cnt[k]);
 		fclose(w);
 		for (int round = 0; round < 2; round++) {
-			struct tree t;
-			tree_init(&t);
-			struct folded_reader *r = folded_reader_new(&t);
-			size_t p = 0;
-			while (p < tlen) {
-				/* A block of 1..7 whole lines, copied so that the reader
-				 * cannot keep pointers into it. */
-				size_t q = p;
-				int lines = 1 + (int)(((seed = seed * 6364136223846793005ULL + 1) >> 50) % 7);
-				if (round == 1)
-					lines = 1 << 30;
-				while (q < tlen && lines-- > 0)
-					q = (size_t)((char *)memchr(text + q, '\n', tlen - q) - text) + 1;
-				char *blk = malloc(q - p);
-				memcpy(blk, text + p, q - p);
-				folded_reader_feed(r, blk, q - p);
-				memset(blk, 'Z', q - p);
-				free(blk);
-				p = q;
-			}
-			folded_reader_free(r);
-			tree_finalize(&t, TREE_ORDER_NAME);
-			char *got = NULL;
-			size_t gl = 0;
-			FILE *g = open_memstream(&got, &gl);
-			tree_write_folded(&t, g);
-			fclose(g);
+			bool sorted;
+			char *got = collapse_in_blocks(text, tlen, &seed, round ? 0 : 7, &sorted);
 			ok(strcmp(got, want) == 0, "random lines (%zu keys), %s: output equals the sorted sums",
 			   nkeys, round ? "one block" : "small blocks");
 			free(got);
-			tree_free(&t);
 		}
 		free(want);
 		free(text);
@@ -269,36 +286,12 @@ int main(void)
 		}
 		fclose(w);
 		for (int round = 0; round < 2; round++) {
-			struct tree t;
-			tree_init(&t);
-			struct folded_reader *r = folded_reader_new(&t);
-			size_t p = 0;
-			while (p < tlen) {
-				size_t q = p;
-				int lines = round ? 1 << 30 : 1 + (int)(NEXT() % 5);
-				while (q < tlen && lines-- > 0) {
-					const char *nl = memchr(text + q, '\n', tlen - q);
-					q = nl ? (size_t)(nl - text) + 1 : tlen;
-				}
-				char *blk = malloc(q - p);
-				memcpy(blk, text + p, q - p);
-				folded_reader_feed(r, blk, q - p);
-				memset(blk, 'Z', q - p);
-				free(blk);
-				p = q;
-			}
-			ok(!tree_batches(&t), "sorted long frames, %s: read as sorted (no child hash)",
+			bool sorted;
+			char *got = collapse_in_blocks(text, tlen, &seed, round ? 0 : 5, &sorted);
+			ok(sorted, "sorted long frames, %s: read as sorted (no child hash)",
 			   round ? "one block" : "small blocks");
-			folded_reader_free(r);
-			tree_finalize(&t, TREE_ORDER_NAME);
-			char *got = NULL;
-			size_t gl = 0;
-			FILE *g = open_memstream(&got, &gl);
-			tree_write_folded(&t, g);
-			fclose(g);
 			ok(strcmp(got, want) == 0, "  ... and the output equals the sums");
 			free(got);
-			tree_free(&t);
 		}
 #undef NEXT
 		free(want);
