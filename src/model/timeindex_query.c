@@ -116,6 +116,38 @@ static const unsigned char *leaflist_next(const struct timeindex *ti, const unsi
 	return l->end;
 }
 
+/* The leaf lists of the chosen threads (threads NULL: all), one after
+ * another: leafwalk_next gives the next in w->l. */
+struct leafwalk {
+	const struct timeindex *ti;
+	const bool *threads;
+	size_t thread;
+	const unsigned char *p, *end;
+	struct leaflist l;
+};
+
+static void leafwalk_start(struct leafwalk *w, const struct timeindex *ti, const bool *threads)
+{
+	*w = (struct leafwalk){ ti, threads, 0, NULL, NULL, { 0 } };
+}
+
+static bool leafwalk_next(struct leafwalk *w)
+{
+	const struct timeindex *ti = w->ti;
+	while (w->p == w->end) {
+		while (w->thread < ti->tl->nthreads && w->threads && !w->threads[w->thread])
+			w->thread++;
+		if (w->thread == ti->tl->nthreads)
+			return false;
+		const struct timeindex_thread *t = &ti->threads[w->thread++];
+		w->p = ti->hist + t->hist_off;
+		w->end = w->p + t->hist_len;
+		w->l.leaf = 0;
+	}
+	w->p = leaflist_next(ti, w->p, &w->l);
+	return true;
+}
+
 /* A triple of a leaf's list. */
 static void triple(const struct timeindex *ti, const unsigned char **p, uint64_t *bin, uint64_t *count,
                    uint64_t *weight)
@@ -369,17 +401,11 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
 	uint64_t n = 0;
 	if (from_start && to_end) {
 		/* the whole recording: the lists' totals */
-		for (size_t i = 0; i < tl->nthreads; i++) {
-			if (threads && !threads[i])
-				continue;
-			const struct timeindex_thread *t = &ti->threads[i];
-			const unsigned char *p = ti->hist + t->hist_off, *end = p + t->hist_len;
-			struct leaflist l = { 0 };
-			while (p < end) {
-				p = leaflist_next(ti, p, &l);
-				add_to(self, nself, l.leaf, l.weight);
-				n += l.count;
-			}
+		struct leafwalk w;
+		leafwalk_start(&w, ti, threads);
+		while (leafwalk_next(&w)) {
+			add_to(self, nself, w.l.leaf, w.l.weight);
+			n += w.l.count;
 		}
 		return n;
 	}
@@ -394,26 +420,20 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
 	uint64_t samples = ti->cum[last + 1] - ti->cum[first];
 	if (jlo >= jhi || samples <= hcost || !ti->has_triples)
 		return self_pass(ti, t0, t1, threads, self, nself, samples);
-	for (size_t i = 0; i < tl->nthreads; i++) {
-		if (threads && !threads[i])
-			continue;
-		const struct timeindex_thread *t = &ti->threads[i];
-		const unsigned char *p = ti->hist + t->hist_off, *end = p + t->hist_len;
-		struct leaflist l = { 0 };
-		while (p < end) {
-			p = leaflist_next(ti, p, &l);
-			const unsigned char *q = l.ent;
-			uint64_t bin = 0, c, w, sum = 0;
-			for (uint64_t k = 0; k < l.nent; k++) {
-				triple(ti, &q, &bin, &c, &w);
-				if (bin >= jlo && bin < jhi) {
-					sum = sat_add(sum, w);
-					n += c;
-				}
+	struct leafwalk lw;
+	leafwalk_start(&lw, ti, threads);
+	while (leafwalk_next(&lw)) {
+		const unsigned char *q = lw.l.ent;
+		uint64_t bin = 0, c, w, sum = 0;
+		for (uint64_t k = 0; k < lw.l.nent; k++) {
+			triple(ti, &q, &bin, &c, &w);
+			if (bin >= jlo && bin < jhi) {
+				sum = sat_add(sum, w);
+				n += c;
 			}
-			if (sum)
-				add_to(self, nself, l.leaf, sum);
 		}
+		if (sum)
+			add_to(self, nself, lw.l.leaf, sum);
 	}
 	/* the cut bins at the ends, sample by sample */
 	if (!from_start)
