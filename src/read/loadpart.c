@@ -3,23 +3,36 @@
  *
  * A shuffled file spends most of its load on cache misses: each frame is
  * looked up in a child hash and a node array as big as the tree, at
- * random. Read in parts, each holding every line whose first two frames
- * hash to it, each part's tree is a fraction of the whole and stays in the
- * cache while it is built: 64 parts built one after the other took 2.3
- * (genfolded) to 3 (real-shaped) times less CPU than the whole file.
+ * random. Read in parts, each part's tree is a fraction of the whole and
+ * stays in the cache while it is built.
+ *
+ * Which part a line goes to: a sample of the file's lines (spread over it)
+ * is built into a small tree; its nodes that hold more than a share of the
+ * sample (1/4 of a part's) are the shared tree, the prefixes several parts
+ * may hold. A line's key is the first of its frames that leaves the shared
+ * tree, with the shared node above it (or the shared node where the line
+ * ends), hashed: every line through a node outside the shared tree has the
+ * same key, so that node's subtree is in one part. Where the sample finds
+ * a big subtree the key goes deeper (a chain of wrappers that 9% of the
+ * lines go through: as deep as it goes), elsewhere it is the first frame.
  *
  * A first pass cuts the lines into parts: an index of line offsets per
- * part (4 bytes a line), the pages behind it dropped as it goes. Then each
- * part is read through its index (its lines gathered into a buffer, in
- * file order), built into a tree of its own and finalized; parts are
- * independent, so threads build them side by side, without merging. Last,
- * tree_join makes the parts' trees one, copying their subtrees below depth
- * 2 as blocks. The memory is the tree's (the parts' trees, each freed as
- * it is copied) and the index. */
+ * group of parts (4 bytes a line and a byte for the part in the group),
+ * the pages behind it dropped as it goes. Then each group is read through
+ * its index in one sweep (its lines gathered into a buffer per part, in
+ * file order), each part built into a tree of its own and finalized;
+ * groups are independent, so threads build them side by side, without
+ * merging. Last, tree_join makes the parts' trees one: the shared nodes
+ * merged by path, the subtrees below them copied as blocks. The memory is
+ * the tree's (the parts' trees, each freed as it is copied) and the index.
+ *
+ * Memory running out anywhere here is caught (xalloc_catch): everything
+ * is freed and the caller reads the file the usual way. */
 #include "config.h"
 #include "loadint.h"
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,37 +43,54 @@
 #include "xalloc.h"
 
 #define PART_MIN_BYTES ((size_t)64 << 20)  /* smaller files: one pass */
-#define PART_COUNT 64
+/* Parts: one per PART_BYTES of input, at least PART_MIN_COUNT. */
+#define PART_BYTES ((size_t)4 << 20)
+#define PART_MIN_COUNT 64
 #define PART_MAX_COUNT 4096
 #define PART_MAX_THREADS 16
-/* A sweep through the file builds PART_GROUP parts, each gathering its
- * lines PART_GATHER bytes at a time, then fed. More parts a sweep means
+/* A sweep through the file builds a group of parts, each gathering its
+ * lines b->gather bytes at a time, then fed. More parts a sweep means
  * fewer sweeps, each faulting the pages of the file in again (a sweep a
  * part: 2.2 s of system time on 1 GiB of real-shaped input), and more
- * trees being built at once, each with its child hash and room to grow.
- * On 1 GiB of genfolded output (a tree of 670 MiB), 2, 3 and 4 parts a
- * sweep took 10.4, 9.9 and 9.6 s on one thread, 5.9, 5.9 and 5.7 s on two,
- * and peaked at 777, 795 and 821 MiB on two: 3 keeps within the tree +
- * 128 MiB that loading allows. Gathering 8 MiB at a time took as long as
- * 4, with 5 MiB more at the peak. */
-#define PART_GATHER ((size_t)4 << 20)
-#define PART_GROUP 3
+ * trees being built at once, each with its child hash and room to grow:
+ * a group is PART_GROUP_64THS of the parts (at 64 parts, 3 a sweep took
+ * 9.9 s on one thread, 5.9 s on two, peaking at 795 MiB against a tree of
+ * 670 MiB: within the tree + 128 MiB that loading allows). */
+#define PART_GATHER ((size_t)1 << 20)
+#define PART_GROUP_64THS 3
+#define PART_MAX_GROUP 255
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
+/* The sample that finds the shared prefixes: lines from this many places,
+ * this many from each. */
+#define SAMPLE_WINDOWS 256
+#define SAMPLE_LINES 64
 #define PROBE_WINDOWS 64
 #define PROBE_LINES 64
+
+/* The shared tree's nodes by (parent, name): what the first pass looks a
+ * line's frames up in. */
+struct forks {
+	const struct tree *sh;      /* finalized */
+	uint64_t *keys;             /* fork_mix(parent, name's hash); 0: empty */
+	uint32_t *node;
+	size_t mask;
+};
 
 /* A stretch of the file cut into parts by one thread. */
 struct range {
 	const char *d;
 	size_t lo, hi;
-	int nparts;
-	uint32_t **idx;             /* per part: offsets of its lines */
+	const struct forks *fk;
+	int nparts, group;
+	uint32_t **idx;             /* per group: offsets of its lines */
+	uint8_t **slot;             /* per group: each line's part in it */
 	size_t *n, *cap;
 	uint64_t *bytes;            /* per part: bytes of its lines */
 	struct reader_diag diag;    /* line numbers within the range */
 	uint64_t sum;               /* of the counts */
 	bool unfit;                 /* fractional or saturated counts, or a
 	                               sum beyond 64 bits: not in parts */
+	bool failed;                /* memory ran out */
 	atomic_size_t done;         /* bytes cut so far */
 };
 
@@ -70,39 +100,182 @@ struct build {
 	size_t len;
 	struct range *ranges;
 	int nranges, nparts;
-	int *order;                 /* parts, biggest first */
+	int group, ngroups;         /* parts a sweep builds; sweeps */
+	int *order;                 /* groups, biggest first */
 	atomic_int next;            /* the next of order to build */
 	struct tree *trees;
 	enum tree_order torder;
-	int group, ngroups;         /* parts a sweep builds; sweeps */
-	int nfilled;                /* parts in order[] */
-	struct tree *dst;           /* the result: names go in its table */
+	struct tree names;          /* its table: the parts' names */
 	pthread_mutex_t names_mu;
-	size_t gather;              /* a part's buffer in a sweep */
+	atomic_bool failed;         /* memory ran out: stop */
+	int fail_at;                /* tests (TFLAME_PARTS_FAIL): fail there */
+	size_t gather;
 	atomic_uint_fast64_t built; /* bytes of the parts built */
 	uint64_t stacks;            /* the file's, once cut */
 };
 
-/* A line's key: the hash of its stack up to its second ';' (its first
- * two frames), or of the whole stack when it has fewer. */
-static uint64_t key_of(const char *s, size_t stack)
+/* A thread building groups: what a jump out of xalloc_catch must find. */
+struct worker {
+	struct build *b;
+	struct folded_reader *r[PART_MAX_GROUP];
+	char *bufs;
+	bool locked;                /* holds b->names_mu */
+	jmp_buf env;
+};
+
+static uint64_t fork_mix(uint32_t parent, uint64_t h)
 {
-	const char *semi = memchr(s, ';', stack);
-	if (semi) {
-		const char *second = memchr(semi + 1, ';', stack - (size_t)(semi + 1 - s));
-		if (second)
-			stack = (size_t)(second - s);
+	uint64_t k = h ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
+	k ^= k >> 31;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	k ^= k >> 29;
+	return k | 1;               /* never 0 (empty) */
+}
+
+#define FORK_END 0x5bd1e9955bd1e995ULL    /* a line ends at a shared node */
+
+static uint32_t forks_find(const struct forks *f, uint32_t parent, uint64_t h, const char *s, size_t len)
+{
+	uint64_t k = fork_mix(parent, h);
+	for (size_t i = (size_t)(k >> 7) & f->mask; f->keys[i]; i = (i + 1) & f->mask) {
+		if (f->keys[i] != k)
+			continue;
+		tree_idx c = f->node[i];
+		if (f->sh->nodes[c].parent == parent && tree_name_len(f->sh, c) == len &&
+		    memcmp(tree_name(f->sh, c), s, len) == 0)
+			return c;
 	}
-	return strtab_hash(s, stack);
+	return UINT32_MAX;
+}
+
+static void forks_init(struct forks *f, const struct tree *sh)
+{
+	size_t sz = 16;
+	while (sz < 2 * sh->n)
+		sz *= 2;
+	f->sh = sh;
+	f->keys = xcalloc(sz, sizeof *f->keys);
+	f->node = xmalloc(sz * sizeof *f->node);
+	f->mask = sz - 1;
+	for (tree_idx c = 1; c < sh->n; c++) {
+		uint64_t k = fork_mix(sh->nodes[c].parent, strtab_hash(tree_name(sh, c), tree_name_len(sh, c)));
+		size_t i = (size_t)(k >> 7) & f->mask;
+		while (f->keys[i])
+			i = (i + 1) & f->mask;
+		f->keys[i] = k;
+		f->node[i] = c;
+	}
+}
+
+static void forks_free(struct forks *f)
+{
+	free(f->keys);
+	free(f->node);
+	memset(f, 0, sizeof *f);
+}
+
+/* A line's key: its first frame outside the shared tree with the shared
+ * node above it, or the shared node it ends at. stack: s[0..len). */
+static uint64_t key_of(const struct forks *f, const char *s, size_t len)
+{
+	uint32_t cur = 0;
+	if (len == 0)
+		return fork_mix(0, FORK_END);   /* no frames: the root's own */
+	for (size_t p = 0;;) {
+		const char *semi = memchr(s + p, ';', len - p);
+		size_t e = semi ? (size_t)(semi - s) : len;
+		uint64_t h = strtab_hash(s + p, e - p);
+		uint32_t c = forks_find(f, cur, h, s + p, e - p);
+		if (c == UINT32_MAX)
+			return fork_mix(cur, h);
+		cur = c;
+		if (!semi)
+			return fork_mix(cur, FORK_END);
+		p = e + 1;
+	}
+}
+
+/* Splits the stack s[0..len) into frames, as the folded reader does, in
+ * *fr (grown as needed); returns how many. */
+static size_t split_frames(const char *s, size_t len, struct tree_frame **fr, size_t *cap)
+{
+	size_t n = 0;
+	for (size_t p = 0; len > 0;) {
+		const char *semi = memchr(s + p, ';', len - p);
+		size_t e = semi ? (size_t)(semi - s) : len;
+		if (n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*fr = xreallocarray(*fr, *cap, sizeof **fr);
+		}
+		(*fr)[n++] = (struct tree_frame){ s + p, e - p };
+		if (!semi)
+			break;
+		p = e + 1;
+	}
+	return n;
+}
+
+/* The shared tree of d[0..len) in *sh: the paths of a sample of its lines
+ * (SAMPLE_LINES from each of SAMPLE_WINDOWS places, each weighing its
+ * bytes) that hold more than `share` of the sample. sample: room for
+ * the sample's tree (freed here; for tree_free when memory runs out). */
+static void shared_of(struct tree *sh, struct tree *sample, const char *d, size_t len, double share)
+{
+	struct tree *smp = sample;
+	tree_init(smp);
+	struct tree_frame *fr = NULL;
+	size_t cap = 0;
+	uint64_t scanned = 0;
+	for (size_t w = 0; w < SAMPLE_WINDOWS; w++) {
+		size_t from = len / SAMPLE_WINDOWS * w;
+		size_t hi = w + 1 < SAMPLE_WINDOWS ? len / SAMPLE_WINDOWS * (w + 1) : len;
+		size_t p = w ? load_cut_in(d, from, hi, false, &scanned) : 0;
+		if (w && !p)
+			continue;
+		for (int k = 0; k < SAMPLE_LINES && p < hi; k++) {
+			const char *nl = memchr(d + p, '\n', len - p);
+			size_t e = nl ? (size_t)(nl - d) : len, stack;
+			struct tree_dec c, before;
+			if (folded_parse_line(d + p, e - p, &stack, &c, &before) == FOLDED_STACK)
+				tree_add_stack(smp, fr, split_frames(d + p, stack, &fr, &cap), e - p + 1);
+			p = e + 1;
+		}
+	}
+	tree_finalize(smp, TREE_ORDER_NAME);
+	double thr = share * (double)smp->nodes[0].total.u;
+	tree_init(sh);
+	size_t nf = 0;
+	for (tree_idx i = 1; i < smp->n;) {
+		const struct tree_node *x = &smp->nodes[i];
+		if ((double)x->total.u <= thr) {
+			i = x->end;
+			continue;
+		}
+		nf = x->depth;
+		if (nf > cap) {
+			cap = nf;
+			fr = xreallocarray(fr, cap, sizeof *fr);
+		}
+		fr[nf - 1] = (struct tree_frame){ tree_name(smp, i), tree_name_len(smp, i) };
+		tree_add_stack(sh, fr, nf, 0);
+		i++;
+	}
+	free(fr);
+	tree_free(smp);
+	tree_finalize(sh, TREE_ORDER_NAME);
 }
 
 static void push(struct range *r, int part, uint32_t off, uint64_t bytes)
 {
-	if (r->n[part] == r->cap[part]) {
-		r->cap[part] = r->cap[part] ? 2 * r->cap[part] : 1024;
-		r->idx[part] = xreallocarray(r->idx[part], r->cap[part], sizeof **r->idx);
+	int g = part / r->group;
+	if (r->n[g] == r->cap[g]) {
+		size_t c = r->cap[g] ? 2 * r->cap[g] : 1024;
+		r->idx[g] = xreallocarray(r->idx[g], c, sizeof **r->idx);
+		r->slot[g] = xreallocarray(r->slot[g], c, sizeof **r->slot);
+		r->cap[g] = c;
 	}
-	r->idx[part][r->n[part]++] = off;
+	r->idx[g][r->n[g]] = off;
+	r->slot[g][r->n[g]++] = (uint8_t)(part % r->group);
 	r->bytes[part] += bytes;
 }
 
@@ -123,9 +296,16 @@ static void drop(const char *d, size_t from, size_t to)
 }
 
 /* The first pass over a range: each line parsed as the folded reader
- * parses it (the same diagnostics), its offset put in its part. */
-static void cut_range(struct range *r)
+ * parses it (the same diagnostics), its offset put in its part's group.
+ * Memory running out sets r->failed. */
+static void cut_range(struct range *r, int fail)
 {
+	jmp_buf env;
+	if (setjmp(env)) {
+		r->failed = true;
+		return;
+	}
+	xalloc_catch(&env);
 	const char *d = r->d;
 	size_t dropped = r->lo;
 	for (size_t p = r->lo; p < r->hi;) {
@@ -149,7 +329,7 @@ static void cut_range(struct range *r)
 			r->diag.stacks++;
 			if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
 				r->unfit = true;
-			push(r, (int)(key_of(d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p + 1);
+			push(r, (int)(key_of(r->fk, d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p + 1);
 			break;
 		}
 		p = e + 1;
@@ -159,13 +339,22 @@ static void cut_range(struct range *r)
 			atomic_store(&r->done, p - r->lo);
 		}
 	}
+	if (fail)
+		longjmp(env, 1);        /* tests: as if memory ran out here */
+	xalloc_catch(NULL);
 	drop(d, dropped, r->hi);
 	atomic_store(&r->done, r->hi - r->lo);
 }
 
+struct cut_arg {
+	struct range *r;
+	int fail;
+};
+
 static void *cut_main(void *arg)
 {
-	cut_range(arg);
+	struct cut_arg *a = arg;
+	cut_range(a->r, a->fail);
 	return NULL;
 }
 
@@ -179,93 +368,109 @@ static void progress(struct load_progress *pr, const struct build *b)
 	load_progress_update(pr, done < b->len ? done : b->len, b->len, b->stacks, false);
 }
 
-/* Builds a group of parts, gathered in one sweep through the file: each
- * part's lines into a buffer of its own, fed to its reader when full;
- * then each tree finalized. A sweep reads (and faults in) the pages that
- * hold its parts' lines, and the pages behind it are dropped: one sweep a
- * part would fault the whole file in again for each. */
-static void build_group(struct build *b, const int *parts, int g, char *bufs)
+/* Builds group gi, gathered in one sweep through the file: each part's
+ * lines into a buffer of its own, fed to its reader when full; then each
+ * tree finalized and its names moved into b->names. A sweep reads (and
+ * faults in) the pages that hold its parts' lines, and the pages behind
+ * it are dropped: one sweep a part would fault the whole file in again
+ * for each. */
+static void build_group(struct worker *w, int gi)
 {
-	struct folded_reader *r[PART_GROUP];
-	size_t have[PART_GROUP], at[PART_GROUP], ri[PART_GROUP];
+	struct build *b = w->b;
+	int p0 = gi * b->group, g = b->nparts - p0 < b->group ? b->nparts - p0 : b->group;
+	size_t have[PART_MAX_GROUP];
 	for (int k = 0; k < g; k++) {
-		r[k] = folded_reader_new(&b->trees[parts[k]]);
-		have[k] = at[k] = ri[k] = 0;
+		tree_init(&b->trees[p0 + k]);
+		w->r[k] = folded_reader_new(&b->trees[p0 + k]);
+		have[k] = 0;
 	}
-	size_t dropped = 0, gather = b->gather;
-	for (;;) {
-		/* the part whose next line comes first in the file */
-		int best = -1;
-		size_t off = 0;
-		for (int k = 0; k < g; k++) {
-			while (ri[k] < (size_t)b->nranges && at[k] == b->ranges[ri[k]].n[parts[k]]) {
-				ri[k]++;
-				at[k] = 0;
+	size_t dropped = 0;
+	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
+		const struct range *rg = &b->ranges[ri];
+		const uint32_t *idx = rg->idx[gi];
+		const uint8_t *slot = rg->slot[gi];
+		for (size_t m = 0; m < rg->n[gi]; m++) {
+			size_t off = idx[m];
+			int k = slot[m];
+			char *buf = w->bufs + (size_t)k * b->gather;
+			const char *nl = memchr(b->d + off, '\n', b->len - off);
+			size_t l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
+			if (have[k] + l + 1 > b->gather) {
+				folded_reader_feed(w->r[k], buf, have[k]);
+				have[k] = 0;
 			}
-			if (ri[k] == (size_t)b->nranges)
-				continue;
-			size_t o = b->ranges[ri[k]].idx[parts[k]][at[k]];
-			if (best < 0 || o < off) {
-				best = k;
-				off = o;
+			if (l + 1 > b->gather) {
+				folded_reader_feed(w->r[k], b->d + off, l);     /* a very long line */
+			} else {
+				memcpy(buf + have[k], b->d + off, l);
+				buf[have[k] + l] = '\n';
+				have[k] += l + 1;
 			}
-		}
-		if (best < 0)
-			break;
-		at[best]++;
-		char *buf = bufs + (size_t)best * gather;
-		const char *nl = memchr(b->d + off, '\n', b->len - off);
-		size_t l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
-		if (have[best] + l + 1 > gather) {
-			folded_reader_feed(r[best], buf, have[best]);
-			have[best] = 0;
-		}
-		if (l + 1 > gather) {
-			folded_reader_feed(r[best], b->d + off, l);     /* a very long line */
-		} else {
-			memcpy(buf + have[best], b->d + off, l);
-			buf[have[best] + l] = '\n';
-			have[best] += l + 1;
-		}
-		if (off - dropped >= PART_DROP) {
-			drop(b->d, dropped, off);
-			dropped = off;
+			if (off - dropped >= PART_DROP) {
+				drop(b->d, dropped, off);
+				dropped = off;
+			}
 		}
 	}
+	if (b->fail_at == 2 && gi == b->ngroups - 1)
+		longjmp(w->env, 1);     /* tests: as if memory ran out here */
 	uint64_t bytes = 0;
 	for (int k = 0; k < g; k++) {
 		if (have[k])
-			folded_reader_feed(r[k], bufs + (size_t)k * gather, have[k]);
-		folded_reader_free(r[k]);
-		tree_finalize(&b->trees[parts[k]], b->torder);
+			folded_reader_feed(w->r[k], w->bufs + (size_t)k * b->gather, have[k]);
+		folded_reader_free(w->r[k]);
+		w->r[k] = NULL;
+		tree_finalize(&b->trees[p0 + k], b->torder);
 		/* its names into the result's table, and its own freed */
 		pthread_mutex_lock(&b->names_mu);
-		tree_join_names(b->dst, &b->trees[parts[k]]);
+		w->locked = true;
+		tree_join_names(&b->names, &b->trees[p0 + k]);
+		w->locked = false;
 		pthread_mutex_unlock(&b->names_mu);
-		/* its index is read: gone (this thread's alone) */
-		for (int i = 0; i < b->nranges; i++) {
-			bytes += b->ranges[i].bytes[parts[k]];
-			free(b->ranges[i].idx[parts[k]]);
-			b->ranges[i].idx[parts[k]] = NULL;
-		}
+		for (int i = 0; i < b->nranges; i++)
+			bytes += b->ranges[i].bytes[p0 + k];
+	}
+	/* its index is read: gone (this thread's alone) */
+	for (int i = 0; i < b->nranges; i++) {
+		free(b->ranges[i].idx[gi]);
+		free(b->ranges[i].slot[gi]);
+		b->ranges[i].idx[gi] = NULL;
+		b->ranges[i].slot[gi] = NULL;
 	}
 	atomic_fetch_add(&b->built, bytes);
 }
 
-/* Takes groups of parts until none is left. */
-static void build_groups(struct build *b, struct load_progress *pr)
+/* Takes groups until none is left, or memory runs out (anywhere: then
+ * b->failed is set and everything stops). */
+static void build_groups(struct worker *w, struct load_progress *pr)
 {
-	char *bufs = xmalloc((size_t)PART_GROUP * b->gather);
-	for (;;) {
+	struct build *b = w->b;
+	if (setjmp(w->env)) {
+		if (w->locked)
+			pthread_mutex_unlock(&b->names_mu);
+		w->locked = false;
+		for (int k = 0; k < PART_MAX_GROUP; k++) {
+			folded_reader_free(w->r[k]);
+			w->r[k] = NULL;
+		}
+		free(w->bufs);
+		w->bufs = NULL;
+		atomic_store(&b->failed, true);
+		return;
+	}
+	xalloc_catch(&w->env);
+	w->bufs = xmalloc((size_t)b->group * b->gather);
+	while (!atomic_load(&b->failed)) {
 		int k = atomic_fetch_add(&b->next, 1);
 		if (k >= b->ngroups)
 			break;
-		int g = b->nfilled - k * b->group < b->group ? b->nfilled - k * b->group : b->group;
-		build_group(b, b->order + (size_t)k * (size_t)b->group, g, bufs);
+		build_group(w, b->order[k]);
 		if (pr)
 			progress(pr, b);
 	}
-	free(bufs);
+	xalloc_catch(NULL);
+	free(w->bufs);
+	w->bufs = NULL;
 }
 
 static void *build_main(void *arg)
@@ -306,30 +511,110 @@ static bool looks_sorted(const char *d, size_t len)
 	return pairs > 0 && sorted * 10 >= pairs * 9;
 }
 
-static int cmp_bytes_desc(const void *a, const void *b, const uint64_t *bytes)
+static const uint64_t *sort_bytes;      /* qsort's context */
+
+static int cmp_groups(const void *a, const void *b)
 {
-	uint64_t x = bytes[*(const int *)a], y = bytes[*(const int *)b];
+	uint64_t x = sort_bytes[*(const int *)a], y = sort_bytes[*(const int *)b];
 	return x < y ? 1 : x > y ? -1 : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-static const uint64_t *sort_bytes;      /* qsort's context */
-
-static int cmp_parts(const void *a, const void *b)
+static void free_ranges(struct range *rg, int nr, int ngroups)
 {
-	return cmp_bytes_desc(a, b, sort_bytes);
-}
-
-static void free_ranges(struct range *rg, int nr)
-{
-	for (int i = 0; i < nr; i++) {
-		for (int p = 0; p < rg[i].nparts; p++)
-			free(rg[i].idx[p]);
+	for (int i = 0; rg && i < nr; i++) {
+		for (int g = 0; rg[i].idx && g < ngroups; g++) {
+			free(rg[i].idx[g]);
+			free(rg[i].slot[g]);
+		}
 		free(rg[i].idx);
+		free(rg[i].slot);
 		free(rg[i].n);
 		free(rg[i].cap);
 		free(rg[i].bytes);
 	}
 	free(rg);
+}
+
+/* Everything load_parts holds, freed at the end or when memory ran out. */
+struct parts_run {
+	struct build b;
+	struct tree sh, sample;     /* zeroed until used: tree_free takes both */
+	struct forks fk;
+	uint64_t *gbytes;
+	bool mu_init;
+};
+
+static void run_free(struct parts_run *u)
+{
+	struct build *b = &u->b;
+	free_ranges(b->ranges, b->nranges, b->ngroups);
+	b->ranges = NULL;
+	for (int p = 0; b->trees && p < b->nparts; p++)
+		tree_free(&b->trees[p]);
+	free(b->trees);
+	b->trees = NULL;
+	free(b->order);
+	b->order = NULL;
+	free(u->gbytes);
+	u->gbytes = NULL;
+	forks_free(&u->fk);
+	tree_free(&u->sh);
+	tree_free(&u->sample);
+	tree_free(&b->names);
+	if (u->mu_init)
+		pthread_mutex_destroy(&b->names_mu);
+	u->mu_init = false;
+}
+
+/* The parts of a file of len bytes: TFLAME_PARTS (tests) or one per
+ * PART_BYTES, a power of two from PART_MIN_COUNT to PART_MAX_COUNT. */
+static int parts_for(size_t len, int forced)
+{
+	if (forced)
+		return forced;
+	int n = PART_MIN_COUNT;
+	while (n < PART_MAX_COUNT && (size_t)n * PART_BYTES < len)
+		n *= 2;
+	return n;
+}
+
+/* What u's run allocates before the first pass: the names' tree, the
+ * shared tree, the ranges (one per thread, at line starts), the parts.
+ * False when memory ran out (what was allocated is for run_free). */
+static bool run_alloc(struct parts_run *u, int nthr, double share)
+{
+	struct build *b = &u->b;
+	jmp_buf env;
+	if (setjmp(env))
+		return false;
+	xalloc_catch(&env);
+	tree_init(&b->names);
+	shared_of(&u->sh, &u->sample, b->d, b->len, share);
+	forks_init(&u->fk, &u->sh);
+	size_t cut[PART_MAX_THREADS + 1];
+	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
+	b->ranges = xcalloc((size_t)nr, sizeof *b->ranges);
+	b->nranges = nr;
+	for (int i = 0; i < nr; i++) {
+		struct range *r = &b->ranges[i];
+		r->d = b->d;
+		r->lo = cut[i];
+		r->hi = cut[i + 1];
+		r->fk = &u->fk;
+		r->nparts = b->nparts;
+		r->group = b->group;
+		r->idx = xcalloc((size_t)b->ngroups, sizeof *r->idx);
+		r->slot = xcalloc((size_t)b->ngroups, sizeof *r->slot);
+		r->n = xcalloc((size_t)b->ngroups, sizeof *r->n);
+		r->cap = xcalloc((size_t)b->ngroups, sizeof *r->cap);
+		r->bytes = xcalloc((size_t)b->nparts, sizeof *r->bytes);
+		atomic_init(&r->done, 0);
+	}
+	b->trees = xcalloc((size_t)b->nparts, sizeof *b->trees);
+	u->gbytes = xcalloc((size_t)b->ngroups, sizeof *u->gbytes);
+	b->order = xmalloc((size_t)b->ngroups * sizeof *b->order);
+	xalloc_catch(NULL);
+	return true;
 }
 
 bool load_parts(struct tree *t, struct source *s, const struct load_options *o, struct load_progress *pr,
@@ -338,50 +623,68 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	const char *d;
 	size_t len;
 	const char *pe = getenv("TFLAME_PARTS");
-	int nparts = pe && atoi(pe) > 0 ? atoi(pe) : 0;
-	if (nparts > PART_MAX_COUNT)
-		nparts = PART_MAX_COUNT;
+	int forced = pe && atoi(pe) > 0 ? atoi(pe) : 0;
+	if (forced > PART_MAX_COUNT)
+		forced = PART_MAX_COUNT;
 	if (t->n != 1 || t->stacks || t->chart || o->before || o->order == TREE_ORDER_INPUT ||
 	    !source_mapping(s, &d, &len) || len >= UINT32_MAX)
 		return false;
 	/* TFLAME_PARTS (tests): in that many parts, whatever the file. */
-	if (!nparts && (len < PART_MIN_BYTES || looks_sorted(d, len)))
+	if (!forced && (len < PART_MIN_BYTES || looks_sorted(d, len)))
 		return false;
-	if (!nparts)
-		nparts = PART_COUNT;
+	int nparts = parts_for(len, forced);
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
+	/* TFLAME_PARTS_SHARE (tests): the share of the sample a shared node
+	 * holds more than; TFLAME_PARTS_FAIL (tests): memory runs out in the
+	 * first pass (1), the parts (2) or the join (3). */
+	const char *se = getenv("TFLAME_PARTS_SHARE");
+	double share = se && atof(se) > 0 ? atof(se) : 0.25 / nparts;
+	const char *fe = getenv("TFLAME_PARTS_FAIL");
+	int fail_at = fe ? atoi(fe) : 0;
 
-	/* The first pass: the file in one range per thread, at line starts. */
-	size_t cut[PART_MAX_THREADS + 1];
-	int nr = (int)load_cuts(d, len, false, (size_t)nthr, cut, NULL);
-	struct range *rg = xcalloc((size_t)nr, sizeof *rg);
-	for (int i = 0; i < nr; i++) {
-		rg[i].d = d;
-		rg[i].lo = cut[i];
-		rg[i].hi = cut[i + 1];
-		rg[i].nparts = nparts;
-		rg[i].idx = xcalloc((size_t)nparts, sizeof *rg[i].idx);
-		rg[i].n = xcalloc((size_t)nparts, sizeof *rg[i].n);
-		rg[i].cap = xcalloc((size_t)nparts, sizeof *rg[i].cap);
-		rg[i].bytes = xcalloc((size_t)nparts, sizeof *rg[i].bytes);
-		atomic_init(&rg[i].done, 0);
-	}
-	struct build b = { .d = d, .len = len, .ranges = rg, .nranges = nr, .nparts = nparts, .torder = o->order,
-	                   .dst = t };
-	pthread_mutex_init(&b.names_mu, NULL);
-	atomic_init(&b.next, 0);
-	atomic_init(&b.built, 0);
+	/* Everything is held in *u, which a jump out of xalloc_catch finds. */
+	struct parts_run *u = calloc(1, sizeof *u);
+	if (!u)
+		return false;
+	struct build *b = &u->b;
+	b->d = d;
+	b->len = len;
+	b->nparts = nparts;
+	b->torder = o->order;
+	b->fail_at = fail_at;
+	b->group = (nparts * PART_GROUP_64THS + 63) / 64;
+	if (b->group > PART_MAX_GROUP)
+		b->group = PART_MAX_GROUP;
+	if (getenv("TFLAME_PARTS_GROUP"))
+		b->group = atoi(getenv("TFLAME_PARTS_GROUP"));
+	b->gather = PART_GATHER;
+	if (getenv("TFLAME_PARTS_GATHER"))
+		b->gather = (size_t)atoi(getenv("TFLAME_PARTS_GATHER")) << 10;
+	b->ngroups = (nparts + b->group - 1) / b->group;
+	atomic_init(&b->next, 0);
+	atomic_init(&b->built, 0);
+	atomic_init(&b->failed, false);
+	pthread_mutex_init(&b->names_mu, NULL);
+	u->mu_init = true;
+	double T0 = load_now();
+	if (!run_alloc(u, nthr, share))
+		goto fail;
+	double T1 = load_now();
+	int nr = b->nranges;
 	pthread_t tid[PART_MAX_THREADS];
 	bool on[PART_MAX_THREADS] = { false };
+	struct cut_arg ca[PART_MAX_THREADS];
+	for (int i = 0; i < nr; i++)
+		ca[i] = (struct cut_arg){ &b->ranges[i], fail_at == 1 && i == nr - 1 };
 	for (int i = 1; i < nr; i++)
-		on[i] = pthread_create(&tid[i], NULL, cut_main, &rg[i]) == 0;
-	cut_range(&rg[0]);
-	progress(pr, &b);
+		on[i] = pthread_create(&tid[i], NULL, cut_main, &ca[i]) == 0;
+	cut_range(&b->ranges[0], ca[0].fail);
+	progress(pr, b);
 	for (int i = 1; i < nr; i++) {
 		if (on[i])
 			pthread_join(tid[i], NULL);
 		else
-			cut_range(&rg[i]);
+			cut_range(&b->ranges[i], ca[i].fail);
 	}
 	/* Diagnostics of the whole file, in line order; what cannot go in
 	 * parts (fractional or clamped counts, a sum beyond 64 bits) is read
@@ -390,7 +693,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	uint64_t sum = 0;
 	bool unfit = false;
 	for (int i = 0; i < nr; i++) {
-		const struct reader_diag *dg = &rg[i].diag;
+		const struct reader_diag *dg = &b->ranges[i].diag;
 		if (dg->bad && !all.bad) {
 			all.first_bad = all.lines + dg->first_bad;
 			memcpy(all.first_msg, dg->first_msg, sizeof all.first_msg);
@@ -398,71 +701,62 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		all.lines += dg->lines;
 		all.stacks += dg->stacks;
 		all.bad += dg->bad;
-		unfit |= rg[i].unfit || __builtin_add_overflow(sum, rg[i].sum, &sum);
+		unfit |= b->ranges[i].unfit || b->ranges[i].failed || __builtin_add_overflow(sum, b->ranges[i].sum, &sum);
 	}
-	b.stacks = all.stacks;
-	if (unfit) {
-		pthread_mutex_destroy(&b.names_mu);
-		free_ranges(rg, nr);
-		return false;
-	}
+	b->stacks = all.stacks;
+	if (unfit)
+		goto fail;
+	double T2 = load_now();
 
-	/* The parts, biggest first, on every thread. */
-	uint64_t *bytes = xcalloc((size_t)nparts, sizeof *bytes);
-	b.order = xmalloc((size_t)nparts * sizeof *b.order);
+	/* The groups, biggest first, on every thread. */
 	for (int p = 0; p < nparts; p++) {
-		b.order[p] = p;
 		for (int i = 0; i < nr; i++)
-			bytes[p] += rg[i].bytes[p];
+			u->gbytes[p / b->group] += b->ranges[i].bytes[p];
 	}
-	sort_bytes = bytes;
-	qsort(b.order, (size_t)nparts, sizeof *b.order, cmp_parts);
+	for (int g = 0; g < b->ngroups; g++)
+		b->order[g] = g;
+	sort_bytes = u->gbytes;
+	qsort(b->order, (size_t)b->ngroups, sizeof *b->order, cmp_groups);
 	sort_bytes = NULL;
-	b.trees = xcalloc((size_t)nparts, sizeof *b.trees);
-	for (int p = 0; p < nparts; p++)
-		tree_init(&b.trees[p]);
-	/* Groups of parts, round robin in size order so that they weigh
-	 * alike; the order array is rearranged group by group. */
-	b.group = PART_GROUP;
-	b.gather = PART_GATHER;
-	b.ngroups = (nparts + b.group - 1) / b.group;
-	int *grouped = xmalloc((size_t)b.ngroups * (size_t)b.group * sizeof *grouped);
-	for (int k = 0; k < b.ngroups * b.group; k++) {
-		int gi = k / b.group, slot = k % b.group, src = slot * b.ngroups + gi;
-		grouped[k] = src < nparts ? b.order[src] : -1;
-	}
-	/* a last group may have empty slots: move its parts first */
-	int filled = 0;
-	for (int k = 0; k < b.ngroups * b.group; k++)
-		if (grouped[k] >= 0)
-			grouped[filled++] = grouped[k];
-	free(b.order);
-	b.order = grouped;
-	/* (groups of b.group consecutive entries; the last may be short) */
-	b.ngroups = (filled + b.group - 1) / b.group;
-	b.nfilled = filled;
+	struct worker *w = calloc((size_t)nthr, sizeof *w);
+	if (!w)
+		goto fail;
+	for (int i = 0; i < nthr; i++)
+		w[i].b = b;
 	for (int i = 1; i < nthr; i++)
-		on[i] = pthread_create(&tid[i], NULL, build_main, &b) == 0;
-	build_groups(&b, pr);
+		on[i] = pthread_create(&tid[i], NULL, build_main, &w[i]) == 0;
+	build_groups(&w[0], pr);
 	for (int i = 1; i < nthr; i++)
 		if (on[i])
 			pthread_join(tid[i], NULL);
-	free(bytes);
-	free(b.order);
-	free_ranges(rg, nr);
+	free(w);
+	if (atomic_load(&b->failed))
+		goto fail;
+	double T3 = load_now();
+	free_ranges(b->ranges, b->nranges, b->ngroups);
+	b->ranges = NULL;
 
-	pthread_mutex_destroy(&b.names_mu);
-	bool ok = tree_join(t, b.trees, (size_t)nparts, o->order);
+	/* The parts' names become t's table ("all" is 0 in both), then the
+	 * parts t's tree; when they cannot join, t gets its table back. */
+	struct strtab old = t->names;
+	t->names = b->names.names;
+	bool ok = fail_at != 3 && tree_join(t, b->trees, (size_t)nparts, o->order, &u->sh);
 	if (!ok) {
-		/* cannot happen (the parts' pairs of first frames are their
-		 * own): read the usual way */
-		for (int p = 0; p < nparts; p++)
-			tree_free(&b.trees[p]);
+		t->names = old;
+		goto fail;
 	}
-	free(b.trees);
-	if (!ok)
-		return false;
+	strtab_free(&old);
+	memset(&b->names.names, 0, sizeof b->names.names);
+	if (getenv("TFLAME_PARTS_TIMES"))
+		fprintf(stderr, "parts %d group %d shared %zu: sample %.3f cut %.3f build %.3f join %.3f\n", nparts, b->group,
+		        u->sh.n, T1 - T0, T2 - T1, T3 - T2, load_now() - T3);
+	run_free(u);
+	free(u);
 	load_progress_update(pr, len, len, t->stacks, true);
 	load_report_diag(m, name, &all, o);
 	return true;
+fail:
+	run_free(u);
+	free(u);
+	return false;
 }
