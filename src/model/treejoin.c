@@ -90,8 +90,9 @@ static int cmp_items(const void *a, const void *b)
 /* Gives back the pages of t's node array below node i, read already:
  * whole pages strictly inside the array (malloc's bookkeeping around it
  * stays intact); *done is how far that went. A part is read front to
- * back, so nothing below *done is read again. */
-static void release_below(const struct tree *t, size_t i, uintptr_t *done)
+ * back, so nothing below *done is read again. last: its last block was
+ * read (i is then its end). */
+static void release_below(const struct tree *t, size_t i, uintptr_t *done, bool last)
 {
 #ifdef HAVE_MADVISE
 	long pg = sysconf(_SC_PAGESIZE);
@@ -100,7 +101,9 @@ static void release_below(const struct tree *t, size_t i, uintptr_t *done)
 	uintptr_t hi = (uintptr_t)(t->nodes + i) / page * page;
 	if (*done < lo)
 		*done = lo;
-	if (hi >= *done + ((uintptr_t)1 << 20)) {     /* a MiB at a time */
+	/* a MiB at a time, and all of it at the end: free() keeps what the
+	 * heap holds (parts of a few MiB are there) */
+	if (hi > *done && (last || hi >= *done + ((uintptr_t)1 << 20))) {
 		madvise((void *)*done, hi - *done, MADV_DONTNEED);
 		*done = hi;
 	}
@@ -108,6 +111,7 @@ static void release_below(const struct tree *t, size_t i, uintptr_t *done)
 	(void)t;
 	(void)i;
 	(void)done;
+	(void)last;
 #endif
 }
 
@@ -293,6 +297,8 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		ok = n <= TREE_MAX_NODES;
 	}
 	nitems = ntops - 1 + nkids;
+	if (getenv("TFLAME_PARTS_TIMES"))
+		fprintf(stderr, "join: %zu tops, %zu blocks, %zu nodes\n", ntops, nkids, n);
 	if (ok) {
 		items = malloc((nitems ? nitems : 1) * sizeof *items);
 		first = calloc(ntops + 1, sizeof *first);
@@ -379,7 +385,10 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 			x->total = sn[i].total;
 			x->off.u = kd->off + (sn[i].off.u - soff);
 		}
-		release_below(&parts[p], e, &released[p]);
+		bool last = k + 1 == nkids || j.kids[k + 1].part != p;
+		release_below(&parts[p], last ? parts[p].n : e, &released[p], last);
+		if (last)
+			tree_free(&parts[p]);
 	}
 	for (size_t p = 0; p < np; p++)
 		tree_free(&parts[p]);

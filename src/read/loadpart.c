@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "text.h"
 #include "xalloc.h"
@@ -57,8 +58,9 @@
  * 9.9 s on one thread, 5.9 s on two, peaking at 795 MiB against a tree of
  * 670 MiB: within the tree + 128 MiB that loading allows). */
 #define PART_GATHER ((size_t)1 << 20)
-#define PART_GROUP_64THS 3
+#define PART_GROUP_64THS 2
 #define PART_MAX_GROUP 255
+#define PART_AHEAD 16                      /* lines prefetched ahead */
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
 /* The sample that finds the shared prefixes: lines from this many places,
  * this many from each. */
@@ -117,11 +119,27 @@ struct build {
 /* A thread building groups: what a jump out of xalloc_catch must find. */
 struct worker {
 	struct build *b;
+	char *sorted;               /* a buffer's lines in byte order */
+	struct line *lines[PART_MAX_GROUP];     /* each buffer's lines */
+	size_t nlines[PART_MAX_GROUP], caplines[PART_MAX_GROUP];
 	struct folded_reader *r[PART_MAX_GROUP];
 	char *bufs;
 	bool locked;                /* holds b->names_mu */
 	jmp_buf env;
 };
+
+/* A line of a gathered buffer. */
+struct line {
+	const char *s;
+	size_t len;
+};
+
+static int cmp_lines(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
 
 static uint64_t fork_mix(uint32_t parent, uint64_t h)
 {
@@ -195,6 +213,8 @@ static uint64_t key_of(const struct forks *f, const char *s, size_t len)
 	}
 }
 
+static void drop_near(const char *d, size_t len, size_t from, size_t hi);
+
 /* Splits the stack s[0..len) into frames, as the folded reader does, in
  * *fr (grown as needed); returns how many. */
 static size_t split_frames(const char *s, size_t len, struct tree_frame **fr, size_t *cap)
@@ -240,6 +260,7 @@ static void shared_of(struct tree *sh, struct tree *sample, const char *d, size_
 				tree_add_stack(smp, fr, split_frames(d + p, stack, &fr, &cap), e - p + 1);
 			p = e + 1;
 		}
+		drop_near(d, len, from, p);
 	}
 	tree_finalize(smp, TREE_ORDER_NAME);
 	double thr = share * (double)smp->nodes[0].total.u;
@@ -293,6 +314,17 @@ static void drop(const char *d, size_t from, size_t to)
 	(void)from;
 	(void)to;
 #endif
+}
+
+/* Unmaps the pages of d[0..len) around [from, hi), read by a probe: each
+ * touch of the file maps much more of it than the page touched (its
+ * read-ahead, large folios: 64 probes of a few KiB each mapped 206 MiB of
+ * a 1 GiB file, the sample's 256 another 600), above the peak of the whole
+ * load were they kept. */
+static void drop_near(const char *d, size_t len, size_t from, size_t hi)
+{
+	size_t margin = (size_t)8 << 20;
+	drop(d, from > margin ? from - margin : 0, hi + margin < len ? hi + margin : len);
 }
 
 /* The first pass over a range: each line parsed as the folded reader
@@ -368,6 +400,24 @@ static void progress(struct load_progress *pr, const struct build *b)
 	load_progress_update(pr, done < b->len ? done : b->len, b->len, b->stacks, false);
 }
 
+/* Feeds the lines of w's buffer k to its reader in byte order: the
+ * reader then finds most frames in the line before's (sorted input is
+ * read several times faster than shuffled). */
+static void feed_sorted(struct worker *w, int k)
+{
+	struct line *ln = w->lines[k];
+	size_t n = w->nlines[k];
+	qsort(ln, n, sizeof *ln, cmp_lines);
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(w->sorted + at, ln[i].s, ln[i].len);
+		at += ln[i].len;
+		w->sorted[at++] = '\n';
+	}
+	folded_reader_feed(w->r[k], w->sorted, at);
+	w->nlines[k] = 0;
+}
+
 /* Builds group gi, gathered in one sweep through the file: each part's
  * lines into a buffer of its own, fed to its reader when full; then each
  * tree finalized and its names moved into b->names. A sweep reads (and
@@ -391,19 +441,31 @@ static void build_group(struct worker *w, int gi)
 		const uint8_t *slot = rg->slot[gi];
 		for (size_t m = 0; m < rg->n[gi]; m++) {
 			size_t off = idx[m];
+			/* the lines a few ahead: their cache misses overlap */
+			if (m + PART_AHEAD < rg->n[gi]) {
+				const char *ahead = b->d + idx[m + PART_AHEAD];
+				__builtin_prefetch(ahead);
+				__builtin_prefetch(ahead + 64);
+				__builtin_prefetch(ahead + 128);
+				__builtin_prefetch(ahead + 192);
+			}
 			int k = slot[m];
 			char *buf = w->bufs + (size_t)k * b->gather;
 			const char *nl = memchr(b->d + off, '\n', b->len - off);
 			size_t l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
 			if (have[k] + l + 1 > b->gather) {
-				folded_reader_feed(w->r[k], buf, have[k]);
+				feed_sorted(w, k);
 				have[k] = 0;
 			}
 			if (l + 1 > b->gather) {
 				folded_reader_feed(w->r[k], b->d + off, l);     /* a very long line */
 			} else {
+				if (w->nlines[k] == w->caplines[k]) {
+					w->caplines[k] = w->caplines[k] ? 2 * w->caplines[k] : 1024;
+					w->lines[k] = xreallocarray(w->lines[k], w->caplines[k], sizeof *w->lines[k]);
+				}
+				w->lines[k][w->nlines[k]++] = (struct line){ buf + have[k], l };
 				memcpy(buf + have[k], b->d + off, l);
-				buf[have[k] + l] = '\n';
 				have[k] += l + 1;
 			}
 			if (off - dropped >= PART_DROP) {
@@ -417,7 +479,7 @@ static void build_group(struct worker *w, int gi)
 	uint64_t bytes = 0;
 	for (int k = 0; k < g; k++) {
 		if (have[k])
-			folded_reader_feed(w->r[k], w->bufs + (size_t)k * b->gather, have[k]);
+			feed_sorted(w, k);
 		folded_reader_free(w->r[k]);
 		w->r[k] = NULL;
 		tree_finalize(&b->trees[p0 + k], b->torder);
@@ -455,22 +517,40 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 		}
 		free(w->bufs);
 		w->bufs = NULL;
+		free(w->sorted);
+		w->sorted = NULL;
+		for (int k = 0; k < PART_MAX_GROUP; k++) {
+			free(w->lines[k]);
+			w->lines[k] = NULL;
+		}
 		atomic_store(&b->failed, true);
 		return;
 	}
 	xalloc_catch(&w->env);
 	w->bufs = xmalloc((size_t)b->group * b->gather);
+	w->sorted = xmalloc(b->gather);
 	while (!atomic_load(&b->failed)) {
 		int k = atomic_fetch_add(&b->next, 1);
 		if (k >= b->ngroups)
 			break;
 		build_group(w, b->order[k]);
+		if (getenv("TFLAME_PARTS_TIMES")) {
+			struct rusage ru;
+			getrusage(RUSAGE_SELF, &ru);
+			char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "group %d: maxrss %ld statm: %s", k, ru.ru_maxrss/1024, l); if (f) fclose(f);
+		}
 		if (pr)
 			progress(pr, b);
 	}
 	xalloc_catch(NULL);
 	free(w->bufs);
 	w->bufs = NULL;
+	free(w->sorted);
+	w->sorted = NULL;
+	for (int k = 0; k < PART_MAX_GROUP; k++) {
+		free(w->lines[k]);
+		w->lines[k] = NULL;
+	}
 }
 
 static void *build_main(void *arg)
@@ -507,6 +587,7 @@ static bool looks_sorted(const char *d, size_t len)
 			}
 			p = e + 1;
 		}
+		drop_near(d, len, from, p);
 	}
 	return pairs > 0 && sorted * 10 >= pairs * 9;
 }
@@ -589,7 +670,11 @@ static bool run_alloc(struct parts_run *u, int nthr, double share)
 		return false;
 	xalloc_catch(&env);
 	tree_init(&b->names);
+	if (getenv("TFLAME_PARTS_TIMES")) { struct rusage ru; getrusage(RUSAGE_SELF, &ru);
+		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "before sample: maxrss %ld statm: %s", ru.ru_maxrss/1024, l); if (f) fclose(f); }
 	shared_of(&u->sh, &u->sample, b->d, b->len, share);
+	if (getenv("TFLAME_PARTS_TIMES")) { struct rusage ru; getrusage(RUSAGE_SELF, &ru);
+		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "after sample: maxrss %ld statm: %s", ru.ru_maxrss/1024, l); if (f) fclose(f); }
 	forks_init(&u->fk, &u->sh);
 	size_t cut[PART_MAX_THREADS + 1];
 	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
@@ -630,7 +715,9 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	    !source_mapping(s, &d, &len) || len >= UINT32_MAX)
 		return false;
 	/* TFLAME_PARTS (tests): in that many parts, whatever the file. */
-	if (!forced && (len < PART_MIN_BYTES || looks_sorted(d, len)))
+	if (!forced && len < PART_MIN_BYTES)
+		return false;
+	if (!forced && looks_sorted(d, len))
 		return false;
 	int nparts = parts_for(len, forced);
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
@@ -707,6 +794,11 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	if (unfit)
 		goto fail;
 	double T2 = load_now();
+	if (getenv("TFLAME_PARTS_TIMES")) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "after cut: maxrss %ld statm: %s", ru.ru_maxrss/1024, l); if (f) fclose(f);
+	}
 
 	/* The groups, biggest first, on every thread. */
 	for (int p = 0; p < nparts; p++) {
@@ -733,6 +825,15 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	if (atomic_load(&b->failed))
 		goto fail;
 	double T3 = load_now();
+	if (getenv("TFLAME_PARTS_TIMES")) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "maxrss after build %ld MiB\n", ru.ru_maxrss / 1024);
+		size_t nn = 0, cc = 0;
+		for (int p = 0; p < nparts; p++) { nn += b->trees[p].n; cc += b->trees[p].cap; }
+		fprintf(stderr, "parts: %zu nodes (%zu MiB), cap %zu (%zu MiB); names %zu MiB\n", nn, nn * 40 >> 20, cc, cc * 40 >> 20, strtab_bytes(&b->names.names) >> 20);
+		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "statm: %s", l); if (f) fclose(f);
+	}
 	free_ranges(b->ranges, b->nranges, b->ngroups);
 	b->ranges = NULL;
 
@@ -747,6 +848,11 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	}
 	strtab_free(&old);
 	memset(&b->names.names, 0, sizeof b->names.names);
+	if (getenv("TFLAME_PARTS_TIMES")) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "maxrss after join %ld MiB\n", ru.ru_maxrss / 1024);
+	}
 	if (getenv("TFLAME_PARTS_TIMES"))
 		fprintf(stderr, "parts %d group %d shared %zu: sample %.3f cut %.3f build %.3f join %.3f\n", nparts, b->group,
 		        u->sh.n, T1 - T0, T2 - T1, T3 - T2, load_now() - T3);
