@@ -32,6 +32,9 @@
 #include "loadint.h"
 
 #include <pthread.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -127,6 +130,8 @@ struct worker {
 	bool locked;                /* holds b->names_mu */
 	jmp_buf env;
 };
+
+struct load_parts_stats load_parts_last;
 
 /* A line of a gathered buffer. */
 struct line {
@@ -730,6 +735,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	int fail_at = fe ? atoi(fe) : 0;
 
 	/* Everything is held in *u, which a jump out of xalloc_catch finds. */
+	if (getenv("TFLAME_PARTS_TIMES")) { char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "start statm: %s", l); if (f) fclose(f); }
 	struct parts_run *u = calloc(1, sizeof *u);
 	if (!u)
 		return false;
@@ -834,6 +840,18 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		fprintf(stderr, "parts: %zu nodes (%zu MiB), cap %zu (%zu MiB); names %zu MiB\n", nn, nn * 40 >> 20, cc, cc * 40 >> 20, strtab_bytes(&b->names.names) >> 20);
 		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "statm: %s", l); if (f) fclose(f);
 	}
+	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0 };
+	for (tree_idx i = 0; i < u->sh.n; i++)
+		if (u->sh.nodes[i].depth > st.shared_depth)
+			st.shared_depth = u->sh.nodes[i].depth;
+	for (int p = 0; p < nparts; p++) {
+		uint64_t by = 0;
+		for (int i = 0; i < nr; i++)
+			by += b->ranges[i].bytes[p];
+		st.bytes += by;
+		if (by > st.biggest)
+			st.biggest = by;
+	}
 	free_ranges(b->ranges, b->nranges, b->ngroups);
 	b->ranges = NULL;
 
@@ -842,6 +860,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	struct strtab old = t->names;
 	t->names = b->names.names;
 	bool ok = fail_at != 3 && tree_join(t, b->trees, (size_t)nparts, o->order, &u->sh);
+	if (getenv("TFLAME_PARTS_TIMES")) fprintf(stderr, "join returned %d\n", ok);
 	if (!ok) {
 		t->names = old;
 		goto fail;
@@ -856,13 +875,24 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	if (getenv("TFLAME_PARTS_TIMES"))
 		fprintf(stderr, "parts %d group %d shared %zu: sample %.3f cut %.3f build %.3f join %.3f\n", nparts, b->group,
 		        u->sh.n, T1 - T0, T2 - T1, T3 - T2, load_now() - T3);
+	load_parts_last = st;
 	run_free(u);
 	free(u);
+#ifdef __GLIBC__
+	malloc_trim(0);     /* (as below: the parts' room is the tree's now) */
+#endif
 	load_progress_update(pr, len, len, t->stacks, true);
 	load_report_diag(m, name, &all, o);
 	return true;
 fail:
 	run_free(u);
 	free(u);
+#ifdef __GLIBC__
+	/* What the parts held is free, but the heap keeps its top (glibc
+	 * trims only above a threshold that big blocks raise): the usual
+	 * read that follows needs that room. */
+	malloc_trim(0);
+#endif
+	if (getenv("TFLAME_PARTS_TIMES")) { char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "fail statm: %s", l); if (f) fclose(f); }
 	return false;
 }
