@@ -297,8 +297,6 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		ok = n <= TREE_MAX_NODES;
 	}
 	nitems = ntops - 1 + nkids;
-	if (getenv("TFLAME_PARTS_TIMES"))
-		fprintf(stderr, "join: %zu tops, %zu blocks, %zu nodes\n", ntops, nkids, n);
 	if (ok) {
 		items = malloc((nitems ? nitems : 1) * sizeof *items);
 		first = calloc(ntops + 1, sizeof *first);

@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include "text.h"
 #include "xalloc.h"
@@ -53,7 +52,7 @@
 #define PART_MAX_COUNT 4096
 #define PART_MAX_THREADS 16
 /* A sweep through the file builds a group of parts, each gathering its
- * lines b->gather bytes at a time, then fed. More parts a sweep means
+ * lines PART_GATHER bytes at a time, then fed. More parts a sweep means
  * fewer sweeps, each faulting the pages of the file in again (a sweep a
  * part: 2.2 s of system time on 1 GiB of real-shaped input), and more
  * trees being built at once, each with its child hash and room to grow:
@@ -114,7 +113,6 @@ struct build {
 	pthread_mutex_t names_mu;
 	atomic_bool failed;         /* memory ran out: stop */
 	int fail_at;                /* tests (TFLAME_PARTS_FAIL): fail there */
-	size_t gather;
 	atomic_uint_fast64_t built; /* bytes of the parts built */
 	uint64_t stacks;            /* the file's, once cut */
 };
@@ -455,14 +453,14 @@ static void build_group(struct worker *w, int gi)
 				__builtin_prefetch(ahead + 192);
 			}
 			int k = slot[m];
-			char *buf = w->bufs + (size_t)k * b->gather;
+			char *buf = w->bufs + (size_t)k * PART_GATHER;
 			const char *nl = memchr(b->d + off, '\n', b->len - off);
 			size_t l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
-			if (have[k] + l + 1 > b->gather) {
+			if (have[k] + l + 1 > PART_GATHER) {
 				feed_sorted(w, k);
 				have[k] = 0;
 			}
-			if (l + 1 > b->gather) {
+			if (l + 1 > PART_GATHER) {
 				folded_reader_feed(w->r[k], b->d + off, l);     /* a very long line */
 			} else {
 				if (w->nlines[k] == w->caplines[k]) {
@@ -532,18 +530,13 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 		return;
 	}
 	xalloc_catch(&w->env);
-	w->bufs = xmalloc((size_t)b->group * b->gather);
-	w->sorted = xmalloc(b->gather);
+	w->bufs = xmalloc((size_t)b->group * PART_GATHER);
+	w->sorted = xmalloc(PART_GATHER);
 	while (!atomic_load(&b->failed)) {
 		int k = atomic_fetch_add(&b->next, 1);
 		if (k >= b->ngroups)
 			break;
 		build_group(w, b->order[k]);
-		if (getenv("TFLAME_PARTS_TIMES")) {
-			struct rusage ru;
-			getrusage(RUSAGE_SELF, &ru);
-			char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "group %d: maxrss %ld statm: %s", k, ru.ru_maxrss/1024, l); if (f) fclose(f);
-		}
 		if (pr)
 			progress(pr, b);
 	}
@@ -675,11 +668,7 @@ static bool run_alloc(struct parts_run *u, int nthr, double share)
 		return false;
 	xalloc_catch(&env);
 	tree_init(&b->names);
-	if (getenv("TFLAME_PARTS_TIMES")) { struct rusage ru; getrusage(RUSAGE_SELF, &ru);
-		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "before sample: maxrss %ld statm: %s", ru.ru_maxrss/1024, l); if (f) fclose(f); }
 	shared_of(&u->sh, &u->sample, b->d, b->len, share);
-	if (getenv("TFLAME_PARTS_TIMES")) { struct rusage ru; getrusage(RUSAGE_SELF, &ru);
-		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "after sample: maxrss %ld statm: %s", ru.ru_maxrss/1024, l); if (f) fclose(f); }
 	forks_init(&u->fk, &u->sh);
 	size_t cut[PART_MAX_THREADS + 1];
 	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
@@ -726,16 +715,14 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		return false;
 	int nparts = parts_for(len, forced);
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
-	/* TFLAME_PARTS_SHARE (tests): the share of the sample a shared node
-	 * holds more than; TFLAME_PARTS_FAIL (tests): memory runs out in the
-	 * first pass (1), the parts (2) or the join (3). */
-	const char *se = getenv("TFLAME_PARTS_SHARE");
-	double share = se && atof(se) > 0 ? atof(se) : 0.25 / nparts;
+	/* A shared node holds more than a quarter of a part's share of the
+	 * sample. TFLAME_PARTS_FAIL (tests): memory runs out in the first
+	 * pass (1), the parts (2) or the join (3). */
+	double share = 0.25 / nparts;
 	const char *fe = getenv("TFLAME_PARTS_FAIL");
 	int fail_at = fe ? atoi(fe) : 0;
 
 	/* Everything is held in *u, which a jump out of xalloc_catch finds. */
-	if (getenv("TFLAME_PARTS_TIMES")) { char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "start statm: %s", l); if (f) fclose(f); }
 	struct parts_run *u = calloc(1, sizeof *u);
 	if (!u)
 		return false;
@@ -748,21 +735,14 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	b->group = (nparts * PART_GROUP_64THS + 63) / 64;
 	if (b->group > PART_MAX_GROUP)
 		b->group = PART_MAX_GROUP;
-	if (getenv("TFLAME_PARTS_GROUP"))
-		b->group = atoi(getenv("TFLAME_PARTS_GROUP"));
-	b->gather = PART_GATHER;
-	if (getenv("TFLAME_PARTS_GATHER"))
-		b->gather = (size_t)atoi(getenv("TFLAME_PARTS_GATHER")) << 10;
 	b->ngroups = (nparts + b->group - 1) / b->group;
 	atomic_init(&b->next, 0);
 	atomic_init(&b->built, 0);
 	atomic_init(&b->failed, false);
 	pthread_mutex_init(&b->names_mu, NULL);
 	u->mu_init = true;
-	double T0 = load_now();
 	if (!run_alloc(u, nthr, share))
 		goto fail;
-	double T1 = load_now();
 	int nr = b->nranges;
 	pthread_t tid[PART_MAX_THREADS];
 	bool on[PART_MAX_THREADS] = { false };
@@ -799,12 +779,6 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	b->stacks = all.stacks;
 	if (unfit)
 		goto fail;
-	double T2 = load_now();
-	if (getenv("TFLAME_PARTS_TIMES")) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "after cut: maxrss %ld statm: %s", ru.ru_maxrss/1024, l); if (f) fclose(f);
-	}
 
 	/* The groups, biggest first, on every thread. */
 	for (int p = 0; p < nparts; p++) {
@@ -830,16 +804,6 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	free(w);
 	if (atomic_load(&b->failed))
 		goto fail;
-	double T3 = load_now();
-	if (getenv("TFLAME_PARTS_TIMES")) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "maxrss after build %ld MiB\n", ru.ru_maxrss / 1024);
-		size_t nn = 0, cc = 0;
-		for (int p = 0; p < nparts; p++) { nn += b->trees[p].n; cc += b->trees[p].cap; }
-		fprintf(stderr, "parts: %zu nodes (%zu MiB), cap %zu (%zu MiB); names %zu MiB\n", nn, nn * 40 >> 20, cc, cc * 40 >> 20, strtab_bytes(&b->names.names) >> 20);
-		char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "statm: %s", l); if (f) fclose(f);
-	}
 	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0 };
 	for (tree_idx i = 0; i < u->sh.n; i++)
 		if (u->sh.nodes[i].depth > st.shared_depth)
@@ -860,21 +824,12 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	struct strtab old = t->names;
 	t->names = b->names.names;
 	bool ok = fail_at != 3 && tree_join(t, b->trees, (size_t)nparts, o->order, &u->sh);
-	if (getenv("TFLAME_PARTS_TIMES")) fprintf(stderr, "join returned %d\n", ok);
 	if (!ok) {
 		t->names = old;
 		goto fail;
 	}
 	strtab_free(&old);
 	memset(&b->names.names, 0, sizeof b->names.names);
-	if (getenv("TFLAME_PARTS_TIMES")) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "maxrss after join %ld MiB\n", ru.ru_maxrss / 1024);
-	}
-	if (getenv("TFLAME_PARTS_TIMES"))
-		fprintf(stderr, "parts %d group %d shared %zu: sample %.3f cut %.3f build %.3f join %.3f\n", nparts, b->group,
-		        u->sh.n, T1 - T0, T2 - T1, T3 - T2, load_now() - T3);
 	load_parts_last = st;
 	run_free(u);
 	free(u);
@@ -893,6 +848,5 @@ fail:
 	 * read that follows needs that room. */
 	malloc_trim(0);
 #endif
-	if (getenv("TFLAME_PARTS_TIMES")) { char l[128]; FILE *f = fopen("/proc/self/statm", "r"); if (f && fgets(l, sizeof l, f)) fprintf(stderr, "fail statm: %s", l); if (f) fclose(f); }
 	return false;
 }
