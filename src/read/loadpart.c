@@ -87,7 +87,9 @@ struct range {
 	const struct forks *fk;
 	int nparts, group;
 	uint32_t **idx;             /* per group: offsets of its lines */
-	uint8_t **slot;             /* per group: each line's part in it */
+	uint32_t **slot;            /* per group: each line's part in the group
+	                               (the low 8 bits) and its length (the
+	                               others; LEN_LONG: longer) */
 	size_t *n, *cap;
 	uint64_t *bytes;            /* per part: bytes of its lines */
 	struct reader_diag diag;    /* line numbers within the range */
@@ -289,7 +291,10 @@ static void shared_of(struct tree *sh, struct tree *sample, const char *d, size_
 	tree_finalize(sh, TREE_ORDER_NAME);
 }
 
-static void push(struct range *r, int part, uint32_t off, uint64_t bytes)
+#define LEN_LONG 0xffffffu
+
+/* Puts the line at off, len bytes without its newline, in part. */
+static void push(struct range *r, int part, uint32_t off, size_t len)
 {
 	int g = part / r->group;
 	if (r->n[g] == r->cap[g]) {
@@ -299,8 +304,8 @@ static void push(struct range *r, int part, uint32_t off, uint64_t bytes)
 		r->cap[g] = c;
 	}
 	r->idx[g][r->n[g]] = off;
-	r->slot[g][r->n[g]++] = (uint8_t)(part % r->group);
-	r->bytes[part] += bytes;
+	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (uint32_t)(part % r->group);
+	r->bytes[part] += len + 1;
 }
 
 static void drop(const char *d, size_t from, size_t to)
@@ -364,7 +369,7 @@ static void cut_range(struct range *r, int fail)
 			r->diag.stacks++;
 			if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
 				r->unfit = true;
-			push(r, (int)(key_of(r->fk, d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p + 1);
+			push(r, (int)(key_of(r->fk, d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p);
 			break;
 		}
 		p = e + 1;
@@ -441,7 +446,7 @@ static void build_group(struct worker *w, int gi)
 	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
 		const struct range *rg = &b->ranges[ri];
 		const uint32_t *idx = rg->idx[gi];
-		const uint8_t *slot = rg->slot[gi];
+		const uint32_t *slot = rg->slot[gi];
 		for (size_t m = 0; m < rg->n[gi]; m++) {
 			size_t off = idx[m];
 			/* the lines a few ahead: their cache misses overlap */
@@ -452,10 +457,13 @@ static void build_group(struct worker *w, int gi)
 				__builtin_prefetch(ahead + 128);
 				__builtin_prefetch(ahead + 192);
 			}
-			int k = slot[m];
+			int k = (int)(slot[m] & 0xff);
 			char *buf = w->bufs + (size_t)k * PART_GATHER;
-			const char *nl = memchr(b->d + off, '\n', b->len - off);
-			size_t l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
+			size_t l = slot[m] >> 8;
+			if (l == LEN_LONG) {
+				const char *nl = memchr(b->d + off, '\n', b->len - off);
+				l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
+			}
 			if (have[k] + l + 1 > PART_GATHER) {
 				feed_sorted(w, k);
 				have[k] = 0;
