@@ -122,11 +122,12 @@ struct build {
 /* A thread building groups: what a jump out of xalloc_catch must find. */
 struct worker {
 	struct build *b;
-	char *sorted;               /* a buffer's lines in byte order */
-	struct line *lines[PART_MAX_GROUP];     /* each buffer's lines */
+	char *buf;                  /* a group's lines, part by part */
+	char *sorted;               /* a part's lines in byte order */
+	size_t bufcap, sortedcap;
+	struct line *lines[PART_MAX_GROUP];     /* each part's, in buf */
 	size_t nlines[PART_MAX_GROUP], caplines[PART_MAX_GROUP];
-	struct folded_reader *r[PART_MAX_GROUP];
-	char *bufs;
+	struct folded_reader *r;
 	bool locked;                /* holds b->names_mu */
 	jmp_buf env;
 };
@@ -408,40 +409,77 @@ static void progress(struct load_progress *pr, const struct build *b)
 	load_progress_update(pr, done < b->len ? done : b->len, b->len, b->stacks, false);
 }
 
-/* Feeds the lines of w's buffer k to its reader in byte order: the
- * reader then finds most frames in the line before's (sorted input is
- * read several times faster than shuffled). */
-static void feed_sorted(struct worker *w, int k)
+/* Makes *p (of *cap bytes) at least n bytes long; its contents go. */
+static void room(char **p, size_t *cap, size_t n)
 {
+	if (*cap >= n)
+		return;
+	free(*p);
+	*p = NULL;
+	*cap = 0;
+	*p = xmalloc(n);
+	*cap = n;
+}
+
+/* Builds part p from its lines: sorted, so that the reader finds most
+ * frames in the line before's (sorted input is read several times faster
+ * than shuffled: no child hash, nodes made in preorder), fed PART_GATHER
+ * bytes at a time, then finalized and its names moved into b->names. */
+static void build_part(struct worker *w, int p, int k)
+{
+	struct build *b = w->b;
 	struct line *ln = w->lines[k];
 	size_t n = w->nlines[k];
 	qsort(ln, n, sizeof *ln, cmp_lines);
+	room(&w->sorted, &w->sortedcap, PART_GATHER);
+	tree_init(&b->trees[p]);
+	w->r = folded_reader_new(&b->trees[p]);
 	size_t at = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (at + ln[i].len + 1 > PART_GATHER) {
+			folded_reader_feed(w->r, w->sorted, at);
+			at = 0;
+		}
+		if (ln[i].len + 1 > PART_GATHER) {
+			folded_reader_feed(w->r, ln[i].s, ln[i].len);   /* a very long line */
+			continue;
+		}
 		memcpy(w->sorted + at, ln[i].s, ln[i].len);
 		at += ln[i].len;
 		w->sorted[at++] = '\n';
 	}
-	folded_reader_feed(w->r[k], w->sorted, at);
-	w->nlines[k] = 0;
+	if (at)
+		folded_reader_feed(w->r, w->sorted, at);
+	folded_reader_free(w->r);
+	w->r = NULL;
+	tree_finalize(&b->trees[p], b->torder);
+	pthread_mutex_lock(&b->names_mu);
+	w->locked = true;
+	tree_join_names(&b->names, &b->trees[p]);
+	w->locked = false;
+	pthread_mutex_unlock(&b->names_mu);
 }
 
-/* Builds group gi, gathered in one sweep through the file: each part's
- * lines into a buffer of its own, fed to its reader when full; then each
- * tree finalized and its names moved into b->names. A sweep reads (and
- * faults in) the pages that hold its parts' lines, and the pages behind
- * it are dropped: one sweep a part would fault the whole file in again
- * for each. */
+/* Builds group gi: its lines gathered in one sweep through the file, in
+ * one buffer, each part's together; then part by part, each alone in the
+ * cache. A sweep reads (and maps) the pages that hold its parts' lines,
+ * and the pages behind it are dropped: one sweep a part would map the
+ * whole file again for each. */
 static void build_group(struct worker *w, int gi)
 {
 	struct build *b = w->b;
 	int p0 = gi * b->group, g = b->nparts - p0 < b->group ? b->nparts - p0 : b->group;
-	size_t have[PART_MAX_GROUP];
+	size_t at[PART_MAX_GROUP], pb[PART_MAX_GROUP], total = 0;
 	for (int k = 0; k < g; k++) {
-		tree_init(&b->trees[p0 + k]);
-		w->r[k] = folded_reader_new(&b->trees[p0 + k]);
-		have[k] = 0;
+		uint64_t by = 0;
+		for (int i = 0; i < b->nranges; i++)
+			by += b->ranges[i].bytes[p0 + k];
+		pb[k] = (size_t)by;
+		at[k] = total;
+		total += pb[k];
+		w->nlines[k] = 0;
 	}
+	room(&w->buf, &w->bufcap, total ? total : 1);
 	size_t dropped = 0;
 	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
 		const struct range *rg = &b->ranges[ri];
@@ -458,51 +496,25 @@ static void build_group(struct worker *w, int gi)
 				__builtin_prefetch(ahead + 192);
 			}
 			int k = (int)(slot[m] & 0xff);
-			char *buf = w->bufs + (size_t)k * PART_GATHER;
 			size_t l = slot[m] >> 8;
 			if (l == LEN_LONG) {
 				const char *nl = memchr(b->d + off, '\n', b->len - off);
 				l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
 			}
-			if (have[k] + l + 1 > PART_GATHER) {
-				feed_sorted(w, k);
-				have[k] = 0;
+			if (w->nlines[k] == w->caplines[k]) {
+				w->caplines[k] = w->caplines[k] ? 2 * w->caplines[k] : 1024;
+				w->lines[k] = xreallocarray(w->lines[k], w->caplines[k], sizeof *w->lines[k]);
 			}
-			if (l + 1 > PART_GATHER) {
-				folded_reader_feed(w->r[k], b->d + off, l);     /* a very long line */
-			} else {
-				if (w->nlines[k] == w->caplines[k]) {
-					w->caplines[k] = w->caplines[k] ? 2 * w->caplines[k] : 1024;
-					w->lines[k] = xreallocarray(w->lines[k], w->caplines[k], sizeof *w->lines[k]);
-				}
-				w->lines[k][w->nlines[k]++] = (struct line){ buf + have[k], l };
-				memcpy(buf + have[k], b->d + off, l);
-				have[k] += l + 1;
-			}
+			w->lines[k][w->nlines[k]++] = (struct line){ w->buf + at[k], l };
+			memcpy(w->buf + at[k], b->d + off, l);
+			at[k] += l + 1;
 			if (off - dropped >= PART_DROP) {
 				drop(b->d, dropped, off);
 				dropped = off;
 			}
 		}
 	}
-	if (b->fail_at == 2 && gi == b->ngroups - 1)
-		longjmp(w->env, 1);     /* tests: as if memory ran out here */
-	uint64_t bytes = 0;
-	for (int k = 0; k < g; k++) {
-		if (have[k])
-			feed_sorted(w, k);
-		folded_reader_free(w->r[k]);
-		w->r[k] = NULL;
-		tree_finalize(&b->trees[p0 + k], b->torder);
-		/* its names into the result's table, and its own freed */
-		pthread_mutex_lock(&b->names_mu);
-		w->locked = true;
-		tree_join_names(&b->names, &b->trees[p0 + k]);
-		w->locked = false;
-		pthread_mutex_unlock(&b->names_mu);
-		for (int i = 0; i < b->nranges; i++)
-			bytes += b->ranges[i].bytes[p0 + k];
-	}
+	drop(b->d, dropped, b->len);
 	/* its index is read: gone (this thread's alone) */
 	for (int i = 0; i < b->nranges; i++) {
 		free(b->ranges[i].idx[gi]);
@@ -510,7 +522,32 @@ static void build_group(struct worker *w, int gi)
 		b->ranges[i].idx[gi] = NULL;
 		b->ranges[i].slot[gi] = NULL;
 	}
-	atomic_fetch_add(&b->built, bytes);
+	if (b->fail_at == 2 && gi == b->ngroups - 1)
+		longjmp(w->env, 1);     /* tests: as if memory ran out here */
+	/* each part's lines go once it is built: at the end of the build the
+	 * parts' trees are nearly the whole tree, and a group's buffer is a
+	 * 32nd of the file a thread */
+	for (int k = 0; k < g && !atomic_load_explicit(&b->failed, memory_order_relaxed); k++) {
+		build_part(w, p0 + k, k);
+		drop(w->buf, at[k] - pb[k], at[k]);
+		atomic_fetch_add(&b->built, pb[k]);
+	}
+}
+
+/* Frees what w holds. */
+static void worker_free(struct worker *w)
+{
+	folded_reader_free(w->r);
+	w->r = NULL;
+	free(w->buf);
+	free(w->sorted);
+	w->buf = w->sorted = NULL;
+	w->bufcap = w->sortedcap = 0;
+	for (int k = 0; k < PART_MAX_GROUP; k++) {
+		free(w->lines[k]);
+		w->lines[k] = NULL;
+		w->caplines[k] = 0;
+	}
 }
 
 /* Takes groups until none is left, or memory runs out (anywhere: then
@@ -522,24 +559,11 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 		if (w->locked)
 			pthread_mutex_unlock(&b->names_mu);
 		w->locked = false;
-		for (int k = 0; k < PART_MAX_GROUP; k++) {
-			folded_reader_free(w->r[k]);
-			w->r[k] = NULL;
-		}
-		free(w->bufs);
-		w->bufs = NULL;
-		free(w->sorted);
-		w->sorted = NULL;
-		for (int k = 0; k < PART_MAX_GROUP; k++) {
-			free(w->lines[k]);
-			w->lines[k] = NULL;
-		}
+		worker_free(w);
 		atomic_store(&b->failed, true);
 		return;
 	}
 	xalloc_catch(&w->env);
-	w->bufs = xmalloc((size_t)b->group * PART_GATHER);
-	w->sorted = xmalloc(PART_GATHER);
 	while (!atomic_load(&b->failed)) {
 		int k = atomic_fetch_add(&b->next, 1);
 		if (k >= b->ngroups)
@@ -549,14 +573,7 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 			progress(pr, b);
 	}
 	xalloc_catch(NULL);
-	free(w->bufs);
-	w->bufs = NULL;
-	free(w->sorted);
-	w->sorted = NULL;
-	for (int k = 0; k < PART_MAX_GROUP; k++) {
-		free(w->lines[k]);
-		w->lines[k] = NULL;
-	}
+	worker_free(w);
 }
 
 static void *build_main(void *arg)
@@ -719,6 +736,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	/* TFLAME_PARTS (tests): in that many parts, whatever the file. */
 	if (!forced && len < PART_MIN_BYTES)
 		return false;
+	if (getenv("HUGE")) madvise((void *)((uintptr_t)d & ~(uintptr_t)4095), len + ((uintptr_t)d & 4095), MADV_HUGEPAGE);
 	if (!forced && looks_sorted(d, len))
 		return false;
 	int nparts = parts_for(len, forced);
