@@ -358,6 +358,16 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 			}
 		}
 	}
+	/* (what placing them took goes before the nodes are copied: with
+	 * many small blocks, as a real-shaped profile has, the copy soon
+	 * touches every page of the result while the parts are still there) */
+	pairmap_free(&tm);
+	memset(&tm, 0, sizeof tm);
+	free(items);
+	free(first);
+	free(bydepth);
+	items = NULL;
+	first = bydepth = NULL;
 	/* The nodes: the tops, then part by part its blocks, front to back,
 	 * each part's pages given back as they are read, so that the peak
 	 * stays near one tree's size. */

@@ -46,12 +46,14 @@
 #include "xalloc.h"
 
 #define PART_MIN_BYTES ((size_t)64 << 20)  /* smaller files: one pass */
-/* Parts: one per PART_BYTES of input, at least PART_MIN_COUNT: a part's
- * lines (sorted 8 bytes at a time, each line's bytes read again for each
- * 8 its prefix shares with others) and its tree then stay in the cache.
- * On 1 GiB of genfolded output, one thread: 256 parts 7.2 s, 1024 6.7 s,
- * 2048 6.6 s (a shared machine: +-0.3 s). */
-#define PART_BYTES ((size_t)1 << 20)
+/* Parts: a part's tree about PART_TREE_BYTES of nodes, at least
+ * PART_MIN_COUNT parts: its lines (sorted) and its tree then stay in the
+ * cache. On 1 GiB of genfolded output (670 MiB of nodes), one thread:
+ * 256 parts 7.2 s, 1024 6.7 s, 2048 6.6 s (a shared machine: +-0.3 s); on
+ * the real-shaped file (a node per 360 bytes), 1024 parts duplicated the
+ * shared paths above their subtrees in each: 216 MiB of nodes in parts
+ * for a tree of 114, 396 MiB at the peak (64 parts: 270). */
+#define PART_TREE_BYTES ((double)(1 << 20))
 #define PART_MIN_COUNT 64
 #define PART_MAX_COUNT 4096
 #define PART_MAX_THREADS 16
@@ -84,6 +86,12 @@ struct forks {
 	uint64_t *keys;             /* fork_mix(parent, name's hash); 0: empty */
 	uint32_t *node;
 	size_t mask;
+	/* Chains: from a node with one child in the shared tree (whose parent
+	 * has not just one), the names down to the first node with none or
+	 * several, joined by ';' (chain[c] bytes of text at at[c], ending at
+	 * node end[c]): a line follows a chain with one comparison. */
+	uint32_t *at, *chain, *end;
+	char *text;
 };
 
 /* A stretch of the file cut into parts by one thread. */
@@ -167,6 +175,27 @@ static int cmp_from(const struct line *x, const struct line *y, size_t d)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* How many of the first n bytes of a and b are the same. */
+static size_t same_bytes(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+#else
+			break;
+#endif
+		}
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 struct sort_range {
 	size_t lo, hi, d;
 	bool keyed;                 /* key[lo..hi) hold the bytes at d */
@@ -223,6 +252,16 @@ static void sort_lines(struct sorter *so, struct line *ln, size_t n)
 			continue;
 		}
 		if (!r.keyed) {
+			/* the bytes all of them share from d on, skipped at once
+			 * (real-shaped lines share hundreds: 8 at a time, each a
+			 * pass over the lines, took a fifth of the load) */
+			size_t c = SIZE_MAX;
+			const struct line *f0 = &ln[lo];
+			for (size_t i = lo + 1; i < hi && c; i++) {
+				size_t m = (f0->len < ln[i].len ? f0->len : ln[i].len) - d;
+				c = same_bytes(f0->s + d, ln[i].s + d, m < c ? m : c);
+			}
+			d += c;
 			for (size_t i = lo; i < hi; i++) {
 				unsigned q;
 				line_key(&ln[i], d, &key[i], &q);
@@ -353,12 +392,47 @@ static void forks_init(struct forks *f, const struct tree *sh)
 		f->keys[i] = k;
 		f->node[i] = c;
 	}
+	/* the chains' heads and their text */
+	size_t n = sh->n, total = 0;
+	uint32_t *kids = xcalloc(n, sizeof *kids);
+	f->at = xcalloc(n, sizeof *f->at);
+	f->chain = xcalloc(n, sizeof *f->chain);
+	f->end = xcalloc(n, sizeof *f->end);
+	for (tree_idx c = 1; c < n; c++)
+		kids[sh->nodes[c].parent]++;
+	for (tree_idx c = 0; c < n; c++) {
+		if (kids[c] != 1 || (c && kids[sh->nodes[c].parent] == 1))
+			continue;
+		for (tree_idx x = c; kids[x] == 1; x++)     /* its only child is x + 1 */
+			total += tree_name_len(sh, x + 1) + 1;
+	}
+	f->text = xmalloc(total ? total : 1);
+	size_t used = 0;
+	for (tree_idx c = 0; c < n; c++) {
+		if (kids[c] != 1 || (c && kids[sh->nodes[c].parent] == 1))
+			continue;
+		f->at[c] = (uint32_t)used;
+		tree_idx x = c;
+		for (; kids[x] == 1; x++) {
+			if (x != c)
+				f->text[used++] = ';';
+			memcpy(f->text + used, tree_name(sh, x + 1), tree_name_len(sh, x + 1));
+			used += tree_name_len(sh, x + 1);
+		}
+		f->chain[c] = (uint32_t)(used - f->at[c]);
+		f->end[c] = x;
+	}
+	free(kids);
 }
 
 static void forks_free(struct forks *f)
 {
 	free(f->keys);
 	free(f->node);
+	free(f->at);
+	free(f->chain);
+	free(f->end);
+	free(f->text);
 	memset(f, 0, sizeof *f);
 }
 
@@ -370,6 +444,15 @@ static uint64_t key_of(const struct forks *f, const char *s, size_t len)
 	if (len == 0)
 		return fork_mix(0, FORK_END);   /* no frames: the root's own */
 	for (size_t p = 0;;) {
+		size_t cl = f->chain[cur];
+		if (cl && len - p >= cl && (len - p == cl || s[p + cl] == ';') &&
+		    memcmp(s + p, f->text + f->at[cur], cl) == 0) {
+			cur = f->end[cur];      /* the whole chain */
+			if (len - p == cl)
+				return fork_mix(cur, FORK_END);
+			p += cl + 1;
+			continue;
+		}
 		const char *semi = memchr(s + p, ';', len - p);
 		size_t e = semi ? (size_t)(semi - s) : len;
 		uint64_t h = strtab_hash(s + p, e - p);
@@ -408,8 +491,9 @@ static size_t split_frames(const char *s, size_t len, struct tree_frame **fr, si
 /* The shared tree of d[0..len) in *sh: the paths of a sample of its lines
  * (SAMPLE_LINES from each of SAMPLE_WINDOWS places, each weighing its
  * bytes) that hold more than `share` of the sample. sample: room for
- * the sample's tree (freed here; for tree_free when memory runs out). */
-static void shared_of(struct tree *sh, struct tree *sample, const char *d, size_t len, double share)
+ * the sample's tree (freed here; for tree_free when memory runs out).
+ * Returns the sample's nodes per byte. */
+static double shared_of(struct tree *sh, struct tree *sample, const char *d, size_t len, double share)
 {
 	struct tree *smp = sample;
 	tree_init(smp);
@@ -434,6 +518,7 @@ static void shared_of(struct tree *sh, struct tree *sample, const char *d, size_
 	}
 	tree_finalize(smp, TREE_ORDER_NAME);
 	double thr = share * (double)smp->nodes[0].total.u;
+	double density = smp->nodes[0].total.u ? (double)smp->n / (double)smp->nodes[0].total.u : 0;
 	tree_init(sh);
 	size_t nf = 0;
 	for (tree_idx i = 1; i < smp->n;) {
@@ -454,6 +539,7 @@ static void shared_of(struct tree *sh, struct tree *sample, const char *d, size_
 	free(fr);
 	tree_free(smp);
 	tree_finalize(sh, TREE_ORDER_NAME);
+	return density;
 }
 
 #define LEN_LONG 0xffffffu
@@ -616,7 +702,15 @@ static void build_part(struct worker *w, int p, int k)
 		folded_reader_feed(w->r, w->sorted, at);
 	folded_reader_free(w->r);
 	w->r = NULL;
-	tree_finalize(&b->trees[p], b->torder);
+	struct tree *t = &b->trees[p];
+	tree_finalize(t, b->torder);
+	/* (the array's room to grow is not needed any more: with 1024 parts of
+	 * a small tree it was a third of it) */
+	struct tree_node *fit = t->cap > t->n ? realloc(t->nodes, t->n * sizeof *t->nodes) : NULL;
+	if (fit) {
+		t->nodes = fit;
+		t->cap = t->n;
+	}
 	pthread_mutex_lock(&b->names_mu);
 	w->locked = true;
 	tree_join_names(&b->names, &b->trees[p]);
@@ -835,22 +929,37 @@ static void run_free(struct parts_run *u)
 	u->mu_init = false;
 }
 
-/* The parts of a file of len bytes: TFLAME_PARTS (tests) or one per
- * PART_BYTES, a power of two from PART_MIN_COUNT to PART_MAX_COUNT. */
-static int parts_for(size_t len, int forced)
+/* The parts of a file of len bytes whose sample had `density` nodes per
+ * byte: TFLAME_PARTS (tests), or a power of two from PART_MIN_COUNT to
+ * PART_MAX_COUNT, a part's nodes about PART_TREE_BYTES. A sample of lines
+ * from all over the file shares fewer prefixes than the whole: it had 2.8
+ * (genfolded) and 3.0 (real-shaped) times the nodes per byte of the whole
+ * tree. */
+static int parts_for(size_t len, int forced, double density)
 {
 	if (forced)
 		return forced;
+	double bytes = (double)len * density / 3 * (double)sizeof(struct tree_node);
 	int n = PART_MIN_COUNT;
-	while (n < PART_MAX_COUNT && (size_t)n * PART_BYTES < len)
+	while (n < PART_MAX_COUNT && (double)n * PART_TREE_BYTES < bytes)
 		n *= 2;
 	return n;
 }
 
+/* The group of parts a sweep gathers, and how many there are. */
+static void groups_of(struct build *b)
+{
+	b->group = (b->nparts * PART_GROUP_64THS + 63) / 64;
+	if (b->group > PART_MAX_GROUP)
+		b->group = PART_MAX_GROUP;
+	b->ngroups = (b->nparts + b->group - 1) / b->group;
+}
+
 /* What u's run allocates before the first pass: the names' tree, the
- * shared tree, the ranges (one per thread, at line starts), the parts.
+ * shared tree (and from its sample, the number of parts), the ranges (one
+ * per thread, at line starts), the parts.
  * False when memory ran out (what was allocated is for run_free). */
-static bool run_alloc(struct parts_run *u, int nthr, double share)
+static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 {
 	struct build *b = &u->b;
 	jmp_buf env;
@@ -858,7 +967,9 @@ static bool run_alloc(struct parts_run *u, int nthr, double share)
 		return false;
 	xalloc_catch(&env);
 	tree_init(&b->names);
-	shared_of(&u->sh, &u->sample, b->d, b->len, share);
+	double density = shared_of(&u->sh, &u->sample, b->d, b->len, share);
+	b->nparts = parts_for(b->len, forced, density);
+	groups_of(b);
 	forks_init(&u->fk, &u->sh);
 	size_t cut[PART_MAX_THREADS + 1];
 	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
@@ -904,7 +1015,6 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	if (getenv("HUGE")) madvise((void *)((uintptr_t)d & ~(uintptr_t)4095), len + ((uintptr_t)d & 4095), MADV_HUGEPAGE);
 	if (!forced && looks_sorted(d, len))
 		return false;
-	int nparts = parts_for(len, forced);
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
 	/* TFLAME_PARTS_FAIL (tests): memory runs out in the first pass (1),
 	 * the parts (2) or the join (3). */
@@ -919,20 +1029,16 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	struct build *b = &u->b;
 	b->d = d;
 	b->len = len;
-	b->nparts = nparts;
 	b->torder = o->order;
 	b->fail_at = fail_at;
-	b->group = (nparts * PART_GROUP_64THS + 63) / 64;
-	if (b->group > PART_MAX_GROUP)
-		b->group = PART_MAX_GROUP;
-	b->ngroups = (nparts + b->group - 1) / b->group;
 	atomic_init(&b->next, 0);
 	atomic_init(&b->built, 0);
 	atomic_init(&b->failed, false);
 	pthread_mutex_init(&b->names_mu, NULL);
 	u->mu_init = true;
-	if (!run_alloc(u, nthr, share))
+	if (!run_alloc(u, nthr, share, forced))
 		goto fail;
+	int nparts = b->nparts;
 	int nr = b->nranges;
 	pthread_t tid[PART_MAX_THREADS];
 	bool on[PART_MAX_THREADS] = { false };
