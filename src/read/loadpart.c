@@ -3,28 +3,31 @@
  *
  * A shuffled file spends most of its load on cache misses: each frame is
  * looked up in a child hash and a node array as big as the tree, at
- * random. Read in parts, each part's tree is a fraction of the whole and
- * stays in the cache while it is built.
+ * random. Read in parts, each part's lines and tree are a fraction of the
+ * whole and stay in the cache while it is built; and a part's lines,
+ * sorted, are read as sorted input is (each line's frames shared with the
+ * line before are not looked up again, no child hash).
  *
  * Which part a line goes to: a sample of the file's lines (spread over it)
- * is built into a small tree; its nodes that hold more than a share of the
- * sample (1/4 of a part's) are the shared tree, the prefixes several parts
- * may hold. A line's key is the first of its frames that leaves the shared
- * tree, with the shared node above it (or the shared node where the line
- * ends), hashed: every line through a node outside the shared tree has the
- * same key, so that node's subtree is in one part. Where the sample finds
- * a big subtree the key goes deeper (a chain of wrappers that 9% of the
- * lines go through: as deep as it goes), elsewhere it is the first frame.
+ * is built into a small tree; its nodes that hold more than PART_SHARE of
+ * the sample are the shared tree, the prefixes several parts may hold. A
+ * line's key is the first of its frames that leaves the shared tree, with
+ * the shared node above it (or the shared node where the line ends),
+ * hashed: every line through a node outside the shared tree has the same
+ * key, so that node's subtree is in one part. Where the sample finds a big
+ * subtree the key goes deeper (a chain of wrappers that 9% of the lines go
+ * through: as deep as it goes), elsewhere it is the first frame.
  *
- * A first pass cuts the lines into parts: an index of line offsets per
- * group of parts (4 bytes a line and a byte for the part in the group),
- * the pages behind it dropped as it goes. Then each group is read through
- * its index in one sweep (its lines gathered into a buffer per part, in
- * file order), each part built into a tree of its own and finalized;
- * groups are independent, so threads build them side by side, without
- * merging. Last, tree_join makes the parts' trees one: the shared nodes
- * merged by path, the subtrees below them copied as blocks. The memory is
- * the tree's (the parts' trees, each freed as it is copied) and the index.
+ * A first pass cuts the lines into parts: an index per group of parts (4
+ * bytes a line for its offset, 4 for its length and part in the group),
+ * the pages behind it dropped as it goes. Then each group's lines are
+ * gathered in one sweep through the file into a buffer, each part's
+ * together; part by part they are sorted, read into a tree of its own and
+ * finalized. Groups are independent, so threads build them side by side,
+ * without merging. Last, tree_join makes the parts' trees one: the shared
+ * nodes merged by path, the subtrees below them copied as blocks. The
+ * memory is the tree's (the parts' trees, each freed as it is copied), the
+ * index and a group's buffer a thread.
  *
  * Memory running out anywhere here is caught (xalloc_catch): everything
  * is freed and the caller reads the file the usual way. */
@@ -738,7 +741,7 @@ static void build_group(struct worker *w, int gi)
 		w->nlines[k] = 0;
 	}
 	room(&w->buf, &w->bufcap, total ? total : 1);
-	size_t dropped = 0;
+	size_t dropped = 0, last = 0;
 	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
 		const struct range *rg = &b->ranges[ri];
 		const uint32_t *idx = rg->idx[gi];
@@ -766,13 +769,14 @@ static void build_group(struct worker *w, int gi)
 			w->lines[k][w->nlines[k]++] = (struct line){ w->buf + at[k], l };
 			memcpy(w->buf + at[k], b->d + off, l);
 			at[k] += l + 1;
+			last = off + l;
 			if (off - dropped >= PART_DROP) {
 				drop(b->d, dropped, off);
 				dropped = off;
 			}
 		}
 	}
-	drop(b->d, dropped, b->len);
+	drop(b->d, dropped, last);    /* (not beyond: another thread may be there) */
 	/* its index is read: gone (this thread's alone) */
 	for (int i = 0; i < b->nranges; i++) {
 		free(b->ranges[i].idx[gi]);
@@ -1012,7 +1016,6 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	/* TFLAME_PARTS (tests): in that many parts, whatever the file. */
 	if (!forced && len < PART_MIN_BYTES)
 		return false;
-	if (getenv("HUGE")) madvise((void *)((uintptr_t)d & ~(uintptr_t)4095), len + ((uintptr_t)d & 4095), MADV_HUGEPAGE);
 	if (!forced && looks_sorted(d, len))
 		return false;
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
