@@ -123,6 +123,7 @@ struct build {
 	size_t len;
 	struct range *ranges;
 	int nranges, nparts;
+	int nthreads;               /* building groups */
 	int group, ngroups;         /* parts a sweep builds; sweeps */
 	int *order;                 /* groups, biggest first */
 	atomic_int next;            /* the next of order to build */
@@ -596,6 +597,7 @@ static void cut_range(struct range *r, int fail)
 {
 	jmp_buf env;
 	if (setjmp(env)) {
+		xalloc_catch(NULL);     /* (the tests' jump leaves it set) */
 		r->failed = true;
 		return;
 	}
@@ -726,7 +728,7 @@ static void build_part(struct worker *w, int p, int k)
  * cache. A sweep reads (and maps) the pages that hold its parts' lines,
  * and the pages behind it are dropped: one sweep a part would map the
  * whole file again for each. */
-static void build_group(struct worker *w, int gi)
+static void build_group(struct worker *w, int gi, bool final)
 {
 	struct build *b = w->b;
 	int p0 = gi * b->group, g = b->nparts - p0 < b->group ? b->nparts - p0 : b->group;
@@ -786,12 +788,15 @@ static void build_group(struct worker *w, int gi)
 	}
 	if (b->fail_at == 2 && gi == b->ngroups - 1)
 		longjmp(w->env, 1);     /* tests: as if memory ran out here */
-	/* each part's lines go once it is built: at the end of the build the
-	 * parts' trees are nearly the whole tree, and a group's buffer is a
-	 * 32nd of the file a thread */
+	/* In a thread's last two groups, each part's lines go once it is built: the
+	 * parts' trees are nearly the whole tree then, and a group's buffer is
+	 * a 32nd of the file a thread. Before, the pages stay for the next
+	 * group (given back and taken again, they cost the real-shaped file a
+	 * fifth of its page faults). */
 	for (int k = 0; k < g && !atomic_load_explicit(&b->failed, memory_order_relaxed); k++) {
 		build_part(w, p0 + k, k);
-		drop(w->buf, at[k] - pb[k], at[k]);
+		if (final)
+			drop(w->buf, at[k] - pb[k], at[k]);
 		atomic_fetch_add(&b->built, pb[k]);
 	}
 }
@@ -819,6 +824,7 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 {
 	struct build *b = w->b;
 	if (setjmp(w->env)) {
+		xalloc_catch(NULL);     /* (the tests' jump leaves it set) */
 		if (w->locked)
 			pthread_mutex_unlock(&b->names_mu);
 		w->locked = false;
@@ -831,7 +837,7 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 		int k = atomic_fetch_add(&b->next, 1);
 		if (k >= b->ngroups)
 			break;
-		build_group(w, b->order[k]);
+		build_group(w, b->order[k], k + 2 * b->nthreads >= b->ngroups);
 		if (pr)
 			progress(pr, b);
 	}
@@ -967,8 +973,10 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 {
 	struct build *b = &u->b;
 	jmp_buf env;
-	if (setjmp(env))
+	if (setjmp(env)) {
+		xalloc_catch(NULL);
 		return false;
+	}
 	xalloc_catch(&env);
 	tree_init(&b->names);
 	double density = shared_of(&u->sh, &u->sample, b->d, b->len, share);
@@ -1092,6 +1100,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	struct worker *w = calloc((size_t)nthr, sizeof *w);
 	if (!w)
 		goto fail;
+	b->nthreads = nthr;
 	for (int i = 0; i < nthr; i++) {
 		w[i].b = b;
 		/* the sort's pivots: not to be guessed by whoever made the file */
