@@ -20,7 +20,6 @@ struct top {
 	uint32_t parent;            /* a struct top; the root's is itself */
 	strtab_id name;             /* an id of dst */
 	uint32_t depth;
-	uint32_t sid;               /* its node in `shared` */
 	uint64_t self, total, off;
 	size_t size;                /* nodes in its subtree */
 	tree_idx at;                /* its index in dst */
@@ -219,7 +218,7 @@ static void walk_parts(struct join *j, size_t np, const struct tree *shared, uin
 			if (!tm->keys[s]) {
 				tm->keys[s] = ((uint64_t)path_top[d - 1] << 32 | x->name) + 1;
 				tm->vals[s] = (uint32_t)*ntops;
-				j->tops[(*ntops)++] = (struct top){ path_top[d - 1], x->name, d, sid, 0, 0, 0, 1, 0 };
+				j->tops[(*ntops)++] = (struct top){ path_top[d - 1], x->name, d, 0, 0, 0, 1, 0 };
 			}
 			struct top *tp = &j->tops[tm->vals[s]];
 			tp->self += x->self.u;
@@ -282,7 +281,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	}
 	if (!ok)
 		goto out;
-	j.tops[0] = (struct top){ 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	j.tops[0] = (struct top){ 0, 0, 0, 0, 0, 0, 1, 0 };
 	walk_parts(&j, np, shared, maxdepth, &sm, &tm, path_top, path_sid, &ntops, &nkids);
 	/* A block of the name of a top or of another block under the same
 	 * top: the parts were not disjoint. */
