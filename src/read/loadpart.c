@@ -75,6 +75,12 @@
 #define PART_MAX_GROUP 255
 #define PART_AHEAD 16                      /* lines prefetched ahead */
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
+/* On one thread, a sweep maps the file's pages this far ahead in one call
+ * (MADV_POPULATE_READ) instead of a fault every 16 pages: faults 912k ->
+ * 379k, 6.4 -> 6.1 s on genfolded's 1 GiB, 6.0 -> 5.6 on the real-shaped
+ * one. On two, the other thread's sweep unmaps what one maps ahead (it
+ * drops pages behind its own place): 6.6 -> 8.2 s of CPU. */
+#define PART_POPULATE ((size_t)4 << 20)
 /* The sample that finds the shared prefixes: lines from this many places,
  * this many from each. */
 #define SAMPLE_WINDOWS 256
@@ -579,6 +585,23 @@ static void drop(const char *d, size_t from, size_t to)
 #endif
 }
 
+/* Maps the pages of d[from, to) (the ones a sweep reads soon). */
+static void populate(const char *d, size_t from, size_t to)
+{
+#if defined(HAVE_MADVISE) && defined(MADV_POPULATE_READ)
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	uintptr_t a = ((uintptr_t)d + from) / page * page;
+	uintptr_t e = (uintptr_t)d + to;
+	if (e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_READ);    /* (older kernels: EINVAL, no harm) */
+#else
+	(void)d;
+	(void)from;
+	(void)to;
+#endif
+}
+
 /* Unmaps the pages of d[0..len) around [from, hi), read by a probe: each
  * touch of the file maps much more of it than the page touched (its
  * read-ahead, large folios: 64 probes of a few KiB each mapped 206 MiB of
@@ -743,7 +766,7 @@ static void build_group(struct worker *w, int gi, bool final)
 		w->nlines[k] = 0;
 	}
 	room(&w->buf, &w->bufcap, total ? total : 1);
-	size_t dropped = 0, last = 0;
+	size_t dropped = 0, last = 0, popped = 0;
 	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
 		const struct range *rg = &b->ranges[ri];
 		const uint32_t *idx = rg->idx[gi];
@@ -775,6 +798,10 @@ static void build_group(struct worker *w, int gi, bool final)
 			if (off - dropped >= PART_DROP) {
 				drop(b->d, dropped, off);
 				dropped = off;
+			}
+			if (b->nthreads == 1 && off >= popped) {
+				populate(b->d, off, off + PART_POPULATE < b->len ? off + PART_POPULATE : b->len);
+				popped = off + PART_POPULATE;
 			}
 		}
 	}
