@@ -224,15 +224,21 @@ void tree_merge_free(struct tree *dst, struct tree *src);
 void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
 
 /* Joins parts[0..np) into dst (tree_init'ed, nothing added), each part
- * finalized in `order` (name or weight) and holding every stack of the
- * profile that starts with its pairs of first two frames (no pair is in
- * two parts): dst becomes the finalized tree of all their stacks, as one
- * tree_finalize would make it, and the parts are freed (as they are
- * copied, so that the peak stays near one tree's size). False, nothing
- * done, when they cannot join: input order, fractional or saturated
- * counts, sums beyond 64 bits, more than TREE_MAX_NODES nodes, or parts
- * that share a pair. */
-bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order);
+ * finalized in `order` (name or weight), its names moved into dst's table
+ * (tree_join_names). The nodes whose paths are paths of `shared` (a
+ * finalized tree, any order; NULL: the root only) may be in several parts
+ * and are merged by path; every other node must have its whole subtree in
+ * one part (a node of a part that is not shared, whose parent is, is in
+ * no other part). dst becomes the finalized tree of all their stacks, as
+ * one tree_finalize would make it, and the parts are freed (their pages
+ * given back as they are copied, so that the peak stays near one tree's
+ * size). False, nothing done and the parts as they were, when they cannot
+ * join: input order, fractional or saturated counts, sums beyond 64 bits,
+ * more than TREE_MAX_NODES nodes, names not moved, parts that are not
+ * disjoint below `shared`, or memory running out (no allocation here
+ * dies). */
+bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order,
+               const struct tree *shared);
 /* For tree_join, before it: interns the names of part t (finalized) in
  * dst's table, points t's nodes at them and frees t's own table (left
  * empty: t is then for tree_join with dst and tree_free only). Parts of a

@@ -1,10 +1,11 @@
 /* tree_join: finalized trees of disjoint parts of a profile made one
- * finalized tree (see tree.h). Each part holds every stack that starts
- * with its pairs of first two frames, so a node below depth 2 has its
- * whole subtree in one part: those subtrees are copied as they are, in
- * blocks (a finalized subtree is a run of the preorder), their indices and
- * offsets shifted; only the nodes at depth 1, which parts share, and the
- * order of the depth-2 nodes under each are worked out here. */
+ * finalized tree (see tree.h). The nodes whose paths are those of the
+ * `shared` tree (the root at least) may be in several parts: they are
+ * merged here by path, their counts summed, into the top of the result.
+ * Every other node has its whole subtree in one part: the subtrees below
+ * the merged top are copied as they are, in blocks (a finalized subtree is
+ * a run of the preorder), their indices and offsets shifted. Only the top
+ * and the order of the blocks under it are worked out here. */
 #include "config.h"
 #include "treeint.h"
 
@@ -14,16 +15,18 @@
 #include <unistd.h>
 #include "xalloc.h"
 
-/* A depth-1 node of the joined tree: its name (an id of dst), samples,
- * place and the range of its depth-2 nodes in `kids`. */
+/* A merged node: a path of `shared` found in one part or more. */
 struct top {
-	strtab_id name;
+	uint32_t parent;            /* a struct top; the root's is itself */
+	strtab_id name;             /* an id of dst */
+	uint32_t depth;
 	uint64_t self, total, off;
+	size_t size;                /* nodes in its subtree */
 	tree_idx at;                /* its index in dst */
-	size_t kid0, nkids;
 };
 
-/* A depth-2 node of a part: its block [node, end) there. */
+/* A block: a node of a part below the top (not a path of `shared`) whose
+ * parent is merged, with its subtree [node, end) there. */
 struct kid {
 	uint32_t part;
 	uint32_t top;               /* its parent's struct top */
@@ -31,6 +34,12 @@ struct kid {
 	strtab_id name;             /* an id of dst */
 	uint64_t off;               /* its offset in dst */
 	tree_idx at;                /* its index in dst */
+};
+
+/* What the sort of the top's children sees: a top (kid < 0) or a kid. */
+struct item {
+	uint32_t parent;
+	int64_t ref;                /* >= 0: a kid; < 0: top -ref - 1 */
 };
 
 struct join {
@@ -41,39 +50,48 @@ struct join {
 	struct kid *kids;
 };
 
-static int cmp_order(const struct join *j, strtab_id na, uint64_t selfa, uint64_t totala,
-                     strtab_id nb, uint64_t selfb, uint64_t totalb)
-{
-	if (j->order == TREE_ORDER_WEIGHT && totala != totalb)
-		return totala > totalb ? -1 : 1;
-	const struct strtab *st = &j->dst->names;
-	return treesort_cmp_names(strtab_str(st, na), strtab_len(st, na), selfa > 0,
-	                          strtab_str(st, nb), strtab_len(st, nb), selfb > 0);
-}
-
 /* qsort has no context argument in C11: the join being sorted. */
 static const struct join *sorting;
 
-static int cmp_tops(const void *a, const void *b)
+static void item_key(const struct item *it, strtab_id *name, uint64_t *self, uint64_t *total)
 {
-	const struct top *x = a, *y = b;
-	return cmp_order(sorting, x->name, x->self, x->total, y->name, y->self, y->total);
+	if (it->ref < 0) {
+		const struct top *t = &sorting->tops[-it->ref - 1];
+		*name = t->name;
+		*self = t->self;
+		*total = t->total;
+	} else {
+		const struct kid *k = &sorting->kids[it->ref];
+		const struct tree_node *nd = &sorting->parts[k->part].nodes[k->node];
+		*name = k->name;
+		*self = nd->self.u;
+		*total = nd->total.u;
+	}
 }
 
-static int cmp_kids(const void *a, const void *b)
+/* Siblings in the order one tree_finalize gives them (treesort.c). */
+static int cmp_items(const void *a, const void *b)
 {
-	const struct kid *x = a, *y = b;
-	if (x->top != y->top)
-		return x->top < y->top ? -1 : 1;
-	const struct tree_node *nx = &sorting->parts[x->part].nodes[x->node];
-	const struct tree_node *ny = &sorting->parts[y->part].nodes[y->node];
-	return cmp_order(sorting, x->name, nx->self.u, nx->total.u, y->name, ny->self.u, ny->total.u);
+	const struct item *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	strtab_id na, nb;
+	uint64_t sa, sb, ta, tb;
+	item_key(x, &na, &sa, &ta);
+	item_key(y, &nb, &sb, &tb);
+	if (sorting->order == TREE_ORDER_WEIGHT && ta != tb)
+		return ta > tb ? -1 : 1;
+	const struct strtab *st = &sorting->dst->names;
+	return treesort_cmp_names(strtab_str(st, na), strtab_len(st, na), sa > 0, strtab_str(st, nb),
+	                          strtab_len(st, nb), sb > 0);
 }
 
 /* Gives back the pages of t's node array below node i, read already:
  * whole pages strictly inside the array (malloc's bookkeeping around it
- * stays intact); *done is how far that went. */
-static void release_below(const struct tree *t, size_t i, uintptr_t *done)
+ * stays intact); *done is how far that went. A part is read front to
+ * back, so nothing below *done is read again. last: its last block was
+ * read (i is then its end). */
+static void release_below(const struct tree *t, size_t i, uintptr_t *done, bool last)
 {
 #ifdef HAVE_MADVISE
 	long pg = sysconf(_SC_PAGESIZE);
@@ -82,7 +100,9 @@ static void release_below(const struct tree *t, size_t i, uintptr_t *done)
 	uintptr_t hi = (uintptr_t)(t->nodes + i) / page * page;
 	if (*done < lo)
 		*done = lo;
-	if (hi >= *done + ((uintptr_t)1 << 20)) {     /* a MiB at a time */
+	/* a MiB at a time, and all of it at the end: free() keeps what the
+	 * heap holds (parts of a few MiB are there) */
+	if (hi > *done && (last || hi >= *done + ((uintptr_t)1 << 20))) {
 		madvise((void *)*done, hi - *done, MADV_DONTNEED);
 		*done = hi;
 	}
@@ -90,6 +110,7 @@ static void release_below(const struct tree *t, size_t i, uintptr_t *done)
 	(void)t;
 	(void)i;
 	(void)done;
+	(void)last;
 #endif
 }
 
@@ -108,127 +129,254 @@ void tree_join_names(struct tree *dst, struct tree *t)
 	strtab_free(&t->names);
 }
 
-bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order)
+/* An open-addressing map from (a, b) pairs of 32-bit numbers to values. */
+struct pairmap {
+	uint64_t *keys;             /* (a << 32 | b) + 1; 0: empty */
+	uint32_t *vals;
+	size_t mask;
+};
+
+static uint64_t pair_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+/* For up to n entries; false when memory ran out. */
+static bool pairmap_init(struct pairmap *m, size_t n)
+{
+	size_t sz = 16;
+	while (sz < 2 * n)
+		sz *= 2;
+	m->keys = calloc(sz, sizeof *m->keys);
+	m->vals = malloc(sz * sizeof *m->vals);
+	m->mask = sz - 1;
+	return m->keys && m->vals;
+}
+
+static void pairmap_free(struct pairmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* The slot of (a, b): its value there, or an empty slot for it. */
+static size_t pairmap_slot(const struct pairmap *m, uint32_t a, uint32_t b)
+{
+	uint64_t key = ((uint64_t)a << 32 | b) + 1;
+	size_t s = (size_t)pair_hash(key) & m->mask;
+	while (m->keys[s] && m->keys[s] != key)
+		s = (s + 1) & m->mask;
+	return s;
+}
+
+/* The shared node under shared node p named `name` (an id of dst):
+ * UINT32_MAX when none. */
+static uint32_t shared_child(const struct pairmap *sm, uint32_t p, strtab_id name)
+{
+	size_t s = pairmap_slot(sm, p, name);
+	return sm->keys[s] ? sm->vals[s] : UINT32_MAX;
+}
+
+/* Walks the parts, each in preorder: a node whose parent is a top is a top
+ * when its path is shared, else a block (its subtree skipped). With
+ * j->tops NULL, counts them; else fills tops (merged through tm), kids
+ * and tm. path_top and path_sid: room for the shared tree's depth + 2. */
+static void walk_parts(struct join *j, size_t np, const struct tree *shared, uint32_t maxdepth,
+                       const struct pairmap *sm, struct pairmap *tm, uint32_t *path_top, uint32_t *path_sid,
+                       size_t *ntops, size_t *nkids)
+{
+	*ntops = 1;
+	*nkids = 0;
+	path_top[0] = path_sid[0] = 0;
+	for (size_t p = 0; p < np; p++) {
+		const struct tree *t = &j->parts[p];
+		if (j->tops) {
+			j->tops[0].self += t->nodes[0].self.u;      /* no overflow: at most the sum */
+			j->tops[0].total += t->nodes[0].total.u;
+		}
+		for (tree_idx i = 1; i < t->n;) {
+			const struct tree_node *x = &t->nodes[i];
+			uint32_t d = x->depth;
+			uint32_t sid = shared && d <= maxdepth ? shared_child(sm, path_sid[d - 1], x->name) : UINT32_MAX;
+			if (sid == UINT32_MAX) {
+				if (j->kids)
+					j->kids[*nkids] = (struct kid){ (uint32_t)p, path_top[d - 1], i, x->name, 0, 0 };
+				++*nkids;
+				i = x->end;
+				continue;
+			}
+			path_sid[d] = sid;
+			i++;
+			if (!j->tops) {
+				++*ntops;       /* an upper bound: merged ones count once a part */
+				continue;
+			}
+			size_t s = pairmap_slot(tm, path_top[d - 1], x->name);
+			if (!tm->keys[s]) {
+				tm->keys[s] = ((uint64_t)path_top[d - 1] << 32 | x->name) + 1;
+				tm->vals[s] = (uint32_t)*ntops;
+				j->tops[(*ntops)++] = (struct top){ path_top[d - 1], x->name, d, 0, 0, 0, 1, 0 };
+			}
+			struct top *tp = &j->tops[tm->vals[s]];
+			tp->self += x->self.u;
+			tp->total += x->total.u;
+			path_top[d] = tm->vals[s];
+		}
+	}
+}
+
+bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order,
+               const struct tree *shared)
 {
 	if (dst->n != 1 || dst->stacks || order == TREE_ORDER_INPUT || np > UINT32_MAX)
 		return false;
-	uint64_t rootself = 0, sum = 0, stacks = 0;
-	size_t ntops = 0, nkids = 0, n = 1;
+	if (shared && (!shared->finalized || shared->n > UINT32_MAX / 2))
+		return false;
+	uint64_t sum = 0, stacks = 0;
 	for (size_t p = 0; p < np; p++) {
 		struct tree *t = &parts[p];
-		if (!t->finalized || t->frac || t->saturated || t->chart)
+		if (!t->finalized || t->frac || t->saturated || t->chart || strtab_count(&t->names))
 			return false;
-		if (__builtin_add_overflow(sum, t->nodes[0].total.u, &sum) ||
-		    __builtin_add_overflow(rootself, t->nodes[0].self.u, &rootself))
+		if (__builtin_add_overflow(sum, t->nodes[0].total.u, &sum))
 			return false;
 		stacks += t->stacks;
-		n += t->n - 1;
-		for (tree_idx c = tree_first_child(t, TREE_ROOT); c != TREE_NONE; c = tree_next_sibling(t, c)) {
-			ntops++;
-			for (tree_idx d = tree_first_child(t, c); d != TREE_NONE; d = tree_next_sibling(t, d))
-				nkids++;
-		}
 	}
-	/* Names: the parts' in dst's table, and the depth-1 nodes merged by
-	 * name (n counted each part's; the merged ones are fewer). */
+	size_t nshared = shared ? shared->n : 1;
+	uint32_t maxdepth = 0;
+	for (size_t i = 0; shared && i < nshared; i++)
+		if (shared->nodes[i].depth > maxdepth)
+			maxdepth = shared->nodes[i].depth;
+	/* Every allocation comes before the first part is touched: when one
+	 * fails, nothing is done. */
 	struct join j = { dst, parts, order, NULL, NULL };
-	strtab_id **remap = xcalloc(np ? np : 1, sizeof *remap);
-	for (size_t p = 0; p < np; p++) {
-		/* an empty table: tree_join_names moved them, ids are dst's */
-		const struct strtab *st = &parts[p].names;
-		size_t cnt = strtab_count(st) ? strtab_count(st) : strtab_count(&dst->names);
-		remap[p] = xmalloc((cnt ? cnt : 1) * sizeof **remap);
-		for (size_t k = 0; k < cnt; k++)
-			remap[p][k] = strtab_count(st) ? strtab_intern(&dst->names, strtab_str(st, (strtab_id)k),
-			                                               strtab_len(st, (strtab_id)k))
-			                               : (strtab_id)k;
+	uint32_t *path_top = malloc(((size_t)maxdepth + 2) * sizeof *path_top);
+	uint32_t *path_sid = malloc(((size_t)maxdepth + 2) * sizeof *path_sid);
+	uint32_t *cnt = calloc((size_t)maxdepth + 2, sizeof *cnt);
+	struct pairmap sm = { 0 }, tm = { 0 };
+	size_t ntops, nkids, n = 0, nitems = 0;
+	struct item *items = NULL;
+	uint32_t *first = NULL, *bydepth = NULL;
+	uintptr_t *released = NULL;
+	struct tree_node *nd = NULL;
+	bool ok = path_top && path_sid && cnt && pairmap_init(&sm, nshared);
+	/* The shared paths by (parent, dst's name); a name not in dst is in
+	 * no part. */
+	for (size_t i = 1; ok && i < nshared; i++) {
+		const struct tree_node *sn = &shared->nodes[i];
+		int64_t id = strtab_find(&dst->names, tree_name(shared, (tree_idx)i), tree_name_len(shared, (tree_idx)i));
+		if (id < 0)
+			continue;
+		size_t s = pairmap_slot(&sm, sn->parent, (uint32_t)id);
+		sm.keys[s] = ((uint64_t)sn->parent << 32 | (uint32_t)id) + 1;
+		sm.vals[s] = (uint32_t)i;
 	}
-	uint32_t *top_of = xmalloc(strtab_count(&dst->names) * sizeof *top_of);
-	memset(top_of, 0xff, strtab_count(&dst->names) * sizeof *top_of);
-	j.tops = xmalloc((ntops ? ntops : 1) * sizeof *j.tops);
-	j.kids = xmalloc((nkids ? nkids : 1) * sizeof *j.kids);
-	size_t nt = 0, nk = 0;
-	for (size_t p = 0; p < np; p++) {
-		struct tree *t = &parts[p];
-		for (tree_idx c = tree_first_child(t, TREE_ROOT); c != TREE_NONE; c = tree_next_sibling(t, c)) {
-			strtab_id id = remap[p][t->nodes[c].name];
-			if (top_of[id] == UINT32_MAX) {
-				top_of[id] = (uint32_t)nt;
-				j.tops[nt++] = (struct top){ id, 0, 0, 0, 0, 0, 0 };
-			}
-			struct top *tp = &j.tops[top_of[id]];
-			tp->self += t->nodes[c].self.u;     /* no overflow: at most sum */
-			tp->total += t->nodes[c].total.u;
-			for (tree_idx d = tree_first_child(t, c); d != TREE_NONE; d = tree_next_sibling(t, d))
-				j.kids[nk++] = (struct kid){ (uint32_t)p, top_of[id], d, remap[p][t->nodes[d].name], 0, 0 };
-		}
+	if (ok) {
+		walk_parts(&j, np, shared, maxdepth, &sm, NULL, path_top, path_sid, &ntops, &nkids);
+		j.tops = malloc(ntops * sizeof *j.tops);
+		j.kids = malloc((nkids ? nkids : 1) * sizeof *j.kids);
+		ok = j.tops && j.kids && pairmap_init(&tm, ntops + nkids);
 	}
-	n -= ntops - nt;
-	bool ok = n <= TREE_MAX_NODES;
-	/* The order: depth-1 nodes as one tree sorts them; then their
-	 * depth-2 nodes, which must be distinct under each (else the parts
-	 * were not disjoint). */
+	if (!ok)
+		goto out;
+	j.tops[0] = (struct top){ 0, 0, 0, 0, 0, 0, 1, 0 };
+	walk_parts(&j, np, shared, maxdepth, &sm, &tm, path_top, path_sid, &ntops, &nkids);
+	/* A block of the name of a top or of another block under the same
+	 * top: the parts were not disjoint. */
+	for (size_t k = 0; ok && k < nkids; k++) {
+		size_t s = pairmap_slot(&tm, j.kids[k].top, j.kids[k].name);
+		ok = !tm.keys[s];
+		tm.keys[s] = ((uint64_t)j.kids[k].top << 32 | j.kids[k].name) + 1;
+	}
+	n = ntops;
+	for (size_t k = 0; ok && k < nkids; k++) {
+		n += parts[j.kids[k].part].nodes[j.kids[k].node].end - j.kids[k].node;
+		ok = n <= TREE_MAX_NODES;
+	}
+	nitems = ntops - 1 + nkids;
+	if (ok) {
+		items = malloc((nitems ? nitems : 1) * sizeof *items);
+		first = calloc(ntops + 1, sizeof *first);
+		bydepth = malloc(ntops * sizeof *bydepth);
+		released = calloc(np ? np : 1, sizeof *released);
+		nd = malloc(n * sizeof *nd);
+		ok = items && first && bydepth && released && nd;
+	}
+	if (!ok)
+		goto out;
+	/* The order: each top's children, tops and blocks, sorted as one
+	 * tree's siblings. */
+	size_t ni = 0;
+	for (size_t k = 1; k < ntops; k++)
+		items[ni++] = (struct item){ j.tops[k].parent, -(int64_t)k - 1 };
+	for (size_t k = 0; k < nkids; k++)
+		items[ni++] = (struct item){ j.kids[k].top, (int64_t)k };
 	sorting = &j;
-	qsort(j.tops, nt, sizeof *j.tops, cmp_tops);
-	uint32_t *rank = xmalloc((nt ? nt : 1) * sizeof *rank);
-	for (size_t k = 0; k < nt; k++)
-		rank[top_of[j.tops[k].name]] = (uint32_t)k;
-	for (size_t k = 0; k < nk; k++)
-		j.kids[k].top = rank[j.kids[k].top];
-	qsort(j.kids, nk, sizeof *j.kids, cmp_kids);
+	qsort(items, nitems, sizeof *items, cmp_items);
 	sorting = NULL;
-	free(rank);
-	for (size_t k = 1; k < nk && ok; k++)
-		ok = !(j.kids[k].top == j.kids[k - 1].top && j.kids[k].name == j.kids[k - 1].name);
-	if (!ok) {
-		for (size_t p = 0; p < np; p++)
-			free(remap[p]);
-		free(remap);
-		free(top_of);
-		free(j.tops);
-		free(j.kids);
-		return false;
+	for (size_t k = 0; k < nitems; k++)
+		first[items[k].parent + 1]++;
+	for (size_t k = 0; k < ntops; k++)
+		first[k + 1] += first[k];
+	/* Sizes bottom up (the tops by depth, deepest first), then places
+	 * and offsets top down: a top's children from its index + 1 and its
+	 * offset (a node's own samples come after its children's). */
+	for (size_t k = 0; k < ntops; k++)
+		cnt[j.tops[k].depth + 1]++;
+	for (uint32_t d = 1; d <= maxdepth + 1; d++)
+		cnt[d] += cnt[d - 1];
+	for (size_t k = 0; k < ntops; k++)
+		bydepth[cnt[j.tops[k].depth]++] = (uint32_t)k;
+	for (size_t k = 0; k < nkids; k++)
+		j.tops[j.kids[k].top].size += parts[j.kids[k].part].nodes[j.kids[k].node].end - j.kids[k].node;
+	for (size_t k = ntops; k-- > 1;) {
+		const struct top *tp = &j.tops[bydepth[k]];
+		j.tops[tp->parent].size += tp->size;
 	}
-	/* Places: a depth-1 node, then its depth-2 nodes' blocks; offsets
-	 * from the totals to the left (a node's own samples come after its
-	 * children's). */
-	tree_idx at = 1;
-	uint64_t off = 0;
-	for (size_t k = 0, kk = 0; k < nt; k++) {
-		struct top *tp = &j.tops[k];
-		tp->at = at++;
-		tp->off = off;
-		tp->kid0 = kk;
-		uint64_t koff = off;
-		for (; kk < nk && j.kids[kk].top == k; kk++) {
-			struct kid *kd = &j.kids[kk];
-			const struct tree *t = &parts[kd->part];
-			kd->at = at;
-			kd->off = koff;
-			at += t->nodes[kd->node].end - kd->node;
-			koff += t->nodes[kd->node].total.u;
+	for (size_t k = 0; k < ntops; k++) {
+		const struct top *tp = &j.tops[bydepth[k]];
+		tree_idx at = tp->at + 1;
+		uint64_t off = tp->off;
+		for (size_t m = first[bydepth[k]]; m < first[bydepth[k] + 1]; m++) {
+			const struct item *it = &items[m];
+			if (it->ref < 0) {
+				struct top *c = &j.tops[-it->ref - 1];
+				c->at = at;
+				c->off = off;
+				at += (tree_idx)c->size;
+				off += c->total;
+			} else {
+				struct kid *c = &j.kids[it->ref];
+				const struct tree_node *x = &parts[c->part].nodes[c->node];
+				c->at = at;
+				c->off = off;
+				at += x->end - c->node;
+				off += x->total.u;
+			}
 		}
-		tp->nkids = kk - tp->kid0;
-		off += tp->total;
 	}
-	/* The nodes: the root, the depth-1 ones, then part by part its
-	 * blocks, each part freed once copied. */
-	free(dst->nodes);
-	dst->nodes = xmalloc(n * sizeof *dst->nodes);
-	dst->n = dst->cap = n;
-	struct tree_node *nd = dst->nodes;
-	nd[0] = (struct tree_node){ TREE_NONE, strtab_intern(&dst->names, "all", 3), (tree_idx)n, 0,
-	                            { rootself }, { sum }, { 0 } };
-	for (size_t k = 0; k < nt; k++) {
+	/* (what placing them took goes before the nodes are copied: with
+	 * many small blocks, as a real-shaped profile has, the copy soon
+	 * touches every page of the result while the parts are still there) */
+	pairmap_free(&tm);
+	memset(&tm, 0, sizeof tm);
+	free(items);
+	free(first);
+	free(bydepth);
+	items = NULL;
+	first = bydepth = NULL;
+	/* The nodes: the tops, then part by part its blocks, front to back,
+	 * each part's pages given back as they are read, so that the peak
+	 * stays near one tree's size. */
+	nd[0] = (struct tree_node){ TREE_NONE, 0, (tree_idx)n, 0, { j.tops[0].self }, { sum }, { 0 } };
+	for (size_t k = 1; k < ntops; k++) {
 		const struct top *tp = &j.tops[k];
-		tree_idx end = k + 1 < nt ? j.tops[k + 1].at : (tree_idx)n;
-		nd[tp->at] = (struct tree_node){ TREE_ROOT, tp->name, end, 1, { tp->self }, { tp->total }, { tp->off } };
+		nd[tp->at] = (struct tree_node){ j.tops[tp->parent].at, tp->name, tp->at + (tree_idx)tp->size, tp->depth,
+		                                 { tp->self }, { tp->total }, { tp->off } };
 	}
-	/* The blocks in dst's order, which is each part's own order of
-	 * them: each part is read front to back, and its pages go as it is
-	 * read, so that the peak stays near one tree's size. */
-	uintptr_t *released = xcalloc(np ? np : 1, sizeof *released);
-	for (size_t k = 0; k < nk; k++) {
+	for (size_t k = 0; k < nkids; k++) {
 		const struct kid *kd = &j.kids[k];
 		size_t p = kd->part;
 		const struct tree_node *sn = parts[p].nodes;
@@ -237,24 +385,25 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		for (tree_idx i = d; i < e; i++) {
 			struct tree_node *x = &nd[i + shift];
 			x->parent = i == d ? j.tops[kd->top].at : sn[i].parent + shift;
-			x->name = remap[p][sn[i].name];
+			x->name = sn[i].name;
 			x->end = sn[i].end + shift;
 			x->depth = sn[i].depth;
 			x->self = sn[i].self;
 			x->total = sn[i].total;
 			x->off.u = kd->off + (sn[i].off.u - soff);
 		}
-		release_below(&parts[p], e, &released[p]);
+		bool last = k + 1 == nkids || j.kids[k + 1].part != p;
+		release_below(&parts[p], last ? parts[p].n : e, &released[p], last);
+		if (last)
+			tree_free(&parts[p]);
 	}
-	free(released);
-	for (size_t p = 0; p < np; p++) {
+	for (size_t p = 0; p < np; p++)
 		tree_free(&parts[p]);
-		free(remap[p]);
-	}
-	free(remap);
-	free(top_of);
-	free(j.tops);
-	free(j.kids);
+	nd[0].name = dst->nodes[0].name;
+	free(dst->nodes);
+	dst->nodes = nd;
+	nd = NULL;
+	dst->n = dst->cap = n;
 	/* dst is a finalized tree of all the parts' stacks */
 	free(dst->b.slots);
 	free(dst->b.path);
@@ -264,5 +413,18 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	dst->stacks = stacks;
 	dst->time.u = sum;
 	dst->finalized = true;
-	return true;
+out:
+	free(path_top);
+	free(path_sid);
+	free(cnt);
+	pairmap_free(&sm);
+	pairmap_free(&tm);
+	free(items);
+	free(first);
+	free(bydepth);
+	free(released);
+	free(nd);
+	free(j.tops);
+	free(j.kids);
+	return ok;
 }

@@ -65,9 +65,19 @@ void load_reader_free(struct load_reader *r);
  * (64 MiB and more) that does not look sorted (TFLAME_PARTS=N: always, in
  * N parts), into t, which must be empty and is then finalized in
  * o->order (name or weight); integer counts only. False when that does
- * not apply (nothing added to t): the caller reads it the usual way. */
+ * not apply, or memory ran out on the way (nothing added to t, all of it
+ * freed): the caller reads it the usual way. */
 bool load_parts(struct tree *t, struct source *s, const struct load_options *o, struct load_progress *pr,
                 struct load_messages *m, const char *name);
+/* What the last load_parts that read a file in parts did, for tests and
+ * measurements (one load at a time). */
+struct load_parts_stats {
+	int parts;
+	size_t shared;              /* nodes of the shared tree, the root's included */
+	uint32_t shared_depth;      /* its deepest node's depth */
+	uint64_t bytes, biggest;    /* of the lines in parts; of the biggest part's */
+};
+extern struct load_parts_stats load_parts_last;
 
 /* Parses the mapped file of s, of format fmt (folded or perf script), into
  * t on o->threads threads, reporting diagnostics under name. False when

@@ -3,23 +3,42 @@
  *
  * A shuffled file spends most of its load on cache misses: each frame is
  * looked up in a child hash and a node array as big as the tree, at
- * random. Read in parts, each holding every line whose first two frames
- * hash to it, each part's tree is a fraction of the whole and stays in the
- * cache while it is built: 64 parts built one after the other took 2.3
- * (genfolded) to 3 (real-shaped) times less CPU than the whole file.
+ * random. Read in parts, each part's lines and tree are a fraction of the
+ * whole and stay in the cache while it is built; and a part's lines,
+ * sorted, are read as sorted input is (each line's frames shared with the
+ * line before are not looked up again, no child hash).
  *
- * A first pass cuts the lines into parts: an index of line offsets per
- * part (4 bytes a line), the pages behind it dropped as it goes. Then each
- * part is read through its index (its lines gathered into a buffer, in
- * file order), built into a tree of its own and finalized; parts are
- * independent, so threads build them side by side, without merging. Last,
- * tree_join makes the parts' trees one, copying their subtrees below depth
- * 2 as blocks. The memory is the tree's (the parts' trees, each freed as
- * it is copied) and the index. */
+ * Which part a line goes to: a sample of the file's lines (spread over it)
+ * is built into a small tree; its nodes that hold more than PART_SHARE of
+ * the sample are the shared tree, the prefixes several parts may hold. A
+ * line's key is the first of its frames that leaves the shared tree, with
+ * the shared node above it (or the shared node where the line ends),
+ * hashed: every line through a node outside the shared tree has the same
+ * key, so that node's subtree is in one part. Where the sample finds a big
+ * subtree the key goes deeper (a chain of wrappers that 9% of the lines go
+ * through: as deep as it goes), elsewhere it is the first frame.
+ *
+ * A first pass cuts the lines into parts: an index per group of parts (4
+ * bytes a line for its offset, 4 for its length and part in the group),
+ * the pages behind it dropped as it goes. Then each group's lines are
+ * gathered in one sweep through the file into a buffer, each part's
+ * together; part by part they are sorted, read into a tree of its own and
+ * finalized. Groups are independent, so threads build them side by side,
+ * without merging. Last, tree_join makes the parts' trees one: the shared
+ * nodes merged by path, the subtrees below them copied as blocks. The
+ * memory is the tree's (the parts' trees, each freed as it is copied), the
+ * index and a group's buffer a thread.
+ *
+ * Memory running out anywhere here is caught (xalloc_catch): everything
+ * is freed and the caller reads the file the usual way. */
 #include "config.h"
 #include "loadint.h"
 
 #include <pthread.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,37 +49,77 @@
 #include "xalloc.h"
 
 #define PART_MIN_BYTES ((size_t)64 << 20)  /* smaller files: one pass */
-#define PART_COUNT 64
+/* Parts: a part's tree about PART_TREE_BYTES of nodes, at least
+ * PART_MIN_COUNT parts: its lines (sorted) and its tree then stay in the
+ * cache. On 1 GiB of genfolded output (670 MiB of nodes), one thread:
+ * 256 parts 7.2 s, 1024 6.7 s, 2048 6.6 s (a shared machine: +-0.3 s); on
+ * the real-shaped file (a node per 360 bytes), 1024 parts duplicated the
+ * shared paths above their subtrees in each: 216 MiB of nodes in parts
+ * for a tree of 114, 396 MiB at the peak (64 parts: 270). */
+#define PART_TREE_BYTES ((double)(1 << 20))
+#define PART_MIN_COUNT 64
 #define PART_MAX_COUNT 4096
 #define PART_MAX_THREADS 16
-/* A sweep through the file builds PART_GROUP parts, each gathering its
- * lines PART_GATHER bytes at a time, then fed. More parts a sweep means
- * fewer sweeps, each faulting the pages of the file in again (a sweep a
- * part: 2.2 s of system time on 1 GiB of real-shaped input), and more
- * trees being built at once, each with its child hash and room to grow.
- * On 1 GiB of genfolded output (a tree of 670 MiB), 2, 3 and 4 parts a
- * sweep took 10.4, 9.9 and 9.6 s on one thread, 5.9, 5.9 and 5.7 s on two,
- * and peaked at 777, 795 and 821 MiB on two: 3 keeps within the tree +
- * 128 MiB that loading allows. Gathering 8 MiB at a time took as long as
- * 4, with 5 MiB more at the peak. */
-#define PART_GATHER ((size_t)4 << 20)
-#define PART_GROUP 3
+/* A node of the sample's tree that holds more than this share of it is
+ * shared by parts (1/1024: 16 of its 16,384 lines). */
+#define PART_SHARE (1.0 / 1024)
+/* A sweep through the file gathers the lines of a group of parts, a
+ * PART_GROUP_64THS/64 of the file (32 MiB of 1 GiB): more parts a sweep
+ * means fewer sweeps, each mapping the pages of the file again (the
+ * kernel's mapping and unmapping of them are a seventh of the load on one
+ * thread), and a bigger buffer a thread. The parts of a group are then
+ * built one by one, each fed PART_GATHER bytes of sorted lines at a
+ * time. */
+#define PART_GATHER ((size_t)1 << 20)
+#define PART_GROUP_64THS 2
+#define PART_MAX_GROUP 255
+#define PART_AHEAD 16                      /* lines prefetched ahead */
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
+/* On one thread, a sweep maps the file's pages this far ahead in one call
+ * (MADV_POPULATE_READ) instead of a fault every 16 pages: faults 912k ->
+ * 379k, 6.4 -> 6.1 s on genfolded's 1 GiB, 6.0 -> 5.6 on the real-shaped
+ * one. On two, the other thread's sweep unmaps what one maps ahead (it
+ * drops pages behind its own place): 6.6 -> 8.2 s of CPU. */
+#define PART_POPULATE ((size_t)4 << 20)
+/* The sample that finds the shared prefixes: lines from this many places,
+ * this many from each. */
+#define SAMPLE_WINDOWS 256
+#define SAMPLE_LINES 64
 #define PROBE_WINDOWS 64
 #define PROBE_LINES 64
+
+/* The shared tree's nodes by (parent, name): what the first pass looks a
+ * line's frames up in. */
+struct forks {
+	const struct tree *sh;      /* finalized */
+	uint64_t *keys;             /* fork_mix(parent, name's hash); 0: empty */
+	uint32_t *node;
+	size_t mask;
+	/* Chains: from a node with one child in the shared tree (whose parent
+	 * has not just one), the names down to the first node with none or
+	 * several, joined by ';' (chain[c] bytes of text at at[c], ending at
+	 * node end[c]): a line follows a chain with one comparison. */
+	uint32_t *at, *chain, *end;
+	char *text;
+};
 
 /* A stretch of the file cut into parts by one thread. */
 struct range {
 	const char *d;
 	size_t lo, hi;
-	int nparts;
-	uint32_t **idx;             /* per part: offsets of its lines */
+	const struct forks *fk;
+	int nparts, group;
+	uint32_t **idx;             /* per group: offsets of its lines */
+	uint32_t **slot;            /* per group: each line's part in the group
+	                               (the low 8 bits) and its length (the
+	                               others; LEN_LONG: longer) */
 	size_t *n, *cap;
 	uint64_t *bytes;            /* per part: bytes of its lines */
 	struct reader_diag diag;    /* line numbers within the range */
 	uint64_t sum;               /* of the counts */
 	bool unfit;                 /* fractional or saturated counts, or a
 	                               sum beyond 64 bits: not in parts */
+	bool failed;                /* memory ran out */
 	atomic_size_t done;         /* bytes cut so far */
 };
 
@@ -70,40 +129,444 @@ struct build {
 	size_t len;
 	struct range *ranges;
 	int nranges, nparts;
-	int *order;                 /* parts, biggest first */
+	int nthreads;               /* building groups */
+	int group, ngroups;         /* parts a sweep builds; sweeps */
+	int *order;                 /* groups, biggest first */
 	atomic_int next;            /* the next of order to build */
 	struct tree *trees;
 	enum tree_order torder;
-	int group, ngroups;         /* parts a sweep builds; sweeps */
-	int nfilled;                /* parts in order[] */
-	struct tree *dst;           /* the result: names go in its table */
+	struct tree names;          /* its table: the parts' names */
 	pthread_mutex_t names_mu;
-	size_t gather;              /* a part's buffer in a sweep */
+	atomic_bool failed;         /* memory ran out: stop */
+	int fail_at;                /* tests (TFLAME_PARTS_FAIL): fail there */
 	atomic_uint_fast64_t built; /* bytes of the parts built */
 	uint64_t stacks;            /* the file's, once cut */
 };
 
-/* A line's key: the hash of its stack up to its second ';' (its first
- * two frames), or of the whole stack when it has fewer. */
-static uint64_t key_of(const char *s, size_t stack)
+/* A line of a gathered buffer. */
+struct line {
+	const char *s;
+	size_t len;
+};
+
+/* ---- sorting a part's lines (byte order, as LC_ALL=C sort) ----
+ *
+ * A part's lines share long prefixes (its subtrees' paths), which a sort
+ * by memcmp compares again and again (a quarter of the load). Here they
+ * are sorted 8 bytes at a time (a three-way radix quicksort on words,
+ * Bentley and Sedgewick's multikey quicksort): each line's next 8 bytes
+ * are read once a level into `key`, the lines split into those below,
+ * equal to and above a pivot, and only the equal ones go on to the next 8
+ * bytes. No recursion (a stack of ranges); pivots are picked at random, so
+ * that no input makes it quadratic. */
+
+/* A line's bytes [d, d + 8) as a big-endian number, and how many of them
+ * it has (fewer at its end: a shorter line sorts first). */
+static inline void line_key(const struct line *l, size_t d, uint64_t *key, unsigned *rem)
 {
-	const char *semi = memchr(s, ';', stack);
-	if (semi) {
-		const char *second = memchr(semi + 1, ';', stack - (size_t)(semi + 1 - s));
-		if (second)
-			stack = (size_t)(second - s);
-	}
-	return strtab_hash(s, stack);
+	size_t r = l->len - d < 8 ? l->len - d : 8;
+	unsigned char b[8] = { 0 };
+	memcpy(b, l->s + d, r);
+	*key = (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 | (uint64_t)b[3] << 32 |
+	       (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 | (uint64_t)b[6] << 8 | b[7];
+	*rem = (unsigned)r;
 }
 
-static void push(struct range *r, int part, uint32_t off, uint64_t bytes)
+static inline int cmp_key(uint64_t ka, unsigned ra, uint64_t kb, unsigned rb)
 {
-	if (r->n[part] == r->cap[part]) {
-		r->cap[part] = r->cap[part] ? 2 * r->cap[part] : 1024;
-		r->idx[part] = xreallocarray(r->idx[part], r->cap[part], sizeof **r->idx);
+	return ka != kb ? (ka < kb ? -1 : 1) : (ra > rb) - (ra < rb);
+}
+
+/* Lines that share bytes [0, d): by the rest. */
+static int cmp_from(const struct line *x, const struct line *y, size_t d)
+{
+	size_t n = (x->len < y->len ? x->len : y->len) - d;
+	int c = memcmp(x->s + d, y->s + d, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* How many of the first n bytes of a and b are the same. */
+static size_t same_bytes(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+#else
+			break;
+#endif
+		}
 	}
-	r->idx[part][r->n[part]++] = off;
-	r->bytes[part] += bytes;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+struct sort_range {
+	size_t lo, hi, d;
+	bool keyed;                 /* key[lo..hi) hold the bytes at d */
+};
+
+struct sorter {
+	uint64_t *key;
+	unsigned char *rem;
+	size_t cap;
+	struct sort_range *stack;
+	size_t nstack, capstack;
+	uint64_t rng;
+};
+
+static void sort_push(struct sorter *so, size_t lo, size_t hi, size_t d, bool keyed)
+{
+	if (hi - lo < 2)
+		return;
+	if (so->nstack == so->capstack) {
+		so->capstack = so->capstack ? 2 * so->capstack : 64;
+		so->stack = xreallocarray(so->stack, so->capstack, sizeof *so->stack);
+	}
+	so->stack[so->nstack++] = (struct sort_range){ lo, hi, d, keyed };
+}
+
+static void sort_lines(struct sorter *so, struct line *ln, size_t n)
+{
+	if (n > so->cap) {
+		free(so->key);
+		free(so->rem);
+		so->key = NULL;
+		so->rem = NULL;
+		so->cap = 0;
+		so->key = xmalloc(n * sizeof *so->key);
+		so->rem = xmalloc(n);
+		so->cap = n;
+	}
+	uint64_t *key = so->key;
+	unsigned char *rem = so->rem;
+	so->nstack = 0;
+	sort_push(so, 0, n, 0, false);
+	while (so->nstack) {
+		struct sort_range r = so->stack[--so->nstack];
+		size_t lo = r.lo, hi = r.hi, d = r.d;
+		if (hi - lo <= 12) {
+			/* few: insertion sort by the bytes after d */
+			for (size_t i = lo + 1; i < hi; i++) {
+				struct line x = ln[i];
+				size_t j = i;
+				for (; j > lo && cmp_from(&ln[j - 1], &x, d) > 0; j--)
+					ln[j] = ln[j - 1];
+				ln[j] = x;
+			}
+			continue;
+		}
+		if (!r.keyed) {
+			/* the bytes all of them share from d on, skipped at once
+			 * (real-shaped lines share hundreds: 8 at a time, each a
+			 * pass over the lines, took a fifth of the load) */
+			size_t c = SIZE_MAX;
+			const struct line *f0 = &ln[lo];
+			for (size_t i = lo + 1; i < hi && c; i++) {
+				size_t m = (f0->len < ln[i].len ? f0->len : ln[i].len) - d;
+				c = same_bytes(f0->s + d, ln[i].s + d, m < c ? m : c);
+			}
+			d += c;
+			for (size_t i = lo; i < hi; i++) {
+				unsigned q;
+				line_key(&ln[i], d, &key[i], &q);
+				rem[i] = (unsigned char)q;
+			}
+		}
+		/* the pivot: the middle of three picked at random */
+		size_t pick[3];
+		for (int t = 0; t < 3; t++) {
+			so->rng ^= so->rng << 13;
+			so->rng ^= so->rng >> 7;
+			so->rng ^= so->rng << 17;
+			pick[t] = lo + (size_t)(so->rng % (hi - lo));
+		}
+		size_t m = pick[0];
+		if ((cmp_key(key[pick[0]], rem[pick[0]], key[pick[1]], rem[pick[1]]) < 0) !=
+		    (cmp_key(key[pick[0]], rem[pick[0]], key[pick[2]], rem[pick[2]]) < 0))
+			m = pick[0];
+		else if ((cmp_key(key[pick[1]], rem[pick[1]], key[pick[0]], rem[pick[0]]) < 0) !=
+		         (cmp_key(key[pick[1]], rem[pick[1]], key[pick[2]], rem[pick[2]]) < 0))
+			m = pick[1];
+		else
+			m = pick[2];
+		uint64_t pk = key[m];
+		unsigned pr = rem[m];
+		/* [lo, lt) below, [lt, i) equal, [gt, hi) above */
+		size_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			int c = cmp_key(key[i], rem[i], pk, pr);
+			if (c < 0) {
+				struct line tl = ln[lt];
+				ln[lt] = ln[i];
+				ln[i] = tl;
+				uint64_t tk = key[lt];
+				key[lt] = key[i];
+				key[i] = tk;
+				unsigned char tr = rem[lt];
+				rem[lt] = rem[i];
+				rem[i] = tr;
+				lt++;
+				i++;
+			} else if (c > 0) {
+				gt--;
+				struct line tl = ln[gt];
+				ln[gt] = ln[i];
+				ln[i] = tl;
+				uint64_t tk = key[gt];
+				key[gt] = key[i];
+				key[i] = tk;
+				unsigned char tr = rem[gt];
+				rem[gt] = rem[i];
+				rem[i] = tr;
+			} else {
+				i++;
+			}
+		}
+		sort_push(so, lo, lt, d, true);
+		sort_push(so, gt, hi, d, true);
+		if (pr == 8)
+			sort_push(so, lt, gt, d + 8, false);    /* equal so far */
+		/* (else the equal lines are the same bytes) */
+	}
+}
+
+static void sorter_free(struct sorter *so)
+{
+	free(so->key);
+	free(so->rem);
+	free(so->stack);
+	memset(so, 0, sizeof *so);
+}
+
+/* A thread building groups: what a jump out of xalloc_catch must find. */
+struct worker {
+	struct build *b;
+	char *buf;                  /* a group's lines, part by part */
+	char *sorted;               /* a part's lines in byte order */
+	size_t bufcap, sortedcap;
+	struct line *lines[PART_MAX_GROUP];     /* each part's, in buf */
+	size_t nlines[PART_MAX_GROUP], caplines[PART_MAX_GROUP];
+	struct folded_reader *r;
+	struct sorter so;
+	bool locked;                /* holds b->names_mu */
+	jmp_buf env;
+};
+
+struct load_parts_stats load_parts_last;
+
+static uint64_t fork_mix(uint32_t parent, uint64_t h)
+{
+	uint64_t k = h ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
+	k ^= k >> 31;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	k ^= k >> 29;
+	return k | 1;               /* never 0 (empty) */
+}
+
+#define FORK_END 0x5bd1e9955bd1e995ULL    /* a line ends at a shared node */
+
+static uint32_t forks_find(const struct forks *f, uint32_t parent, uint64_t h, const char *s, size_t len)
+{
+	uint64_t k = fork_mix(parent, h);
+	for (size_t i = (size_t)(k >> 7) & f->mask; f->keys[i]; i = (i + 1) & f->mask) {
+		if (f->keys[i] != k)
+			continue;
+		tree_idx c = f->node[i];
+		if (f->sh->nodes[c].parent == parent && tree_name_len(f->sh, c) == len &&
+		    memcmp(tree_name(f->sh, c), s, len) == 0)
+			return c;
+	}
+	return UINT32_MAX;
+}
+
+static void forks_init(struct forks *f, const struct tree *sh)
+{
+	size_t sz = 16;
+	while (sz < 2 * sh->n)
+		sz *= 2;
+	f->sh = sh;
+	f->keys = xcalloc(sz, sizeof *f->keys);
+	f->node = xmalloc(sz * sizeof *f->node);
+	f->mask = sz - 1;
+	for (tree_idx c = 1; c < sh->n; c++) {
+		uint64_t k = fork_mix(sh->nodes[c].parent, strtab_hash(tree_name(sh, c), tree_name_len(sh, c)));
+		size_t i = (size_t)(k >> 7) & f->mask;
+		while (f->keys[i])
+			i = (i + 1) & f->mask;
+		f->keys[i] = k;
+		f->node[i] = c;
+	}
+	/* the chains' heads and their text */
+	size_t n = sh->n, total = 0;
+	uint32_t *kids = xcalloc(n, sizeof *kids);
+	f->at = xcalloc(n, sizeof *f->at);
+	f->chain = xcalloc(n, sizeof *f->chain);
+	f->end = xcalloc(n, sizeof *f->end);
+	for (tree_idx c = 1; c < n; c++)
+		kids[sh->nodes[c].parent]++;
+	for (tree_idx c = 0; c < n; c++) {
+		if (kids[c] != 1 || (c && kids[sh->nodes[c].parent] == 1))
+			continue;
+		for (tree_idx x = c; kids[x] == 1; x++)     /* its only child is x + 1 */
+			total += tree_name_len(sh, x + 1) + 1;
+	}
+	f->text = xmalloc(total ? total : 1);
+	size_t used = 0;
+	for (tree_idx c = 0; c < n; c++) {
+		if (kids[c] != 1 || (c && kids[sh->nodes[c].parent] == 1))
+			continue;
+		f->at[c] = (uint32_t)used;
+		tree_idx x = c;
+		for (; kids[x] == 1; x++) {
+			if (x != c)
+				f->text[used++] = ';';
+			memcpy(f->text + used, tree_name(sh, x + 1), tree_name_len(sh, x + 1));
+			used += tree_name_len(sh, x + 1);
+		}
+		f->chain[c] = (uint32_t)(used - f->at[c]);
+		f->end[c] = x;
+	}
+	free(kids);
+}
+
+static void forks_free(struct forks *f)
+{
+	free(f->keys);
+	free(f->node);
+	free(f->at);
+	free(f->chain);
+	free(f->end);
+	free(f->text);
+	memset(f, 0, sizeof *f);
+}
+
+/* A line's key: its first frame outside the shared tree with the shared
+ * node above it, or the shared node it ends at. stack: s[0..len). */
+static uint64_t key_of(const struct forks *f, const char *s, size_t len)
+{
+	uint32_t cur = 0;
+	if (len == 0)
+		return fork_mix(0, FORK_END);   /* no frames: the root's own */
+	for (size_t p = 0;;) {
+		size_t cl = f->chain[cur];
+		if (cl && len - p >= cl && (len - p == cl || s[p + cl] == ';') &&
+		    memcmp(s + p, f->text + f->at[cur], cl) == 0) {
+			cur = f->end[cur];      /* the whole chain */
+			if (len - p == cl)
+				return fork_mix(cur, FORK_END);
+			p += cl + 1;
+			continue;
+		}
+		const char *semi = memchr(s + p, ';', len - p);
+		size_t e = semi ? (size_t)(semi - s) : len;
+		uint64_t h = strtab_hash(s + p, e - p);
+		uint32_t c = forks_find(f, cur, h, s + p, e - p);
+		if (c == UINT32_MAX)
+			return fork_mix(cur, h);
+		cur = c;
+		if (!semi)
+			return fork_mix(cur, FORK_END);
+		p = e + 1;
+	}
+}
+
+static void drop_near(const char *d, size_t len, size_t from, size_t hi);
+
+/* Splits the stack s[0..len) into frames, as the folded reader does, in
+ * *fr (grown as needed); returns how many. */
+static size_t split_frames(const char *s, size_t len, struct tree_frame **fr, size_t *cap)
+{
+	size_t n = 0;
+	for (size_t p = 0; len > 0;) {
+		const char *semi = memchr(s + p, ';', len - p);
+		size_t e = semi ? (size_t)(semi - s) : len;
+		if (n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*fr = xreallocarray(*fr, *cap, sizeof **fr);
+		}
+		(*fr)[n++] = (struct tree_frame){ s + p, e - p };
+		if (!semi)
+			break;
+		p = e + 1;
+	}
+	return n;
+}
+
+/* The shared tree of d[0..len) in *sh: the paths of a sample of its lines
+ * (SAMPLE_LINES from each of SAMPLE_WINDOWS places, each weighing its
+ * bytes) that hold more than `share` of the sample. sample: room for
+ * the sample's tree (freed here; for tree_free when memory runs out).
+ * Returns the sample's nodes per byte. */
+static double shared_of(struct tree *sh, struct tree *sample, const char *d, size_t len, double share)
+{
+	struct tree *smp = sample;
+	tree_init(smp);
+	struct tree_frame *fr = NULL;
+	size_t cap = 0;
+	uint64_t scanned = 0;
+	for (size_t w = 0; w < SAMPLE_WINDOWS; w++) {
+		size_t from = len / SAMPLE_WINDOWS * w;
+		size_t hi = w + 1 < SAMPLE_WINDOWS ? len / SAMPLE_WINDOWS * (w + 1) : len;
+		size_t p = w ? load_cut_in(d, from, hi, false, &scanned) : 0;
+		if (w && !p)
+			continue;
+		for (int k = 0; k < SAMPLE_LINES && p < hi; k++) {
+			const char *nl = memchr(d + p, '\n', len - p);
+			size_t e = nl ? (size_t)(nl - d) : len, stack;
+			struct tree_dec c, before;
+			if (folded_parse_line(d + p, e - p, &stack, &c, &before) == FOLDED_STACK)
+				tree_add_stack(smp, fr, split_frames(d + p, stack, &fr, &cap), e - p + 1);
+			p = e + 1;
+		}
+		drop_near(d, len, from, p);
+	}
+	tree_finalize(smp, TREE_ORDER_NAME);
+	double thr = share * (double)smp->nodes[0].total.u;
+	double density = smp->nodes[0].total.u ? (double)smp->n / (double)smp->nodes[0].total.u : 0;
+	tree_init(sh);
+	size_t nf = 0;
+	for (tree_idx i = 1; i < smp->n;) {
+		const struct tree_node *x = &smp->nodes[i];
+		if ((double)x->total.u <= thr) {
+			i = x->end;
+			continue;
+		}
+		nf = x->depth;
+		if (nf > cap) {
+			cap = nf;
+			fr = xreallocarray(fr, cap, sizeof *fr);
+		}
+		fr[nf - 1] = (struct tree_frame){ tree_name(smp, i), tree_name_len(smp, i) };
+		tree_add_stack(sh, fr, nf, 0);
+		i++;
+	}
+	free(fr);
+	tree_free(smp);
+	tree_finalize(sh, TREE_ORDER_NAME);
+	return density;
+}
+
+#define LEN_LONG 0xffffffu
+
+/* Puts the line at off, len bytes without its newline, in part. */
+static void push(struct range *r, int part, uint32_t off, size_t len)
+{
+	int g = part / r->group;
+	if (r->n[g] == r->cap[g]) {
+		size_t c = r->cap[g] ? 2 * r->cap[g] : 1024;
+		r->idx[g] = xreallocarray(r->idx[g], c, sizeof **r->idx);
+		r->slot[g] = xreallocarray(r->slot[g], c, sizeof **r->slot);
+		r->cap[g] = c;
+	}
+	r->idx[g][r->n[g]] = off;
+	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (uint32_t)(part % r->group);
+	r->bytes[part] += len + 1;
 }
 
 static void drop(const char *d, size_t from, size_t to)
@@ -122,10 +585,46 @@ static void drop(const char *d, size_t from, size_t to)
 #endif
 }
 
-/* The first pass over a range: each line parsed as the folded reader
- * parses it (the same diagnostics), its offset put in its part. */
-static void cut_range(struct range *r)
+/* Maps the pages of d[from, to) (the ones a sweep reads soon). */
+static void populate(const char *d, size_t from, size_t to)
 {
+#if defined(HAVE_MADVISE) && defined(MADV_POPULATE_READ)
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	uintptr_t a = ((uintptr_t)d + from) / page * page;
+	uintptr_t e = (uintptr_t)d + to;
+	if (e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_READ);    /* (older kernels: EINVAL, no harm) */
+#else
+	(void)d;
+	(void)from;
+	(void)to;
+#endif
+}
+
+/* Unmaps the pages of d[0..len) around [from, hi), read by a probe: each
+ * touch of the file maps much more of it than the page touched (its
+ * read-ahead, large folios: 64 probes of a few KiB each mapped 206 MiB of
+ * a 1 GiB file, the sample's 256 another 600), above the peak of the whole
+ * load were they kept. */
+static void drop_near(const char *d, size_t len, size_t from, size_t hi)
+{
+	size_t margin = (size_t)8 << 20;
+	drop(d, from > margin ? from - margin : 0, hi + margin < len ? hi + margin : len);
+}
+
+/* The first pass over a range: each line parsed as the folded reader
+ * parses it (the same diagnostics), its offset put in its part's group.
+ * Memory running out sets r->failed. */
+static void cut_range(struct range *r, int fail)
+{
+	jmp_buf env;
+	if (setjmp(env)) {
+		xalloc_catch(NULL);     /* (the tests' jump leaves it set) */
+		r->failed = true;
+		return;
+	}
+	xalloc_catch(&env);
 	const char *d = r->d;
 	size_t dropped = r->lo;
 	for (size_t p = r->lo; p < r->hi;) {
@@ -149,7 +648,7 @@ static void cut_range(struct range *r)
 			r->diag.stacks++;
 			if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
 				r->unfit = true;
-			push(r, (int)(key_of(d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p + 1);
+			push(r, (int)(key_of(r->fk, d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p);
 			break;
 		}
 		p = e + 1;
@@ -159,13 +658,22 @@ static void cut_range(struct range *r)
 			atomic_store(&r->done, p - r->lo);
 		}
 	}
+	if (fail)
+		longjmp(env, 1);        /* tests: as if memory ran out here */
+	xalloc_catch(NULL);
 	drop(d, dropped, r->hi);
 	atomic_store(&r->done, r->hi - r->lo);
 }
 
+struct cut_arg {
+	struct range *r;
+	int fail;
+};
+
 static void *cut_main(void *arg)
 {
-	cut_range(arg);
+	struct cut_arg *a = arg;
+	cut_range(a->r, a->fail);
 	return NULL;
 }
 
@@ -179,93 +687,189 @@ static void progress(struct load_progress *pr, const struct build *b)
 	load_progress_update(pr, done < b->len ? done : b->len, b->len, b->stacks, false);
 }
 
-/* Builds a group of parts, gathered in one sweep through the file: each
- * part's lines into a buffer of its own, fed to its reader when full;
- * then each tree finalized. A sweep reads (and faults in) the pages that
- * hold its parts' lines, and the pages behind it are dropped: one sweep a
- * part would fault the whole file in again for each. */
-static void build_group(struct build *b, const int *parts, int g, char *bufs)
+/* Makes *p (of *cap bytes) at least n bytes long; its contents go. */
+static void room(char **p, size_t *cap, size_t n)
 {
-	struct folded_reader *r[PART_GROUP];
-	size_t have[PART_GROUP], at[PART_GROUP], ri[PART_GROUP];
-	for (int k = 0; k < g; k++) {
-		r[k] = folded_reader_new(&b->trees[parts[k]]);
-		have[k] = at[k] = ri[k] = 0;
-	}
-	size_t dropped = 0, gather = b->gather;
-	for (;;) {
-		/* the part whose next line comes first in the file */
-		int best = -1;
-		size_t off = 0;
-		for (int k = 0; k < g; k++) {
-			while (ri[k] < (size_t)b->nranges && at[k] == b->ranges[ri[k]].n[parts[k]]) {
-				ri[k]++;
-				at[k] = 0;
-			}
-			if (ri[k] == (size_t)b->nranges)
-				continue;
-			size_t o = b->ranges[ri[k]].idx[parts[k]][at[k]];
-			if (best < 0 || o < off) {
-				best = k;
-				off = o;
-			}
-		}
-		if (best < 0)
-			break;
-		at[best]++;
-		char *buf = bufs + (size_t)best * gather;
-		const char *nl = memchr(b->d + off, '\n', b->len - off);
-		size_t l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
-		if (have[best] + l + 1 > gather) {
-			folded_reader_feed(r[best], buf, have[best]);
-			have[best] = 0;
-		}
-		if (l + 1 > gather) {
-			folded_reader_feed(r[best], b->d + off, l);     /* a very long line */
-		} else {
-			memcpy(buf + have[best], b->d + off, l);
-			buf[have[best] + l] = '\n';
-			have[best] += l + 1;
-		}
-		if (off - dropped >= PART_DROP) {
-			drop(b->d, dropped, off);
-			dropped = off;
-		}
-	}
-	uint64_t bytes = 0;
-	for (int k = 0; k < g; k++) {
-		if (have[k])
-			folded_reader_feed(r[k], bufs + (size_t)k * gather, have[k]);
-		folded_reader_free(r[k]);
-		tree_finalize(&b->trees[parts[k]], b->torder);
-		/* its names into the result's table, and its own freed */
-		pthread_mutex_lock(&b->names_mu);
-		tree_join_names(b->dst, &b->trees[parts[k]]);
-		pthread_mutex_unlock(&b->names_mu);
-		/* its index is read: gone (this thread's alone) */
-		for (int i = 0; i < b->nranges; i++) {
-			bytes += b->ranges[i].bytes[parts[k]];
-			free(b->ranges[i].idx[parts[k]]);
-			b->ranges[i].idx[parts[k]] = NULL;
-		}
-	}
-	atomic_fetch_add(&b->built, bytes);
+	if (*cap >= n)
+		return;
+	free(*p);
+	*p = NULL;
+	*cap = 0;
+	*p = xmalloc(n);
+	*cap = n;
 }
 
-/* Takes groups of parts until none is left. */
-static void build_groups(struct build *b, struct load_progress *pr)
+/* Builds part p from its lines: sorted, so that the reader finds most
+ * frames in the line before's (sorted input is read several times faster
+ * than shuffled: no child hash, nodes made in preorder), fed PART_GATHER
+ * bytes at a time, then finalized and its names moved into b->names. */
+static void build_part(struct worker *w, int p, int k)
 {
-	char *bufs = xmalloc((size_t)PART_GROUP * b->gather);
-	for (;;) {
+	struct build *b = w->b;
+	struct line *ln = w->lines[k];
+	size_t n = w->nlines[k];
+	sort_lines(&w->so, ln, n);
+	room(&w->sorted, &w->sortedcap, PART_GATHER);
+	tree_init(&b->trees[p]);
+	w->r = folded_reader_new(&b->trees[p]);
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (at + ln[i].len + 1 > PART_GATHER) {
+			folded_reader_feed(w->r, w->sorted, at);
+			at = 0;
+		}
+		if (ln[i].len + 1 > PART_GATHER) {
+			folded_reader_feed(w->r, ln[i].s, ln[i].len);   /* a very long line */
+			continue;
+		}
+		memcpy(w->sorted + at, ln[i].s, ln[i].len);
+		at += ln[i].len;
+		w->sorted[at++] = '\n';
+	}
+	if (at)
+		folded_reader_feed(w->r, w->sorted, at);
+	folded_reader_free(w->r);
+	w->r = NULL;
+	struct tree *t = &b->trees[p];
+	tree_finalize(t, b->torder);
+	/* (the array's room to grow is not needed any more: with 1024 parts of
+	 * a small tree it was a third of it) */
+	struct tree_node *fit = t->cap > t->n ? realloc(t->nodes, t->n * sizeof *t->nodes) : NULL;
+	if (fit) {
+		t->nodes = fit;
+		t->cap = t->n;
+	}
+	pthread_mutex_lock(&b->names_mu);
+	w->locked = true;
+	tree_join_names(&b->names, &b->trees[p]);
+	w->locked = false;
+	pthread_mutex_unlock(&b->names_mu);
+}
+
+/* Builds group gi: its lines gathered in one sweep through the file, in
+ * one buffer, each part's together; then part by part, each alone in the
+ * cache. A sweep reads (and maps) the pages that hold its parts' lines,
+ * and the pages behind it are dropped: one sweep a part would map the
+ * whole file again for each. */
+static void build_group(struct worker *w, int gi, bool final)
+{
+	struct build *b = w->b;
+	int p0 = gi * b->group, g = b->nparts - p0 < b->group ? b->nparts - p0 : b->group;
+	size_t at[PART_MAX_GROUP], pb[PART_MAX_GROUP], total = 0;
+	for (int k = 0; k < g; k++) {
+		uint64_t by = 0;
+		for (int i = 0; i < b->nranges; i++)
+			by += b->ranges[i].bytes[p0 + k];
+		pb[k] = (size_t)by;
+		at[k] = total;
+		total += pb[k];
+		w->nlines[k] = 0;
+	}
+	room(&w->buf, &w->bufcap, total ? total : 1);
+	size_t dropped = 0, last = 0, popped = 0;
+	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
+		const struct range *rg = &b->ranges[ri];
+		const uint32_t *idx = rg->idx[gi];
+		const uint32_t *slot = rg->slot[gi];
+		for (size_t m = 0; m < rg->n[gi]; m++) {
+			size_t off = idx[m];
+			/* the lines a few ahead: their cache misses overlap */
+			if (m + PART_AHEAD < rg->n[gi]) {
+				const char *ahead = b->d + idx[m + PART_AHEAD];
+				__builtin_prefetch(ahead);
+				__builtin_prefetch(ahead + 64);
+				__builtin_prefetch(ahead + 128);
+				__builtin_prefetch(ahead + 192);
+			}
+			int k = (int)(slot[m] & 0xff);
+			size_t l = slot[m] >> 8;
+			if (l == LEN_LONG) {
+				const char *nl = memchr(b->d + off, '\n', b->len - off);
+				l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
+			}
+			if (w->nlines[k] == w->caplines[k]) {
+				w->caplines[k] = w->caplines[k] ? 2 * w->caplines[k] : 1024;
+				w->lines[k] = xreallocarray(w->lines[k], w->caplines[k], sizeof *w->lines[k]);
+			}
+			w->lines[k][w->nlines[k]++] = (struct line){ w->buf + at[k], l };
+			memcpy(w->buf + at[k], b->d + off, l);
+			at[k] += l + 1;
+			last = off + l;
+			if (off - dropped >= PART_DROP) {
+				drop(b->d, dropped, off);
+				dropped = off;
+			}
+			if (b->nthreads == 1 && off >= popped) {
+				populate(b->d, off, off + PART_POPULATE < b->len ? off + PART_POPULATE : b->len);
+				popped = off + PART_POPULATE;
+			}
+		}
+	}
+	drop(b->d, dropped, last);    /* (not beyond: another thread may be there) */
+	/* its index is read: gone (this thread's alone) */
+	for (int i = 0; i < b->nranges; i++) {
+		free(b->ranges[i].idx[gi]);
+		free(b->ranges[i].slot[gi]);
+		b->ranges[i].idx[gi] = NULL;
+		b->ranges[i].slot[gi] = NULL;
+	}
+	if (b->fail_at == 2 && gi == b->ngroups - 1)
+		longjmp(w->env, 1);     /* tests: as if memory ran out here */
+	/* In a thread's last two groups, each part's lines go once it is built: the
+	 * parts' trees are nearly the whole tree then, and a group's buffer is
+	 * a 32nd of the file a thread. Before, the pages stay for the next
+	 * group (given back and taken again, they cost the real-shaped file a
+	 * fifth of its page faults). */
+	for (int k = 0; k < g && !atomic_load_explicit(&b->failed, memory_order_relaxed); k++) {
+		build_part(w, p0 + k, k);
+		if (final)
+			drop(w->buf, at[k] - pb[k], at[k]);
+		atomic_fetch_add(&b->built, pb[k]);
+	}
+}
+
+/* Frees what w holds. */
+static void worker_free(struct worker *w)
+{
+	folded_reader_free(w->r);
+	w->r = NULL;
+	free(w->buf);
+	free(w->sorted);
+	w->buf = w->sorted = NULL;
+	w->bufcap = w->sortedcap = 0;
+	sorter_free(&w->so);
+	for (int k = 0; k < PART_MAX_GROUP; k++) {
+		free(w->lines[k]);
+		w->lines[k] = NULL;
+		w->caplines[k] = 0;
+	}
+}
+
+/* Takes groups until none is left, or memory runs out (anywhere: then
+ * b->failed is set and everything stops). */
+static void build_groups(struct worker *w, struct load_progress *pr)
+{
+	struct build *b = w->b;
+	if (setjmp(w->env)) {
+		xalloc_catch(NULL);     /* (the tests' jump leaves it set) */
+		if (w->locked)
+			pthread_mutex_unlock(&b->names_mu);
+		w->locked = false;
+		worker_free(w);
+		atomic_store(&b->failed, true);
+		return;
+	}
+	xalloc_catch(&w->env);
+	while (!atomic_load(&b->failed)) {
 		int k = atomic_fetch_add(&b->next, 1);
 		if (k >= b->ngroups)
 			break;
-		int g = b->nfilled - k * b->group < b->group ? b->nfilled - k * b->group : b->group;
-		build_group(b, b->order + (size_t)k * (size_t)b->group, g, bufs);
+		build_group(w, b->order[k], k + 2 * b->nthreads >= b->ngroups);
 		if (pr)
 			progress(pr, b);
 	}
-	free(bufs);
+	xalloc_catch(NULL);
+	worker_free(w);
 }
 
 static void *build_main(void *arg)
@@ -302,34 +906,134 @@ static bool looks_sorted(const char *d, size_t len)
 			}
 			p = e + 1;
 		}
+		drop_near(d, len, from, p);
 	}
 	return pairs > 0 && sorted * 10 >= pairs * 9;
 }
 
-static int cmp_bytes_desc(const void *a, const void *b, const uint64_t *bytes)
+static const uint64_t *sort_bytes;      /* qsort's context */
+
+static int cmp_groups(const void *a, const void *b)
 {
-	uint64_t x = bytes[*(const int *)a], y = bytes[*(const int *)b];
+	uint64_t x = sort_bytes[*(const int *)a], y = sort_bytes[*(const int *)b];
 	return x < y ? 1 : x > y ? -1 : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-static const uint64_t *sort_bytes;      /* qsort's context */
-
-static int cmp_parts(const void *a, const void *b)
+static void free_ranges(struct range *rg, int nr, int ngroups)
 {
-	return cmp_bytes_desc(a, b, sort_bytes);
-}
-
-static void free_ranges(struct range *rg, int nr)
-{
-	for (int i = 0; i < nr; i++) {
-		for (int p = 0; p < rg[i].nparts; p++)
-			free(rg[i].idx[p]);
+	for (int i = 0; rg && i < nr; i++) {
+		for (int g = 0; rg[i].idx && g < ngroups; g++) {
+			free(rg[i].idx[g]);
+			free(rg[i].slot[g]);
+		}
 		free(rg[i].idx);
+		free(rg[i].slot);
 		free(rg[i].n);
 		free(rg[i].cap);
 		free(rg[i].bytes);
 	}
 	free(rg);
+}
+
+/* Everything load_parts holds, freed at the end or when memory ran out. */
+struct parts_run {
+	struct build b;
+	struct tree sh, sample;     /* zeroed until used: tree_free takes both */
+	struct forks fk;
+	uint64_t *gbytes;
+	bool mu_init;
+};
+
+static void run_free(struct parts_run *u)
+{
+	struct build *b = &u->b;
+	free_ranges(b->ranges, b->nranges, b->ngroups);
+	b->ranges = NULL;
+	for (int p = 0; b->trees && p < b->nparts; p++)
+		tree_free(&b->trees[p]);
+	free(b->trees);
+	b->trees = NULL;
+	free(b->order);
+	b->order = NULL;
+	free(u->gbytes);
+	u->gbytes = NULL;
+	forks_free(&u->fk);
+	tree_free(&u->sh);
+	tree_free(&u->sample);
+	tree_free(&b->names);
+	if (u->mu_init)
+		pthread_mutex_destroy(&b->names_mu);
+	u->mu_init = false;
+}
+
+/* The parts of a file of len bytes whose sample had `density` nodes per
+ * byte: TFLAME_PARTS (tests), or a power of two from PART_MIN_COUNT to
+ * PART_MAX_COUNT, a part's nodes about PART_TREE_BYTES. A sample of lines
+ * from all over the file shares fewer prefixes than the whole: it had 2.8
+ * (genfolded) and 3.0 (real-shaped) times the nodes per byte of the whole
+ * tree. */
+static int parts_for(size_t len, int forced, double density)
+{
+	if (forced)
+		return forced;
+	double bytes = (double)len * density / 3 * (double)sizeof(struct tree_node);
+	int n = PART_MIN_COUNT;
+	while (n < PART_MAX_COUNT && (double)n * PART_TREE_BYTES < bytes)
+		n *= 2;
+	return n;
+}
+
+/* The group of parts a sweep gathers, and how many there are. */
+static void groups_of(struct build *b)
+{
+	b->group = (b->nparts * PART_GROUP_64THS + 63) / 64;
+	if (b->group > PART_MAX_GROUP)
+		b->group = PART_MAX_GROUP;
+	b->ngroups = (b->nparts + b->group - 1) / b->group;
+}
+
+/* What u's run allocates before the first pass: the names' tree, the
+ * shared tree (and from its sample, the number of parts), the ranges (one
+ * per thread, at line starts), the parts.
+ * False when memory ran out (what was allocated is for run_free). */
+static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
+{
+	struct build *b = &u->b;
+	jmp_buf env;
+	if (setjmp(env)) {
+		xalloc_catch(NULL);
+		return false;
+	}
+	xalloc_catch(&env);
+	tree_init(&b->names);
+	double density = shared_of(&u->sh, &u->sample, b->d, b->len, share);
+	b->nparts = parts_for(b->len, forced, density);
+	groups_of(b);
+	forks_init(&u->fk, &u->sh);
+	size_t cut[PART_MAX_THREADS + 1];
+	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
+	b->ranges = xcalloc((size_t)nr, sizeof *b->ranges);
+	b->nranges = nr;
+	for (int i = 0; i < nr; i++) {
+		struct range *r = &b->ranges[i];
+		r->d = b->d;
+		r->lo = cut[i];
+		r->hi = cut[i + 1];
+		r->fk = &u->fk;
+		r->nparts = b->nparts;
+		r->group = b->group;
+		r->idx = xcalloc((size_t)b->ngroups, sizeof *r->idx);
+		r->slot = xcalloc((size_t)b->ngroups, sizeof *r->slot);
+		r->n = xcalloc((size_t)b->ngroups, sizeof *r->n);
+		r->cap = xcalloc((size_t)b->ngroups, sizeof *r->cap);
+		r->bytes = xcalloc((size_t)b->nparts, sizeof *r->bytes);
+		atomic_init(&r->done, 0);
+	}
+	b->trees = xcalloc((size_t)b->nparts, sizeof *b->trees);
+	u->gbytes = xcalloc((size_t)b->ngroups, sizeof *u->gbytes);
+	b->order = xmalloc((size_t)b->ngroups * sizeof *b->order);
+	xalloc_catch(NULL);
+	return true;
 }
 
 bool load_parts(struct tree *t, struct source *s, const struct load_options *o, struct load_progress *pr,
@@ -338,50 +1042,56 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	const char *d;
 	size_t len;
 	const char *pe = getenv("TFLAME_PARTS");
-	int nparts = pe && atoi(pe) > 0 ? atoi(pe) : 0;
-	if (nparts > PART_MAX_COUNT)
-		nparts = PART_MAX_COUNT;
+	int forced = pe && atoi(pe) > 0 ? atoi(pe) : 0;
+	if (forced > PART_MAX_COUNT)
+		forced = PART_MAX_COUNT;
 	if (t->n != 1 || t->stacks || t->chart || o->before || o->order == TREE_ORDER_INPUT ||
 	    !source_mapping(s, &d, &len) || len >= UINT32_MAX)
 		return false;
 	/* TFLAME_PARTS (tests): in that many parts, whatever the file. */
-	if (!nparts && (len < PART_MIN_BYTES || looks_sorted(d, len)))
+	if (!forced && len < PART_MIN_BYTES)
 		return false;
-	if (!nparts)
-		nparts = PART_COUNT;
+	if (!forced && looks_sorted(d, len))
+		return false;
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
+	/* TFLAME_PARTS_FAIL (tests): memory runs out in the first pass (1),
+	 * the parts (2) or the join (3). */
+	double share = PART_SHARE;
+	const char *fe = getenv("TFLAME_PARTS_FAIL");
+	int fail_at = fe ? atoi(fe) : 0;
 
-	/* The first pass: the file in one range per thread, at line starts. */
-	size_t cut[PART_MAX_THREADS + 1];
-	int nr = (int)load_cuts(d, len, false, (size_t)nthr, cut, NULL);
-	struct range *rg = xcalloc((size_t)nr, sizeof *rg);
-	for (int i = 0; i < nr; i++) {
-		rg[i].d = d;
-		rg[i].lo = cut[i];
-		rg[i].hi = cut[i + 1];
-		rg[i].nparts = nparts;
-		rg[i].idx = xcalloc((size_t)nparts, sizeof *rg[i].idx);
-		rg[i].n = xcalloc((size_t)nparts, sizeof *rg[i].n);
-		rg[i].cap = xcalloc((size_t)nparts, sizeof *rg[i].cap);
-		rg[i].bytes = xcalloc((size_t)nparts, sizeof *rg[i].bytes);
-		atomic_init(&rg[i].done, 0);
-	}
-	struct build b = { .d = d, .len = len, .ranges = rg, .nranges = nr, .nparts = nparts, .torder = o->order,
-	                   .dst = t };
-	pthread_mutex_init(&b.names_mu, NULL);
-	atomic_init(&b.next, 0);
-	atomic_init(&b.built, 0);
+	/* Everything is held in *u, which a jump out of xalloc_catch finds. */
+	struct parts_run *u = calloc(1, sizeof *u);
+	if (!u)
+		return false;
+	struct build *b = &u->b;
+	b->d = d;
+	b->len = len;
+	b->torder = o->order;
+	b->fail_at = fail_at;
+	atomic_init(&b->next, 0);
+	atomic_init(&b->built, 0);
+	atomic_init(&b->failed, false);
+	pthread_mutex_init(&b->names_mu, NULL);
+	u->mu_init = true;
+	if (!run_alloc(u, nthr, share, forced))
+		goto fail;
+	int nparts = b->nparts;
+	int nr = b->nranges;
 	pthread_t tid[PART_MAX_THREADS];
 	bool on[PART_MAX_THREADS] = { false };
+	struct cut_arg ca[PART_MAX_THREADS];
+	for (int i = 0; i < nr; i++)
+		ca[i] = (struct cut_arg){ &b->ranges[i], fail_at == 1 && i == nr - 1 };
 	for (int i = 1; i < nr; i++)
-		on[i] = pthread_create(&tid[i], NULL, cut_main, &rg[i]) == 0;
-	cut_range(&rg[0]);
-	progress(pr, &b);
+		on[i] = pthread_create(&tid[i], NULL, cut_main, &ca[i]) == 0;
+	cut_range(&b->ranges[0], ca[0].fail);
+	progress(pr, b);
 	for (int i = 1; i < nr; i++) {
 		if (on[i])
 			pthread_join(tid[i], NULL);
 		else
-			cut_range(&rg[i]);
+			cut_range(&b->ranges[i], ca[i].fail);
 	}
 	/* Diagnostics of the whole file, in line order; what cannot go in
 	 * parts (fractional or clamped counts, a sum beyond 64 bits) is read
@@ -390,7 +1100,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	uint64_t sum = 0;
 	bool unfit = false;
 	for (int i = 0; i < nr; i++) {
-		const struct reader_diag *dg = &rg[i].diag;
+		const struct reader_diag *dg = &b->ranges[i].diag;
 		if (dg->bad && !all.bad) {
 			all.first_bad = all.lines + dg->first_bad;
 			memcpy(all.first_msg, dg->first_msg, sizeof all.first_msg);
@@ -398,71 +1108,83 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		all.lines += dg->lines;
 		all.stacks += dg->stacks;
 		all.bad += dg->bad;
-		unfit |= rg[i].unfit || __builtin_add_overflow(sum, rg[i].sum, &sum);
+		unfit |= b->ranges[i].unfit || b->ranges[i].failed || __builtin_add_overflow(sum, b->ranges[i].sum, &sum);
 	}
-	b.stacks = all.stacks;
-	if (unfit) {
-		pthread_mutex_destroy(&b.names_mu);
-		free_ranges(rg, nr);
-		return false;
-	}
+	b->stacks = all.stacks;
+	if (unfit)
+		goto fail;
 
-	/* The parts, biggest first, on every thread. */
-	uint64_t *bytes = xcalloc((size_t)nparts, sizeof *bytes);
-	b.order = xmalloc((size_t)nparts * sizeof *b.order);
+	/* The groups, biggest first, on every thread. */
 	for (int p = 0; p < nparts; p++) {
-		b.order[p] = p;
 		for (int i = 0; i < nr; i++)
-			bytes[p] += rg[i].bytes[p];
+			u->gbytes[p / b->group] += b->ranges[i].bytes[p];
 	}
-	sort_bytes = bytes;
-	qsort(b.order, (size_t)nparts, sizeof *b.order, cmp_parts);
+	for (int g = 0; g < b->ngroups; g++)
+		b->order[g] = g;
+	sort_bytes = u->gbytes;
+	qsort(b->order, (size_t)b->ngroups, sizeof *b->order, cmp_groups);
 	sort_bytes = NULL;
-	b.trees = xcalloc((size_t)nparts, sizeof *b.trees);
-	for (int p = 0; p < nparts; p++)
-		tree_init(&b.trees[p]);
-	/* Groups of parts, round robin in size order so that they weigh
-	 * alike; the order array is rearranged group by group. */
-	b.group = PART_GROUP;
-	b.gather = PART_GATHER;
-	b.ngroups = (nparts + b.group - 1) / b.group;
-	int *grouped = xmalloc((size_t)b.ngroups * (size_t)b.group * sizeof *grouped);
-	for (int k = 0; k < b.ngroups * b.group; k++) {
-		int gi = k / b.group, slot = k % b.group, src = slot * b.ngroups + gi;
-		grouped[k] = src < nparts ? b.order[src] : -1;
+	struct worker *w = calloc((size_t)nthr, sizeof *w);
+	if (!w)
+		goto fail;
+	b->nthreads = nthr;
+	for (int i = 0; i < nthr; i++) {
+		w[i].b = b;
+		/* the sort's pivots: not to be guessed by whoever made the file */
+		w[i].so.rng = ((uint64_t)(load_now() * 1e9) ^ (uint64_t)(uintptr_t)&w[i]) | 1;
 	}
-	/* a last group may have empty slots: move its parts first */
-	int filled = 0;
-	for (int k = 0; k < b.ngroups * b.group; k++)
-		if (grouped[k] >= 0)
-			grouped[filled++] = grouped[k];
-	free(b.order);
-	b.order = grouped;
-	/* (groups of b.group consecutive entries; the last may be short) */
-	b.ngroups = (filled + b.group - 1) / b.group;
-	b.nfilled = filled;
 	for (int i = 1; i < nthr; i++)
-		on[i] = pthread_create(&tid[i], NULL, build_main, &b) == 0;
-	build_groups(&b, pr);
+		on[i] = pthread_create(&tid[i], NULL, build_main, &w[i]) == 0;
+	build_groups(&w[0], pr);
 	for (int i = 1; i < nthr; i++)
 		if (on[i])
 			pthread_join(tid[i], NULL);
-	free(bytes);
-	free(b.order);
-	free_ranges(rg, nr);
-
-	pthread_mutex_destroy(&b.names_mu);
-	bool ok = tree_join(t, b.trees, (size_t)nparts, o->order);
-	if (!ok) {
-		/* cannot happen (the parts' pairs of first frames are their
-		 * own): read the usual way */
-		for (int p = 0; p < nparts; p++)
-			tree_free(&b.trees[p]);
+	free(w);
+	if (atomic_load(&b->failed))
+		goto fail;
+	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0 };
+	for (tree_idx i = 0; i < u->sh.n; i++)
+		if (u->sh.nodes[i].depth > st.shared_depth)
+			st.shared_depth = u->sh.nodes[i].depth;
+	for (int p = 0; p < nparts; p++) {
+		uint64_t by = 0;
+		for (int i = 0; i < nr; i++)
+			by += b->ranges[i].bytes[p];
+		st.bytes += by;
+		if (by > st.biggest)
+			st.biggest = by;
 	}
-	free(b.trees);
-	if (!ok)
-		return false;
+	free_ranges(b->ranges, b->nranges, b->ngroups);
+	b->ranges = NULL;
+
+	/* The parts' names become t's table ("all" is 0 in both), then the
+	 * parts t's tree; when they cannot join, t gets its table back. */
+	struct strtab old = t->names;
+	t->names = b->names.names;
+	bool ok = fail_at != 3 && tree_join(t, b->trees, (size_t)nparts, o->order, &u->sh);
+	if (!ok) {
+		t->names = old;
+		goto fail;
+	}
+	strtab_free(&old);
+	memset(&b->names.names, 0, sizeof b->names.names);
+	load_parts_last = st;
+	run_free(u);
+	free(u);
+#ifdef __GLIBC__
+	malloc_trim(0);     /* (as below: the parts' room is the tree's now) */
+#endif
 	load_progress_update(pr, len, len, t->stacks, true);
 	load_report_diag(m, name, &all, o);
 	return true;
+fail:
+	run_free(u);
+	free(u);
+#ifdef __GLIBC__
+	/* What the parts held is free, but the heap keeps its top (glibc
+	 * trims only above a threshold that big blocks raise): the usual
+	 * read that follows needs that room. */
+	malloc_trim(0);
+#endif
+	return false;
 }

@@ -794,6 +794,22 @@ static void worker_merge(struct pp *d, struct pprof_info *info, struct pp_worker
 	}
 }
 
+/* Into shared: the first frames of the parts' stacks (finalized parts,
+ * their names dst's), which several parts may hold, as tree_join wants
+ * them. */
+static void first_frames(const struct tree *dst, struct tree *parts, size_t np, struct tree *shared)
+{
+	tree_init(shared);
+	for (size_t p = 0; p < np; p++)
+		for (tree_idx c = tree_first_child(&parts[p], TREE_ROOT); c != TREE_NONE;
+		     c = tree_next_sibling(&parts[p], c)) {
+			strtab_id id = parts[p].nodes[c].name;
+			struct tree_frame f = { strtab_str(&dst->names, id), strtab_len(&dst->names, id) };
+			tree_add_stack(shared, &f, 1, 1);
+		}
+	tree_finalize(shared, TREE_ORDER_NAME);
+}
+
 /* Whether t gets the samples in parts (see PP_PARTS). */
 static bool parts_wanted(const struct pp *d, const struct tree *t)
 {
@@ -833,7 +849,10 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	free(offs);
 	free(ids);
 	d->t = t;
-	bool ok = tree_join(t, parts, PP_PARTS, d->o->order);
+	struct tree shared;
+	first_frames(t, parts, PP_PARTS, &shared);
+	bool ok = tree_join(t, parts, PP_PARTS, d->o->order, &shared);
+	tree_free(&shared);
 	for (int i = 0; i < nthr; i++)
 		worker_merge(d, info, &w[i], ok);
 	if (!ok)
