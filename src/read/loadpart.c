@@ -177,6 +177,20 @@ static inline int cmp_key(uint64_t ka, unsigned ra, uint64_t kb, unsigned rb)
 	return ka != kb ? (ka < kb ? -1 : 1) : (ra > rb) - (ra < rb);
 }
 
+/* Swaps lines a and b with their keys. */
+static inline void swap_lines(struct line *ln, uint64_t *key, unsigned char *rem, size_t a, size_t b)
+{
+	struct line tl = ln[a];
+	ln[a] = ln[b];
+	ln[b] = tl;
+	uint64_t tk = key[a];
+	key[a] = key[b];
+	key[b] = tk;
+	unsigned char tr = rem[a];
+	rem[a] = rem[b];
+	rem[b] = tr;
+}
+
 /* Lines that share bytes [0, d): by the rest. */
 static int cmp_from(const struct line *x, const struct line *y, size_t d)
 {
@@ -302,28 +316,12 @@ static void sort_lines(struct sorter *so, struct line *ln, size_t n)
 		while (i < gt) {
 			int c = cmp_key(key[i], rem[i], pk, pr);
 			if (c < 0) {
-				struct line tl = ln[lt];
-				ln[lt] = ln[i];
-				ln[i] = tl;
-				uint64_t tk = key[lt];
-				key[lt] = key[i];
-				key[i] = tk;
-				unsigned char tr = rem[lt];
-				rem[lt] = rem[i];
-				rem[i] = tr;
+				swap_lines(ln, key, rem, lt, i);
 				lt++;
 				i++;
 			} else if (c > 0) {
 				gt--;
-				struct line tl = ln[gt];
-				ln[gt] = ln[i];
-				ln[i] = tl;
-				uint64_t tk = key[gt];
-				key[gt] = key[i];
-				key[i] = tk;
-				unsigned char tr = rem[gt];
-				rem[gt] = rem[i];
-				rem[i] = tr;
+				swap_lines(ln, key, rem, gt, i);
 			} else {
 				i++;
 			}
