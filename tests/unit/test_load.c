@@ -218,6 +218,24 @@ static char *tree_text(const struct tree *t)
 	return text;
 }
 
+/* Makes the scratch directory dir (a mkdtemp template); a failing check
+ * when it cannot. */
+static bool scratch_dir(char *dir)
+{
+	if (mkdtemp(dir))
+		return true;
+	ok(0, "mkdtemp");
+	return false;
+}
+
+/* Frees v[0..n) and v. */
+static void free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* Loads path on `threads` threads (pieces of 4 KiB) and finalizes in
  * order; *folded gets --collapse's text. */
 static char *load_text(const char *path, int threads, enum tree_order order, char **folded)
@@ -245,10 +263,8 @@ static char *load_text(const char *path, int threads, enum tree_order order, cha
 static void same_trees(void)
 {
 	char dir[] = "/tmp/tflame-test-load-XXXXXX";
-	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp");
+	if (!scratch_dir(dir))
 		return;
-	}
 	char sorted[64], shuffled[64];
 	snprintf(sorted, sizeof sorted, "%s/sorted", dir);
 	snprintf(shuffled, sizeof shuffled, "%s/shuffled", dir);
@@ -302,9 +318,7 @@ static void same_trees(void)
 			free(ref);
 		}
 		free(want);
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
+		free_strings(v, n);
 		free(counts);
 		free(perm);
 	}
@@ -344,10 +358,8 @@ static char *load_in(const char *path, int threads, enum tree_order order, int p
 static void in_parts(void)
 {
 	char dir[] = "/tmp/tflame-test-parts-XXXXXX";
-	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp");
+	if (!scratch_dir(dir))
 		return;
-	}
 	char path[80];
 	snprintf(path, sizeof path, "%s/shuffled", dir);
 	/* Stacks of the generator, shuffled, with what the folded reader
@@ -401,9 +413,7 @@ static void in_parts(void)
 			free(ref);
 			free(msg0);
 		}
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
+		free_strings(v, n);
 		free(perm);
 	}
 	/* What cannot go in parts is read the usual way, with the same
@@ -462,10 +472,8 @@ static void write_shuffled(const char *path, char **lines, size_t n)
 static void deep_parts(void)
 {
 	char dir[] = "/tmp/tflame-test-deep-XXXXXX";
-	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp");
+	if (!scratch_dir(dir))
 		return;
-	}
 	char path[80];
 	snprintf(path, sizeof path, "%s/deep", dir);
 	char **v;
@@ -515,12 +523,8 @@ static void deep_parts(void)
 		free(ref);
 		free(msg0);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	for (size_t i = 0; i < nv; i++)
-		free(v[i]);
-	free(v);
+	free_strings(lines, n);
+	free_strings(v, nv);
 	unlink(path);
 	rmdir(dir);
 }
@@ -534,10 +538,8 @@ static void deep_parts(void)
 static void big_parts(void)
 {
 	char dir[] = "/tmp/tflame-test-bigparts-XXXXXX";
-	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp");
+	if (!scratch_dir(dir))
 		return;
-	}
 	char path[80];
 	snprintf(path, sizeof path, "%s/big", dir);
 	char **v;
@@ -559,9 +561,7 @@ static void big_parts(void)
 		free(ref);
 		free(msg0);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	free_strings(v, n);
 	unlink(path);
 	rmdir(dir);
 }
@@ -627,19 +627,15 @@ static char *load_limited(const char *path, const char *out, long lim, int parts
 static void parts_oom(void)
 {
 	char dir[] = "/tmp/tflame-test-oom-XXXXXX";
-	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp");
+	if (!scratch_dir(dir))
 		return;
-	}
 	char path[80], out[80];
 	snprintf(path, sizeof path, "%s/oom", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
 	char **v;
 	size_t n = gen_stacks(6000, 6, &v);
 	write_shuffled(path, v, n);
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	free_strings(v, n);
 	bool joined;
 	char *msg0, *msg;
 	char *ref = load_in(path, 1, TREE_ORDER_NAME, 0, &joined, &msg0);
@@ -774,10 +770,8 @@ static char *preview_of(const char *path, const char *hold, char *what, size_t s
 static void live_sample(void)
 {
 	char dir[] = "/tmp/tflame-test-live-XXXXXX";
-	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp");
+	if (!scratch_dir(dir))
 		return;
-	}
 	char path[80], hold[80], what[64], st[64];
 	snprintf(path, sizeof path, "%s/parts.folded", dir);
 	snprintf(hold, sizeof hold, "%s/hold", dir);
