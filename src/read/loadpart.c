@@ -518,8 +518,12 @@ static double shared_of(struct tree *sh, struct tree *sample, const char *d, siz
 			const char *nl = memchr(d + p, '\n', len - p);
 			size_t e = nl ? (size_t)(nl - d) : len, stack;
 			struct tree_dec c, before;
-			if (folded_parse_line(d + p, e - p, &stack, &c, &before) == FOLDED_STACK)
-				tree_add_stack(smp, fr, split_frames(d + p, stack, &fr, &cap), e - p + 1);
+			if (folded_parse_line(d + p, e - p, &stack, &c, &before) == FOLDED_STACK) {
+				/* split first: it may move fr (arguments are evaluated
+				 * in no set order) */
+				size_t nf = split_frames(d + p, stack, &fr, &cap);
+				tree_add_stack(smp, fr, nf, e - p + 1);
+			}
 			p = e + 1;
 		}
 		drop_near(d, len, from, p);
