@@ -27,49 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rs[4];
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(uint64_t seed)
-{
-	for (int i = 0; i < 4; i++) {
-		seed += 0x9e3779b97f4a7c15u;
-		rs[i] = mix64(seed);
-	}
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng(void) /* xoshiro256** */
-{
-	uint64_t r = rotl(rs[1] * 5, 7) * 9, t = rs[1] << 17;
-	rs[2] ^= rs[0];
-	rs[3] ^= rs[1];
-	rs[1] ^= rs[2];
-	rs[0] ^= rs[3];
-	rs[2] ^= t;
-	rs[3] = rotl(rs[3], 45);
-	return r;
-}
-
-static uint32_t below(uint32_t n)
-{
-	return (uint32_t)(((rng() >> 32) * (uint64_t)n) >> 32);
-}
-
-static double unif(void)
-{
-	return (double)(rng() >> 11) * 0x1.0p-53;
-}
+#include "rng.h"
 
 static void die(const char *a, const char *b)
 {
