@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "reader.h"
 #include "source.h"
+#include "docsrc.h"
 #include "tap.h"
 #include "tree.h"
 #include "treeutil.h"
@@ -43,19 +44,6 @@ static void ju_msg(void *arg, const char *text)
 		}
 }
 
-static char ju_path[64];
-
-/* Writes n bytes of doc to a temporary file; returns its path. */
-static const char *ju_file(const char *doc, size_t n)
-{
-	if (!ju_path[0])
-		snprintf(ju_path, sizeof ju_path, "/tmp/tflame-unit-json.%ld", (long)getpid());
-	FILE *f = fopen(ju_path, "wb");
-	if (!f || (n && fwrite(doc, 1, n, f) != n) || fclose(f) != 0)
-		abort();
-	return ju_path;
-}
-
 /* The loader under test: rc as the reader's load returns. */
 typedef int ju_load_fn(struct tree *t, struct source *s, void *arg, reader_msg_fn *msg, void *msgarg);
 
@@ -64,48 +52,11 @@ static struct run run_n(ju_load_fn *load, void *arg, const char *doc, size_t n, 
 {
 	struct run r;
 	memset(&r, 0, sizeof r);
-	char err[256];
-	struct source *s;
-	pid_t writer = -1;
-	int saved = -1;
-	if (piped) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			abort();
-		writer = fork();
-		if (writer == 0) {
-			close(fds[0]);
-			size_t done = 0;
-			while (done < n) {
-				ssize_t w = write(fds[1], doc + done, n - done);
-				if (w <= 0)
-					_exit(1);
-				done += (size_t)w;
-			}
-			_exit(0);
-		}
-		close(fds[1]);
-		saved = dup(STDIN_FILENO);
-		dup2(fds[0], STDIN_FILENO);
-		close(fds[0]);
-		s = source_open("-", err, sizeof err);   /* reads fd 0 itself */
-	} else {
-		s = source_open(ju_file(doc, n), err, sizeof err);
-	}
-	if (!s)
-		abort();
+	struct docsrc d = docsrc_open(doc, n, piped, false);
 	struct tree t;
 	tree_init(&t);
-	r.rc = load(&t, s, arg, ju_msg, &r);
-	source_close(s);
-	if (saved >= 0) {
-		dup2(saved, STDIN_FILENO);
-		close(saved);
-	}
-	if (writer > 0) {
-		kill(writer, SIGKILL);
-		waitpid(writer, NULL, 0);
-	}
+	r.rc = load(&t, d.s, arg, ju_msg, &r);
+	docsrc_close(&d);
 	tree_finalize(&t, TREE_ORDER_NAME);
 	r.folded = folded(&t);
 	r.nodes = tree_size(&t);
@@ -155,9 +106,7 @@ static long peak_mib(void)
  * in memory), then post; returns its path. */
 static const char *ju_big_file(const char *pre, char fill, size_t n, const char *post)
 {
-	if (!ju_path[0])
-		snprintf(ju_path, sizeof ju_path, "/tmp/tflame-unit-json.%ld", (long)getpid());
-	FILE *f = fopen(ju_path, "wb");
+	FILE *f = fopen(docsrc_name(), "wb");
 	static char chunk[1 << 20];
 	memset(chunk, fill, sizeof chunk);
 	if (!f)
@@ -172,7 +121,7 @@ static const char *ju_big_file(const char *pre, char fill, size_t n, const char 
 	fputs(post, f);
 	if (fclose(f) != 0)
 		abort();
-	return ju_path;
+	return docsrc_name();
 }
 
 /* Loads a file by path (for the big ones). */
@@ -193,12 +142,6 @@ static struct run run_path(ju_load_fn *load, void *arg, const char *path)
 	r.nodes = tree_size(&t);
 	tree_free(&t);
 	return r;
-}
-
-static void ju_cleanup(void)
-{
-	if (ju_path[0])
-		unlink(ju_path);
 }
 
 #endif

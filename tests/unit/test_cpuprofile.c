@@ -200,7 +200,7 @@ static void test_trace(void)
 static char *times_of(const char *doc, struct cpuprofile_info *info)
 {
 	char err[256];
-	struct source *s = source_open(ju_file(doc, strlen(doc)), err, sizeof err);
+	struct source *s = source_open(docsrc_file(doc, strlen(doc)), err, sizeof err);
 	if (!s)
 		abort();
 	struct tree t;
@@ -360,7 +360,7 @@ static void test_hostile(void)
 	r = run_path(load_cp, NULL, path);
 	ok(r.rc == 1 && has_msg(&r, "more than 64 MiB"), "70 MB of whitespace: stopped");
 	run_free(&r);
-	ju_cleanup();
+	docsrc_unlink();
 }
 
 int main(void)
@@ -372,6 +372,6 @@ int main(void)
 	test_times();
 	test_sniff();
 	test_hostile();
-	ju_cleanup();
+	docsrc_unlink();
 	return done_testing();
 }

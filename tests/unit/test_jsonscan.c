@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "json.h"
+#include "docsrc.h"
 #include "source.h"
 #include "tap.h"
 
@@ -76,7 +77,6 @@ static void msg_fn(void *arg, const char *text)
 	snprintf(arg, 256, "%s", text);
 }
 
-static char path[64];
 
 /* Parses doc[0..n) (a file, or a pipe fed in pieces of 1 to 70,000 bytes
  * when piped) with containers made fast as mode says. */
@@ -88,51 +88,9 @@ static enum json_status parse(const char *doc, size_t n, enum mode mode, bool pi
 	r->stop_at = stop_at;
 	r->hash = 0xcbf29ce484222325ULL;
 	msg[0] = '\0';
-	char err[256];
-	struct source *s;
-	pid_t writer = -1;
-	int saved = -1;
-	if (piped) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			abort();
-		writer = fork();
-		if (writer == 0) {
-			close(fds[0]);
-			size_t done = 0, k = 1;
-			while (done < n) {
-				k = k * 7 % 70001 + 1;
-				size_t w = n - done < k ? n - done : k;
-				ssize_t got = write(fds[1], doc + done, w);
-				if (got <= 0)
-					_exit(1);
-				done += (size_t)got;
-			}
-			_exit(0);
-		}
-		close(fds[1]);
-		saved = dup(STDIN_FILENO);
-		dup2(fds[0], STDIN_FILENO);
-		close(fds[0]);
-		s = source_open("-", err, sizeof err);
-	} else {
-		FILE *f = fopen(path, "wb");
-		if (!f || (n && fwrite(doc, 1, n, f) != n) || fclose(f) != 0)
-			abort();
-		s = source_open(path, err, sizeof err);
-	}
-	if (!s)
-		abort();
-	enum json_status st = json_parse(s, "doc", on_event, r, msg_fn, msg, NULL, NULL);
-	source_close(s);
-	if (saved >= 0) {
-		dup2(saved, STDIN_FILENO);
-		close(saved);
-	}
-	if (writer > 0) {
-		kill(writer, SIGKILL);
-		waitpid(writer, NULL, 0);
-	}
+	struct docsrc d = docsrc_open(doc, n, piped, true);
+	enum json_status st = json_parse(d.s, "doc", on_event, r, msg_fn, msg, NULL, NULL);
+	docsrc_close(&d);
 	return st;
 }
 
@@ -170,7 +128,6 @@ static void same_s(const char *name, const char *doc)
 
 int main(void)
 {
-	snprintf(path, sizeof path, "/tmp/tflame-unit-jsonscan.%ld", (long)getpid());
 
 	/* what the scanner takes */
 	same_s("arrays of numbers", "{\"f\":[[1,2,3],[4,5],[]],\"g\":1,\"f\":[1.5,2e3,-0,0.0,1E+2,-12,"
@@ -318,6 +275,6 @@ int main(void)
 		ok(all, "%s across the window's end at every offset", toks[k]);
 	}
 	free(b);
-	unlink(path);
+	docsrc_unlink();
 	done_testing();
 }

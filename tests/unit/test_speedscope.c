@@ -221,7 +221,7 @@ static void test_hostile(void)
 	long grew = peak_mib() - before;
 	ok(grew < 400, "  memory stayed bounded (peak grew by %ld MiB)", grew);
 	run_free(&r);
-	ju_cleanup();
+	docsrc_unlink();
 }
 
 int main(void)
@@ -231,6 +231,6 @@ int main(void)
 	test_profiles();
 	test_sniff();
 	test_hostile();
-	ju_cleanup();
+	docsrc_unlink();
 	return done_testing();
 }
