@@ -15,6 +15,7 @@
 #include "timeline.h"
 #include "tree.h"
 #include "tap.h"
+#include "treeutil.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t next(void)
@@ -23,20 +24,6 @@ static uint64_t next(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-static tree_idx add_stack(struct tree *t, const char *stack, uint64_t w)
-{
-	struct tree_frame f[16];
-	size_t n = 0;
-	const char *p = stack;
-	while (*p && n < 16) {
-		const char *e = strchr(p, ';');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		f[n++] = (struct tree_frame){ p, len };
-		p += len + (e ? 1 : 0);
-	}
-	return tree_add_stack(t, f, n, w);
 }
 
 static void finish(struct tree *t, struct timeline *tl)
@@ -65,7 +52,7 @@ static void test_hand(void)
 	uint32_t th = timeline_thread(&tl, 1, 1, "p", 1);
 	for (uint64_t i = 0; i < 2048; i++) {
 		const char *s = i < 600 ? "main;a;x" : i < 700 ? "main;b" : "main;a;y";
-		timeline_add(&tl, 1000000000 + i * 1000000, add_stack(&t, s, 1), th, 1);
+		timeline_add(&tl, 1000000000 + i * 1000000, add(&t, s, 1), th, 1);
 	}
 	finish(&t, &tl);
 	struct timeindex *ti = timeindex_new(&tl, &t);
@@ -170,7 +157,7 @@ static void make_world(struct world *w, size_t n, uint32_t nthreads, uint64_t dt
 		uint32_t th = (uint32_t)(i / 300 % nthreads);
 		if (next() % 10 == 0)
 			th = (uint32_t)(next() % nthreads);
-		timeline_add(&w->tl, clock, add_stack(&w->t, full, wt), th, wt);
+		timeline_add(&w->tl, clock, add(&w->t, full, wt), th, wt);
 	}
 	finish(&w->t, &w->tl);
 	w->s = malloc(n * sizeof *w->s);
@@ -438,7 +425,7 @@ static void test_long(void)
 	tree_init(&t);
 	timeline_init(&tl);
 	uint32_t th = timeline_thread(&tl, 1, 1, "p", 1);
-	tree_idx a = add_stack(&t, "main;a", 1), b = add_stack(&t, "main;b", 1);
+	tree_idx a = add(&t, "main;a", 1), b = add(&t, "main;b", 1);
 	for (uint64_t s = 0; s <= 7 * 3600; s += 9)
 		timeline_add(&tl, s * 1000000000ull + (s % 7) * 100000000ull, s % 3 ? a : b, th, 1);
 	finish(&t, &tl);

@@ -10,8 +10,9 @@
 #include "tree.h"
 #include "tap.h"
 
+/* Adds the stack "a;b;c" (up to 64 frames) with count c; its leaf. */
 __attribute__((unused))
-static void add(struct tree *t, const char *stack, uint64_t c)
+static tree_idx add(struct tree *t, const char *stack, uint64_t c)
 {
 	struct tree_frame f[64];
 	size_t n = 0;
@@ -22,7 +23,7 @@ static void add(struct tree *t, const char *stack, uint64_t c)
 		f[n++] = (struct tree_frame){ p, len };
 		p += len + (e ? 1 : 0);
 	}
-	tree_add_stack(t, f, n, c);
+	return tree_add_stack(t, f, n, c);
 }
 
 __attribute__((unused))
