@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "common.h"
+#include "fuzzsrc.h"
 #include "cpuprofile.h"
 #include "source.h"
 
@@ -30,36 +31,6 @@ static void on_msg(void *arg, const char *text)
 		abort();
 }
 
-/* Opens data as a source: a mapped file, or a pipe on stdin (the data fits
- * in the pipe's buffer: -max_len is far below 64 KiB). */
-static struct source *open_input(const uint8_t *data, size_t size, bool pipe_it)
-{
-	char err[256];
-	if (pipe_it && size <= 60000) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			abort();
-		if (size && write(fds[1], data, size) != (ssize_t)size)
-			abort();
-		close(fds[1]);
-		if (dup2(fds[0], STDIN_FILENO) < 0)
-			abort();
-		close(fds[0]);
-		struct source *s = source_open("-", err, sizeof err);
-		if (!s)
-			abort();
-		return s;
-	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
-		abort();
-	close(fd);
-	struct source *s = source_open(path, err, sizeof err);
-	if (!s)
-		abort();
-	return s;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
@@ -70,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	cpuprofile_sniff(data, size, true);
-	struct source *s = open_input(data, size, sel & 1);
+	struct source *s = fuzz_source(path, data, size, sel & 1);
 	struct cpuprofile_info info;
 	struct timeline tl;
 	timeline_init(&tl);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "json.h"
+#include "fuzzsrc.h"
 #include "source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,31 +64,10 @@ static void on_msg(void *arg, const char *text)
 
 static enum json_status parse(const uint8_t *data, size_t size, bool pipe_it, struct rec *r, char *msg)
 {
-	char err[256];
-	struct source *s;
 	msg[0] = '\0';
 	r->hash = 0xcbf29ce484222325ULL;
 	r->n = 0;
-	if (pipe_it && size <= 60000) {
-		int fds[2];
-		if (pipe(fds) != 0)
-			abort();
-		if (size && write(fds[1], data, size) != (ssize_t)size)
-			abort();
-		close(fds[1]);
-		if (dup2(fds[0], STDIN_FILENO) < 0)
-			abort();
-		close(fds[0]);
-		s = source_open("-", err, sizeof err);
-	} else {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
-			abort();
-		close(fd);
-		s = source_open(path, err, sizeof err);
-	}
-	if (!s)
-		abort();
+	struct source *s = fuzz_source(path, data, size, pipe_it);
 	enum json_status st = json_parse(s, "fuzz", on_event, r, on_msg, msg, NULL, NULL);
 	source_close(s);
 	return st;
