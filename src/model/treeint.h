@@ -68,6 +68,13 @@ void treebuild_path_reserve(struct tree *t, size_t n);
 int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t na,
                          const tree_idx *b, size_t nb);
 
+/* ---- treemerge.c */
+/* Gives back the pages of t's node array below node i, which a merge or a
+ * join has read (and reads no more): whole pages strictly inside the
+ * array, once at least `step` bytes are due; *done (0 at first) is how
+ * far that went. Nothing without madvise. */
+void treemerge_release(const struct tree *t, size_t i, uintptr_t *done, uintptr_t step);
+
 /* ---- treefinal.c: tree_finalize */
 #ifndef TREE_FROM_MAX       /* the tests set it to 0: never a list */
 #define TREE_FROM_MAX ((size_t)1 << 20)

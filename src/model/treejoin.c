@@ -11,8 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "xalloc.h"
 
 /* A merged node: a path of `shared` found in one part or more. */
@@ -84,34 +82,6 @@ static int cmp_items(const void *a, const void *b)
 	const struct strtab *st = &sorting->dst->names;
 	return treesort_cmp_names(strtab_str(st, na), strtab_len(st, na), sa > 0, strtab_str(st, nb),
 	                          strtab_len(st, nb), sb > 0);
-}
-
-/* Gives back the pages of t's node array below node i, read already:
- * whole pages strictly inside the array (malloc's bookkeeping around it
- * stays intact); *done is how far that went. A part is read front to
- * back, so nothing below *done is read again. last: its last block was
- * read (i is then its end). */
-static void release_below(const struct tree *t, size_t i, uintptr_t *done, bool last)
-{
-#ifdef HAVE_MADVISE
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-	uintptr_t lo = ((uintptr_t)t->nodes + page - 1) / page * page;
-	uintptr_t hi = (uintptr_t)(t->nodes + i) / page * page;
-	if (*done < lo)
-		*done = lo;
-	/* a MiB at a time, and all of it at the end: free() keeps what the
-	 * heap holds (parts of a few MiB are there) */
-	if (hi > *done && (last || hi >= *done + ((uintptr_t)1 << 20))) {
-		madvise((void *)*done, hi - *done, MADV_DONTNEED);
-		*done = hi;
-	}
-#else
-	(void)t;
-	(void)i;
-	(void)done;
-	(void)last;
-#endif
 }
 
 void tree_join_names(struct tree *dst, struct tree *t)
@@ -393,7 +363,9 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 			x->off.u = kd->off + (sn[i].off.u - soff);
 		}
 		bool last = k + 1 == nkids || j.kids[k + 1].part != p;
-		release_below(&parts[p], last ? parts[p].n : e, &released[p], last);
+		/* a MiB at a time, and all of it at the end: free() keeps what
+		 * the heap holds (parts of a few MiB are there) */
+		treemerge_release(&parts[p], last ? parts[p].n : e, &released[p], last ? 0 : (uintptr_t)1 << 20);
 		if (last)
 			tree_free(&parts[p]);
 	}

@@ -9,26 +9,28 @@
 #include "xalloc.h"
 
 
-/* Returns to the system the pages of src's node array below node i, which
- * the merge has read (release mode only). Only whole pages strictly inside
- * the array are given back: malloc's bookkeeping around it stays intact. */
-static void release_below(const struct tree *src, size_t i, uintptr_t *done)
+/* Gives back the pages of t's node array below node i, read already:
+ * whole pages strictly inside the array (malloc's bookkeeping around it
+ * stays intact), once at least `step` bytes are due; *done is how far
+ * that went. */
+void treemerge_release(const struct tree *t, size_t i, uintptr_t *done, uintptr_t step)
 {
 #ifdef HAVE_MADVISE
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-	uintptr_t lo = ((uintptr_t)src->nodes + page - 1) / page * page;
-	uintptr_t hi = (uintptr_t)(src->nodes + i) / page * page;
+	uintptr_t lo = ((uintptr_t)t->nodes + page - 1) / page * page;
+	uintptr_t hi = (uintptr_t)(t->nodes + i) / page * page;
 	if (*done < lo)
 		*done = lo;
-	if (hi > *done) {
+	if (hi > *done && hi - *done >= step) {
 		madvise((void *)*done, hi - *done, MADV_DONTNEED);
 		*done = hi;
 	}
 #else
-	(void)src;
+	(void)t;
 	(void)i;
 	(void)done;
+	(void)step;
 #endif
 }
 
@@ -83,7 +85,7 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 		tree_reserve(dst, src->n);
 	for (size_t i = 0; i < src->n; i++) {
 		if (release && (i & 0xfffff) == 0 && i)
-			release_below(src, i, &released);
+			treemerge_release(src, i, &released, 0);
 		const struct tree_node *sn = &src->nodes[i];
 		tree_idx pf;
 		if (i && append && (pf = map[sn->parent]) >= fresh && dst->n < dst->cap &&
