@@ -28,6 +28,13 @@ same "--print draws the flame graph (root at the bottom)" "$T_TMP/got.print" "$T
 same "--print --inverted puts the root on top" "$T_TMP/got.icicle" "$T_TMP/want.icicle"
 COLUMNS=28 "$TFLAME" --print "$T_TMP/p.folded" > "$T_TMP/got.cols"
 same "--print takes its width from COLUMNS" "$T_TMP/got.cols" "$T_TMP/want.print"
+# A chain 2,500 frames deep: --print finds its levels from what it draws
+# (not a scan of the tree), growing the area past the first guess of rows
+# and the layout's look-ahead; every level must be there, leaf on top.
+seq 1 2500 | awk '{ printf "%s%s", (NR > 1 ? ";" : ""), "f" $1 } END { print " 1" }' > "$T_TMP/deep.folded"
+{ echo "all: 1 samples"; seq 2500 -1 1 | awk '{ printf "%-9s|\n", "f" $1 }'; printf '%-9s|\n' all; } > "$T_TMP/want.deep"
+"$TFLAME" --print -w 10 "$T_TMP/deep.folded" > "$T_TMP/got.deep" 2>"$T_TMP/err"
+same "--print draws every level of a 2,500-deep chain" "$T_TMP/got.deep" "$T_TMP/want.deep"
 
 printf 'main 1\nmain;eval 1\nmain;eval;add 5\nmain;parse 2\nmain;parse;lex 3\nother 2\n' > "$T_TMP/want.collapse"
 "$TFLAME" --collapse "$T_TMP/p.folded" > "$T_TMP/got.collapse"
