@@ -396,24 +396,38 @@ fi
 # the lowest user + system CPU time (of any run: on a shared machine the
 # CPU time is the steadier figure), MB/s from the wall time.
 lruns=${BENCH_LOAD_RUNS:-5}
-best_load() { # FILE THREADS -> "WALL CPU RSS_MB"
-	bw='' bc='' m=0 i=0
+# CPU seconds the whole machine has been busy (all CPUs, /proc/stat; 0
+# where there is none): what other work took during a row is this
+# difference less the row's own CPU time.
+busy_s() {
+	hz=$(getconf CLK_TCK 2> /dev/null || echo 100)
+	awk -v hz="$hz" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / hz; f = 1 } END { if (!f) print 0 }' /proc/stat 2> /dev/null ||
+		echo 0
+}
+best_load() { # FILE THREADS -> "WALL CPU RSS_MB OTHERS_CPU_PERCENT"
+	bw='' bc='' m=0 i=0 own=0 wall=0 b0=$(busy_s)
 	while [ $i -lt "$lruns" ]; do
 		i=$((i + 1))
 		/usr/bin/time -f '%e %U %S %M' -o "$tmp/tm" "$TFLAME" --threads="$2" --print -w 1 "$1" > /dev/null 2> "$tmp/err" ||
-			{ echo "FAIL FAIL -"; return 0; }
+			{ echo "FAIL FAIL - -"; return 0; }
 		read -r w u y k < "$tmp/tm"
 		c=$(awk -v u="$u" -v y="$y" 'BEGIN { printf "%.2f", u + y }')
+		own=$(awk -v a="$own" -v c="$c" 'BEGIN { print a + c }')
+		wall=$(awk -v a="$wall" -v w="$w" 'BEGIN { print a + w }')
 		bw=$(awk -v b="$bw" -v s="$w" 'BEGIN { print (b == "" || s < b) ? s : b }')
 		bc=$(awk -v b="$bc" -v s="$c" 'BEGIN { print (b == "" || s < b) ? s : b }')
 		m=$(awk -v m="$m" -v k="$k" 'BEGIN { k /= 1024; print (k > m) ? k : m }')
 	done
-	printf '%s %s %.0f\n' "$bw" "$bc" "$m"
+	b1=$(busy_s)
+	o=$(awk -v a="$b0" -v b="$b1" -v own="$own" -v w="$wall" \
+		'BEGIN { x = b - a - own; if (x < 0) x = 0; if (w > 0) printf "%.0f%%", 100 * x / w; else print "-" }')
+	printf '%s %s %.0f %s\n' "$bw" "$bc" "$m" "$o"
 }
 echo
-echo "Load speed (issue 20): tflame --threads=N --print -w 1 FILE, best of $lruns: wall s, CPU s (user + sys), MB/s of the wall"
-lrow() { printf '  %-22s %7s | %7s %7s %8s %6s | %7s %7s %8s %6s | %6s  %s\n' "$@"; }
-lrow input MB 'wall 1' 'CPU 1' 'MB/s 1' 'RSS 1' 'wall 2' 'CPU 2' 'MB/s 2' 'RSS 2' '2 / 1' target
+echo "Load speed (issue 20): tflame --threads=N --print -w 1 FILE, best of $lruns: wall s, CPU s (user + sys), MB/s of the wall;"
+echo "others: the CPU other work used while the row ran, in % of one CPU (above a few %, the figures are a shared machine's)"
+lrow() { printf '  %-22s %7s | %7s %7s %8s %6s | %7s %7s %8s %6s | %6s %6s  %s\n' "$@"; }
+lrow input MB 'wall 1' 'CPU 1' 'MB/s 1' 'RSS 1' 'wall 2' 'CPU 2' 'MB/s 2' 'RSS 2' '2 / 1' others target
 for f in "$fu" "$fs" "$ru" "$rs"; do
 	case $f in
 	*real-sorted*) label=real-sorted tgt='' ;;
@@ -424,10 +438,10 @@ for f in "$fu" "$fs" "$ru" "$rs"; do
 	bytes=$(filesize "$f")
 	# shellcheck disable=SC2046
 	set -- $(best_load "$f" 1)
-	w1=$1 c1=$2 m1=$3
+	w1=$1 c1=$2 m1=$3 o1=$4
 	# shellcheck disable=SC2046
 	set -- $(best_load "$f" 2)
-	w2=$1 c2=$2 m2=$3
+	w2=$1 c2=$2 m2=$3 o2=$4
 	r1=$(rate "$bytes" "$w1") r2=$(rate "$bytes" "$w2")
 	sp=$(awk -v a="$w1" -v b="$w2" 'BEGIN { if (b + 0 > 0) printf "%.2fx", a / b; else print "-" }')
 	v=''
@@ -435,7 +449,7 @@ for f in "$fu" "$fs" "$ru" "$rs"; do
 	folded-shuffled) v=": $(verdict "$r1" '>=' 250), $(verdict "$r2" '>=' 400)" ;;
 	folded-sorted) v=": $(verdict "$r1" '>=' 1000), $(verdict "${sp%x}" '>=' 1.7)" ;;
 	esac
-	lrow "$label" "$(mb "$bytes")" "$w1" "$c1" "$r1" "$m1" "$w2" "$c2" "$r2" "$m2" "$sp" "$tgt$v"
+	lrow "$label" "$(mb "$bytes")" "$w1" "$c1" "$r1" "$m1" "$w2" "$c2" "$r2" "$m2" "$sp" "$o1/$o2" "$tgt$v"
 done
 
 # paint_row FILE [TARGET_MS first|whole]: time to the first screen (a
