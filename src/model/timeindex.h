@@ -139,5 +139,16 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
 void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
                      uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells,
                      struct tree *dst);
+/* Part of that chart, drawn finer: the samples of the range on the chosen
+ * threads whose place in it (the weight before them, in the timeline's
+ * order, as the chart's offsets count) is in [w0, w1), as timeindex_chart
+ * without the index makes the chart of those samples alone (a frame
+ * lighter than 1/cells of their weight may be left out). A frame of the
+ * whole chart at offset o with total w is the window [o, o + w): its chart
+ * is that frame's callers, each the window's width, over its own frames
+ * at their exact places. O(samples of the range up to w1 + frames kept). */
+void timeindex_chart_window(const struct timeline *tl, const struct tree *src, uint64_t t0, uint64_t t1,
+                            const bool *threads, uint32_t cells, uint64_t w0, uint64_t w1,
+                            struct tree *dst);
 
 #endif

@@ -407,3 +407,52 @@ void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, cons
 	dst->stacks = samples;
 	tree_finalize(dst, TREE_ORDER_INPUT);
 }
+
+/* The samples of the range on the chosen threads, in the timeline's
+ * order, whose place is in [w0, w1): into sw, or (sw NULL) only summed.
+ * Returns their weight; *samples their number. */
+static uint64_t window_walk(const struct timeline *tl, const struct tree *src, uint64_t t0, uint64_t t1,
+                            const bool *threads, uint64_t w0, uint64_t w1, struct sweep *sw,
+                            uint64_t *samples)
+{
+	struct timeline_iter it;
+	struct timeline_sample s;
+	uint64_t pos = 0, total = 0, n = 0;
+	timeline_iter_init(&it, tl, t0, t1);
+	while (pos < w1 && timeline_next(&it, &s)) {
+		if ((threads && !threads[s.thread]) || s.leaf >= tree_size(src))
+			continue;
+		if (pos >= w0) {
+			if (sw)
+				sweep_sample(sw, s.leaf, s.weight);
+			total = sat_add(total, s.weight);
+			n++;
+		}
+		pos = sat_add(pos, s.weight);
+	}
+	*samples = n;
+	return total;
+}
+
+void timeindex_chart_window(const struct timeline *tl, const struct tree *src, uint64_t t0, uint64_t t1,
+                            const bool *threads, uint32_t cells, uint64_t w0, uint64_t w1,
+                            struct tree *dst)
+{
+	dst->chart = true;
+	struct sweep sw;
+	memset(&sw, 0, sizeof sw);
+	sw.src = src;
+	uint64_t samples;
+	if (cells)
+		sw.theta = window_walk(tl, src, t0, t1, threads, w0, w1, NULL, &samples) / cells;
+	sweep_room(&sw, 0);
+	sw.node[0] = TREE_ROOT;
+	window_walk(tl, src, t0, t1, threads, w0, w1, &sw, &samples);
+	close_to(&sw, 0, sw.pos);
+	sweep_tree(&sw, dst);
+	free(sw.node);
+	free(sw.start);
+	free(sw.runs);
+	dst->stacks = samples;
+	tree_finalize(dst, TREE_ORDER_INPUT);
+}

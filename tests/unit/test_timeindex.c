@@ -91,6 +91,28 @@ static void test_hand(void)
 	   strcmp(tree_name(&ch, 2), "a") == 0 && tree_node(&ch, 2)->off.u == 50 && tree_node(&ch, 3)->total.u == 600,
 	   "a range cutting units: main 650 (50 self), a and y 600 from 50");
 	tree_free(&ch);
+	/* b's 100 samples, left out of the 8-cell chart of the whole, are
+	 * there in the window [550, 750) of it, in 8 cells of its own (25):
+	 * main 200, a over x for 50, b from 50 for 100, a over y from 150 */
+	tree_init(&ch);
+	timeindex_chart_window(&tl, &t, 0, UINT64_MAX, NULL, 8, 550, 750, &ch);
+	static const struct {
+		const char *name;
+		uint32_t depth;
+		uint64_t off, total;
+	} wwant[] = {
+		{ "main", 1, 0, 200 }, { "a", 2, 0, 50 }, { "x", 3, 0, 50 }, { "b", 2, 50, 100 },
+		{ "a", 2, 150, 50 }, { "y", 3, 150, 50 },
+	};
+	same = tree_size(&ch) == 7 && tree_node(&ch, 0)->total.u == 200 && ch.stacks == 200 &&
+	       tree_node(&ch, 1)->self.u == 0;
+	for (size_t i = 0; same && i < 6; i++) {
+		const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
+		same = strcmp(tree_name(&ch, (tree_idx)i + 1), wwant[i].name) == 0 && n->depth == wwant[i].depth &&
+		       n->off.u == wwant[i].off && n->total.u == wwant[i].total;
+	}
+	ok(same, "the window [550, 750) in 8 cells: main 200, a;x 50, b 100 at 50, a;y 50 at 150");
+	tree_free(&ch);
 	timeindex_free(ti);
 	timeline_free(&tl);
 	tree_free(&t);
@@ -251,14 +273,22 @@ static int xrun_cmp(const void *pa, const void *pb)
 	return a->depth < b->depth ? -1 : a->depth > b->depth;
 }
 
-static bool check_chart(const struct world *w, const struct timeindex *ti, uint64_t t0, uint64_t t1,
-                        const bool *threads, uint32_t cells)
+/* The chart of [t0, t1) (timeindex_chart), or with `window` the part of
+ * it timeindex_chart_window draws, the samples whose place is in [w0,
+ * w1): against runs worked out here from the samples one by one. */
+static bool check_chart_in(const struct world *w, const struct timeindex *ti, uint64_t t0, uint64_t t1,
+                           const bool *threads, uint32_t cells, bool window, uint64_t w0, uint64_t w1)
 {
 	const struct tree *t = &w->t;
-	uint64_t total = 0, samples = 0;
+	uint64_t total = 0, samples = 0, place = 0;
+	bool *in = calloc(w->n ? w->n : 1, sizeof *in);
 	for (size_t i = 0; i < w->n; i++)
-		if (w->s[i].time >= t0 && w->s[i].time < t1 && chosen(threads, w->s[i].thread))
-			total += w->s[i].weight;
+		if (w->s[i].time >= t0 && w->s[i].time < t1 && chosen(threads, w->s[i].thread)) {
+			in[i] = !window || (place >= w0 && place < w1);
+			place += w->s[i].weight;
+			if (in[i])
+				total += w->s[i].weight;
+		}
 	uint64_t theta = cells ? total / cells : 0;
 	tree_idx open[64], path[64];
 	uint64_t start[64];
@@ -272,7 +302,7 @@ static bool check_chart(const struct world *w, const struct timeindex *ti, uint6
 			runs[nruns++] = (struct xrun){ start[depth], pos - start[depth], open[depth], depth };
 	for (size_t i = 0; i < w->n; i++) {
 		const struct smp *s = &w->s[i];
-		if (s->time < t0 || s->time >= t1 || !chosen(threads, s->thread))
+		if (!in[i])
 			continue;
 		uint32_t d = tree_depth(t, s->leaf);
 		for (tree_idx x = s->leaf; x != TREE_ROOT; x = tree_parent(t, x))
@@ -293,7 +323,11 @@ static bool check_chart(const struct world *w, const struct timeindex *ti, uint6
 	qsort(runs, nruns, sizeof *runs, xrun_cmp);
 	struct tree ch;
 	tree_init(&ch);
-	timeindex_chart(ti, &w->tl, t, t0, t1, threads, cells, &ch);
+	if (window)
+		timeindex_chart_window(&w->tl, t, t0, t1, threads, cells, w0, w1, &ch);
+	else
+		timeindex_chart(ti, &w->tl, t, t0, t1, threads, cells, &ch);
+	free(in);
 	bool okay = tree_size(&ch) == nruns + 1 && tree_node(&ch, 0)->total.u == total && ch.stacks == samples;
 	for (size_t i = 0; okay && i < nruns; i++) {
 		const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
@@ -308,6 +342,33 @@ static bool check_chart(const struct world *w, const struct timeindex *ti, uint6
 		printf("# chart: %zu nodes, want %zu\n", tree_size(&ch), nruns + 1);
 	tree_free(&ch);
 	free(runs);
+	return okay;
+}
+
+static bool check_chart(const struct world *w, const struct timeindex *ti, uint64_t t0, uint64_t t1,
+                        const bool *threads, uint32_t cells)
+{
+	return check_chart_in(w, ti, t0, t1, threads, cells, false, 0, 0);
+}
+
+/* Windows of the chart of [t0, t1): all of it, a third from a third on,
+ * a sliver, the last sample's, one past the end (nothing), each in 64, 7
+ * and all cells. */
+static bool check_windows(const struct world *w, uint64_t t0, uint64_t t1, const bool *threads)
+{
+	uint64_t total = 0, last = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->s[i].time >= t0 && w->s[i].time < t1 && chosen(threads, w->s[i].thread)) {
+			last = total;
+			total += w->s[i].weight;
+		}
+	uint64_t win[][2] = { { 0, total }, { total / 3, 2 * total / 3 }, { total / 2, total / 2 + 3 },
+	                      { last, total }, { total, total + 10 }, { 0, UINT64_MAX } };
+	bool okay = true;
+	for (size_t k = 0; okay && k < sizeof win / sizeof win[0]; k++)
+		okay = check_chart_in(w, NULL, t0, t1, threads, 64, true, win[k][0], win[k][1]) &&
+		       check_chart_in(w, NULL, t0, t1, threads, 7, true, win[k][0], win[k][1]) &&
+		       check_chart_in(w, NULL, t0, t1, threads, 0, true, win[k][0], win[k][1]);
 	return okay;
 }
 
@@ -369,6 +430,13 @@ static void test_world(const char *what, size_t n, uint32_t nthreads, uint64_t d
 			        check_chart(&w, NULL, r[k][0], r[k][1], choices[c], 7);
 		ok(chart, "%s: charts in 64, 7 and all cells, with and without the index, %s%s", what, cname[c],
 		   chart ? "" : " (a range failed)");
+	}
+	for (size_t c = 0; c < 3; c++) {
+		bool win = true;
+		for (size_t k = 0; win && k < sizeof r / sizeof r[0]; k++)
+			win = check_windows(&w, r[k][0], r[k][1], choices[c]);
+		ok(win, "%s: windows of charts (a frame's span drawn finer), %s%s", what, cname[c],
+		   win ? "" : " (a range failed)");
 	}
 	free(in);
 	free(one);
