@@ -304,6 +304,16 @@ void help_open(struct ui *u);
 
 /* ---- the shared state ---- */
 
+/* A frame's span in a flame chart (ui_chart_zoom): places [w0, w1) of
+ * the range's chart, the frame's depth, and where the chart it was
+ * entered from was zoomed (its zoom root's depth and place there). */
+struct ui_window {
+	uint64_t w0, w1;
+	uint32_t depth;
+	uint32_t zdepth;
+	uint64_t zat;
+};
+
 struct ui {
 	const struct tree *t;       /* the tree browsed: the transform stack's current one */
 	unsigned tree_gen;          /* bumped when t changes, from 1 */
@@ -345,6 +355,10 @@ struct ui {
 	uint64_t range_t0, range_t1;
 	struct tree range_tree;
 	bool has_range_tree;
+	/* The chart drawn finer for frames zoomed into (ui_chart_zoom): the
+	 * frames' spans, places of the range's whole chart, innermost last. */
+	struct ui_window *wins;
+	size_t nwins, capwins;
 
 	struct ui_colours col;
 	struct finder find;
@@ -386,6 +400,18 @@ const struct timeindex *ui_timeindex(struct ui *u);
 /* C: the flame chart of the range browsed (on) or its flame graph. False
  * (a notice) without sample times. */
 bool ui_set_chart(struct ui *u, bool on);
+/* Enter on frame z of a flame chart (the base, no transform) that keeps
+ * fewer frames than z's detail needs on the screen's width (it keeps those
+ * of 1/UI_CHART_CELLS of its samples or more): the chart of z's span alone
+ * is drawn instead, as finely, zoomed into z. False (nothing done) when
+ * that does not apply or z's span has no samples. */
+bool ui_chart_zoom(struct ui *u, tree_idx z);
+/* Out of such a chart: the one it was made from again, zoomed where it
+ * was, z selected (all: every such chart left, the range's whole one
+ * unzoomed). False when none is drawn. */
+bool ui_chart_unzoom(struct ui *u, bool all);
+/* Whether a chart of a frame's span is drawn; *depth: that frame's. */
+bool ui_chart_window(const struct ui *u, uint32_t *depth);
 /* Browses the samples of the checked threads (check[i] for thread i;
  * NULL: all), in the range browsed. False (a notice) when none has a
  * sample there. */

@@ -61,7 +61,9 @@ int paint_transforms(struct ui *u)
 	if ((u->range_set || u->chart) && u->tl) {
 		/* a flame chart, the time range browsed (seconds from the first
 		 * sample) */
-		int n = snprintf(label, sizeof label, "[%s", u->chart ? "chart" : "");
+		int n = snprintf(label, sizeof label, "[%s", !u->chart ? "" : u->nwins ? "chart: a frame's span" : "chart");
+		if (u->nwins > 1 && n > 0 && (size_t)n < sizeof label)
+			n += snprintf(label + n, sizeof label - (size_t)n, " (%zu deep)", u->nwins);
 		if (u->range_set && n > 0 && (size_t)n < sizeof label) {
 			double a = (double)(u->range_t0 > u->tl->tmin ? u->range_t0 - u->tl->tmin : 0) / 1e9;
 			double b = u->range_t1 > u->tl->tmax ? (double)(u->tl->tmax - u->tl->tmin) / 1e9

@@ -277,7 +277,8 @@ void ui_undo_transform(struct ui *u)
  * zooms in on 200 columns: every frame a column wide is drawn until then. */
 #define UI_CHART_CELLS 16384u
 
-bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
+/* ui_set_range keeping the frame spans drawn finer (u->wins). */
+static bool range_rebuild(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 {
 	if (!u->tl)
 		return false;
@@ -289,7 +290,11 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	if (all && !u->threads && !u->chart) {
 		base = u->tl_tree;      /* the whole recording, all threads */
 	} else if (u->chart) {
-		timeindex_chart(ui_timeindex(u), u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS, &sub);
+		if (u->nwins)
+			timeindex_chart_window(u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS,
+			                       u->wins[u->nwins - 1].w0, u->wins[u->nwins - 1].w1, &sub);
+		else
+			timeindex_chart(ui_timeindex(u), u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS, &sub);
 		base = &sub;
 	} else {
 		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
@@ -327,6 +332,89 @@ bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	u->range_t0 = t0;
 	u->range_t1 = t1;
 	tree_changed(u);
+	return true;
+}
+
+bool ui_set_range(struct ui *u, uint64_t t0, uint64_t t1, bool all)
+{
+	/* the spans are places of the chart of the range, on its threads */
+	size_t had = u->nwins;
+	u->nwins = 0;
+	if (range_rebuild(u, t0, t1, all))
+		return true;
+	u->nwins = had;
+	return false;
+}
+
+/* The frame of the current chart at depth `depth` over place `at`, or its
+ * deepest ancestor there. O(depth x siblings). */
+static tree_idx chart_at(const struct tree *t, uint32_t depth, uint64_t at)
+{
+	tree_idx x = TREE_ROOT;
+	while (tree_depth(t, x) < depth) {
+		tree_idx c = tree_first_child(t, x);
+		while (c != TREE_NONE && !(tree_node(t, c)->off.u <= at &&
+		                           at - tree_node(t, c)->off.u < tree_node(t, c)->total.u))
+			c = tree_next_sibling(t, c);
+		if (c == TREE_NONE)
+			break;
+		x = c;
+	}
+	return x;
+}
+
+bool ui_chart_zoom(struct ui *u, tree_idx z)
+{
+	const struct tree *t = u->t;
+	if (!u->chart || !u->tl || u->views->n > 0 || u->diffmode || z == TREE_ROOT || z >= tree_size(t))
+		return false;
+	uint64_t w = tree_node(t, z)->total.u, all = tree_node(t, TREE_ROOT)->total.u;
+	/* zoomed into z, a column is w / cols of the samples */
+	if (w == 0 || (double)w * UI_CHART_CELLS >= (double)all * (u->cols > 1 ? u->cols : 1))
+		return false;
+	uint64_t base = u->nwins ? u->wins[u->nwins - 1].w0 : 0, at = base + tree_node(t, z)->off.u;
+	tree_idx zr = flameview_zoom(u);
+	struct ui_window win = { at, at + w, tree_depth(t, z), tree_depth(t, zr), tree_node(t, zr)->off.u };
+	if (u->nwins == u->capwins) {
+		u->capwins = u->capwins ? 2 * u->capwins : 4;
+		u->wins = xreallocarray(u->wins, u->capwins, sizeof *u->wins);
+	}
+	u->wins[u->nwins++] = win;
+	if (!range_rebuild(u, u->range_t0, u->range_t1, !u->range_set)) {
+		u->nwins--;
+		return false;
+	}
+	/* the chart of z's span: z's callers, each as wide as it, over z */
+	tree_idx nz = chart_at(u->t, win.depth, 0);
+	flameview_restore(u, nz, nz);
+	snprintf(u->notice, sizeof u->notice, "the chart of this frame alone, finer (u: back)");
+	return true;
+}
+
+bool ui_chart_unzoom(struct ui *u, bool all)
+{
+	if (!u->nwins)
+		return false;
+	size_t had = u->nwins;
+	struct ui_window win = u->wins[all ? 0 : u->nwins - 1];
+	u->nwins = all ? 0 : u->nwins - 1;
+	if (!range_rebuild(u, u->range_t0, u->range_t1, !u->range_set)) {
+		u->nwins = had;
+		return false;
+	}
+	if (all)
+		return true;
+	uint64_t base = u->nwins ? u->wins[u->nwins - 1].w0 : 0;
+	tree_idx zr = chart_at(u->t, win.zdepth, win.zat), z = chart_at(u->t, win.depth, win.w0 - base);
+	flameview_restore(u, zr, z);
+	return true;
+}
+
+bool ui_chart_window(const struct ui *u, uint32_t *depth)
+{
+	if (!u->nwins)
+		return false;
+	*depth = u->wins[u->nwins - 1].depth;
 	return true;
 }
 
@@ -654,6 +742,7 @@ static void ui_teardown(struct ui *u, struct transform_stack *own)
 	timeindex_cancel(u->ti_job);
 	timeindex_free(u->ti);
 	free(u->own_threads);
+	free(u->wins);
 	if (u->diffmode)
 		diff_free(&u->diff);
 	if (u->views == own)

@@ -154,8 +154,22 @@ static void zoom_to(struct ui *u, struct flameview *f, tree_idx z)
 	set_zoom(u, f, z);
 }
 
+/* Enter and double-click: into a frame; in a flame chart too coarse for
+ * it (the zoom root too, as a search leaves it), into a chart of its span
+ * alone, drawn finer (ui_chart_zoom). */
+static void enter(struct ui *u, struct flameview *f, tree_idx z)
+{
+	if (!ui_chart_zoom(u, z))
+		zoom_to(u, f, z);
+}
+
 static void unzoom(struct ui *u, struct flameview *f, bool all)
 {
+	/* out of a chart of a frame's span: the chart it came from */
+	uint32_t wd;
+	if (u->views->n == 0 && ui_chart_window(u, &wd) &&
+	    (all || tree_depth(u->t, f->pane.lp.zoom) <= wd) && ui_chart_unzoom(u, all))
+		return;
 	if (f->pane.lp.zoom == TREE_ROOT) {
 		if (!all && u->views->n > 0)
 			ui_undo_transform(u);
@@ -252,7 +266,7 @@ static void on_mouse(struct ui *u, struct flameview *f)
 		return;
 	const struct layout_span *s = flamepane_click(&f->pane, u->mouse.y - 1, u->mouse.x);
 	if (s && (b & BUTTON1_DOUBLE_CLICKED))
-		zoom_to(u, f, s->node);
+		enter(u, f, s->node);
 }
 
 static void flame_resize(struct ui *u, struct view *v)
@@ -522,7 +536,7 @@ static bool flame_key(struct ui *u, struct view *v, enum keymap_action act, int 
 	case KEYMAP_RIGHT: flamepane_sideways(&f->pane, +1); break;
 	case KEYMAP_UP: move_vertical(u, f, true); break;
 	case KEYMAP_DOWN: move_vertical(u, f, false); break;
-	case KEYMAP_ZOOM: zoom_to(u, f, sel); break;
+	case KEYMAP_ZOOM: enter(u, f, sel); break;
 	case KEYMAP_UNZOOM: unzoom(u, f, false); break;
 	case KEYMAP_UNZOOM_ALL: unzoom(u, f, true); break;
 	case KEYMAP_ORIENT:
