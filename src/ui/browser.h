@@ -382,6 +382,11 @@ struct ui {
 void ui_busy(struct ui *u, const char *what);
 /* The same for work that costs the samples (a million and more). */
 void ui_busy_times(struct ui *u, const char *what);
+/* The tree browsed changed (a transform pushed or undone, a new base):
+ * everything indexed by its nodes or its name ids starts again: the zoom
+ * stack, the colour cache, the search (run again, same pattern, on the
+ * new tree), the diff colours (O(tree)). */
+void ui_tree_changed(struct ui *u);
 /* Applies a transform; undoes the last. Every view hears of the new
  * tree. */
 void ui_push_transform(struct ui *u, struct transform tr);
@@ -402,7 +407,7 @@ const struct timeindex *ui_timeindex(struct ui *u);
 bool ui_set_chart(struct ui *u, bool on);
 /* Enter on frame z of a flame chart (the base, no transform) that keeps
  * fewer frames than z's detail needs on the screen's width (it keeps those
- * of 1/UI_CHART_CELLS of its samples or more): the chart of z's span alone
+ * of 1/16384 of its samples or more): the chart of z's span alone
  * is drawn instead, as finely, zoomed into z. False (nothing done) when
  * that does not apply or z's span has no samples. */
 bool ui_chart_zoom(struct ui *u, tree_idx z);
