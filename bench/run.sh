@@ -295,7 +295,9 @@ verdict() { # VALUE OP TARGET -> met / NOT met
 # (t: its cells from the index's bins), its cursor, v, Enter on 6 columns
 # and on half of them (the range's tree), Backspace and a; the flame chart
 # of the recording (C) and back; the thread picker (T: sparklines), Space,
-# Enter (the threads' tree), the chart of those threads; a search (PATTERN)
+# Enter (the threads' tree), the chart of those threads; in the chart, a
+# search (PATTERN) and Enter on its match, too narrow for the chart's cells
+# (the chart of its span alone), and u; a search (PATTERN)
 # shown on the heat map. Then the index: bytes a sample beside the
 # timeline's, and its build time (on its own thread, after the first
 # paint).
@@ -333,6 +335,7 @@ time_views() {
 	tv_run 'heat-map' 't l*5 j*5 v l*5 Enter'
 	tv_run "half-range($half-cols)" "t v l*$half Enter BS a"
 	tv_run 'chart' 'C C'
+	tv_run "chart-zoom($pat)" "C / type=$pat Enter Enter u Enter u"
 	tv_run 'picker' 'T Space Enter C'
 	tv_run "search($pat)" "/ type=$pat Enter t"
 	ixb=$(awk 'NR == 1 { print $1 }' "$tmp/tvix")
