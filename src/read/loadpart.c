@@ -109,7 +109,8 @@ struct range {
 	const char *d;
 	size_t lo, hi;
 	const struct forks *fk;
-	int nparts, group;
+	int nparts;
+	const uint32_t *where;      /* per part: its group << 8 | its place in it */
 	uint32_t **idx;             /* per group: offsets of its lines */
 	uint32_t **slot;            /* per group: each line's part in the group
 	                               (the low 8 bits) and its length (the
@@ -165,6 +166,16 @@ struct line {
  * it has (fewer at its end: a shorter line sorts first). */
 static inline void line_key(const struct line *l, size_t d, uint64_t *key, unsigned *rem)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (l->len - d >= 8) {
+		/* (most: one load, not a copy of a variable length) */
+		uint64_t w;
+		memcpy(&w, l->s + d, 8);
+		*key = __builtin_bswap64(w);
+		*rem = 8;
+		return;
+	}
+#endif
 	size_t r = l->len - d < 8 ? l->len - d : 8;
 	unsigned char b[8] = { 0 };
 	memcpy(b, l->s + d, r);
@@ -358,6 +369,97 @@ struct worker {
 
 struct load_parts_stats load_parts_last;
 
+/* ---- a line's frames in the first pass ----
+ * A line walks about five frames of the shared tree (genfolded's, 11
+ * bytes each): each frame's end, its hash and its comparison with a
+ * shared node's name are done here inline, a word at a time, not by
+ * memchr, strtab_hash and memcmp calls. The hash is any function of the
+ * name's bytes (the parts need only that lines through one node agree). */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PART_WORDS 1
+#else
+#define PART_WORDS 0
+#endif
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
+/* The frame that starts at s[p] (p < len): sets *e to its end, the first
+ * ';' from p or len, and returns the hash of s[p..*e). Its 8-byte chunks
+ * from p are hashed in order, the last (1 to 7 bytes) zero-padded, and
+ * then its length: the word loop and the byte loop agree. */
+static inline uint64_t frame_hash(const char *s, size_t p, size_t len, size_t *e)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	size_t i = p;
+#if PART_WORDS
+	const uint64_t semis = ONES * (unsigned char)';';
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = load8(s + i), x = w ^ semis;
+		uint64_t z = (x - ONES) & ~x & HIGHS;   /* the first ';' is its lowest byte flagged */
+		if (z) {
+			unsigned k = (unsigned)__builtin_ctzll(z) / 8;
+			if (k)
+				h = hash_word(h, w & (~0ULL >> (64 - 8 * k)));
+			*e = i + k;
+			goto done;
+		}
+		h = hash_word(h, w);
+	}
+#endif
+	{
+		uint64_t w = 0;
+		unsigned k = 0;
+		for (; i < len && s[i] != ';'; i++) {
+			w |= (uint64_t)(unsigned char)s[i] << (8 * k);
+			if (++k == 8) {
+				h = hash_word(h, w);
+				w = 0;
+				k = 0;
+			}
+		}
+		if (k)
+			h = hash_word(h, w);
+		*e = i;
+	}
+#if PART_WORDS
+done:
+#endif
+	h ^= (uint64_t)(*e - p);
+	h *= 0xd6e8feb86659fd93ULL;
+	return h ^ (h >> 32);
+}
+
+/* Whether a[0..n) and b[0..n) are the same bytes. */
+static inline bool same_name(const char *a, const char *b, size_t n)
+{
+#if PART_WORDS
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 <= n; i += 8)
+			if (load8(a + i) != load8(b + i))
+				return false;
+		return load8(a + n - 8) == load8(b + n - 8);
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static uint64_t fork_mix(uint32_t parent, uint64_t h)
 {
 	uint64_t k = h ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
@@ -377,7 +479,7 @@ static uint32_t forks_find(const struct forks *f, uint32_t parent, uint64_t h, c
 			continue;
 		tree_idx c = f->node[i];
 		if (f->sh->nodes[c].parent == parent && tree_name_len(f->sh, c) == len &&
-		    memcmp(tree_name(f->sh, c), s, len) == 0)
+		    same_name(tree_name(f->sh, c), s, len))
 			return c;
 	}
 	return UINT32_MAX;
@@ -393,7 +495,8 @@ static void forks_init(struct forks *f, const struct tree *sh)
 	f->node = xmalloc(sz * sizeof *f->node);
 	f->mask = sz - 1;
 	for (tree_idx c = 1; c < sh->n; c++) {
-		uint64_t k = fork_mix(sh->nodes[c].parent, strtab_hash(tree_name(sh, c), tree_name_len(sh, c)));
+		size_t e;
+		uint64_t k = fork_mix(sh->nodes[c].parent, frame_hash(tree_name(sh, c), 0, tree_name_len(sh, c), &e));
 		size_t i = (size_t)(k >> 7) & f->mask;
 		while (f->keys[i])
 			i = (i + 1) & f->mask;
@@ -461,14 +564,13 @@ static uint64_t key_of(const struct forks *f, const char *s, size_t len)
 			p += cl + 1;
 			continue;
 		}
-		const char *semi = memchr(s + p, ';', len - p);
-		size_t e = semi ? (size_t)(semi - s) : len;
-		uint64_t h = strtab_hash(s + p, e - p);
+		size_t e;
+		uint64_t h = frame_hash(s, p, len, &e);
 		uint32_t c = forks_find(f, cur, h, s + p, e - p);
 		if (c == UINT32_MAX)
 			return fork_mix(cur, h);
 		cur = c;
-		if (!semi)
+		if (e == len)
 			return fork_mix(cur, FORK_END);
 		p = e + 1;
 	}
@@ -559,7 +661,7 @@ static double shared_of(struct tree *sh, struct tree *sample, const char *d, siz
 /* Puts the line at off, len bytes without its newline, in part. */
 static void push(struct range *r, int part, uint32_t off, size_t len)
 {
-	int g = part / r->group;
+	int g = (int)(r->where[part] >> 8);
 	if (r->n[g] == r->cap[g]) {
 		size_t c = r->cap[g] ? 2 * r->cap[g] : 1024;
 		r->idx[g] = xreallocarray(r->idx[g], c, sizeof **r->idx);
@@ -567,7 +669,7 @@ static void push(struct range *r, int part, uint32_t off, size_t len)
 		r->cap[g] = c;
 	}
 	r->idx[g][r->n[g]] = off;
-	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (uint32_t)(part % r->group);
+	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (r->where[part] & 0xff);
 	r->bytes[part] += len + 1;
 }
 
@@ -628,8 +730,13 @@ static void cut_range(struct range *r, int fail)
 	}
 	xalloc_catch(&env);
 	const char *d = r->d;
-	size_t dropped = r->lo;
+	size_t dropped = r->lo, popped = r->lo;
 	for (size_t p = r->lo; p < r->hi;) {
+		if (p >= popped) {
+			/* (its own range: no other thread drops pages here) */
+			popped = p + PART_POPULATE < r->hi ? p + PART_POPULATE : r->hi;
+			populate(d, p, popped);
+		}
 		const char *nl = memchr(d + p, '\n', r->hi - p);
 		size_t e = nl ? (size_t)(nl - d) : r->hi, stack;
 		struct tree_dec c, before;
@@ -650,7 +757,8 @@ static void cut_range(struct range *r, int fail)
 			r->diag.stacks++;
 			if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
 				r->unfit = true;
-			push(r, (int)(key_of(r->fk, d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p);
+			/* (the key's high half times the parts: no division) */
+			push(r, (int)((key_of(r->fk, d + p, stack) >> 32) * (uint64_t)r->nparts >> 32), (uint32_t)p, e - p);
 			break;
 		}
 		p = e + 1;
@@ -939,6 +1047,7 @@ struct parts_run {
 	struct tree sh, sample;     /* zeroed until used: tree_free takes both */
 	struct forks fk;
 	uint64_t *gbytes;
+	uint32_t *where;            /* see struct range */
 	bool mu_init;
 };
 
@@ -954,6 +1063,8 @@ static void run_free(struct parts_run *u)
 	free(b->order);
 	b->order = NULL;
 	free(u->gbytes);
+	free(u->where);
+	u->where = NULL;
 	u->gbytes = NULL;
 	forks_free(&u->fk);
 	tree_free(&u->sh);
@@ -1018,6 +1129,9 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 	b->nparts = parts_for(forced, guess);
 	groups_of(b, nthr, guess);
 	forks_init(&u->fk, &u->sh);
+	u->where = xmalloc((size_t)b->nparts * sizeof *u->where);
+	for (int p = 0; p < b->nparts; p++)
+		u->where[p] = (uint32_t)(p / b->group) << 8 | (uint32_t)(p % b->group);
 	size_t cut[PART_MAX_THREADS + 1];
 	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
 	b->ranges = xcalloc((size_t)nr, sizeof *b->ranges);
@@ -1029,7 +1143,7 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 		r->hi = cut[i + 1];
 		r->fk = &u->fk;
 		r->nparts = b->nparts;
-		r->group = b->group;
+		r->where = u->where;
 		r->idx = xcalloc((size_t)b->ngroups, sizeof *r->idx);
 		r->slot = xcalloc((size_t)b->ngroups, sizeof *r->slot);
 		r->n = xcalloc((size_t)b->ngroups, sizeof *r->n);
