@@ -133,6 +133,7 @@ struct build {
 	int nranges, nparts;
 	int nthreads;               /* building groups */
 	int group, ngroups;         /* parts a sweep builds; sweeps */
+	double node_rate;           /* nodes a byte of lines the sample foresees */
 	int *order;                 /* groups, biggest first */
 	atomic_int next;            /* the next of order to build */
 	struct tree *trees;
@@ -812,15 +813,20 @@ static void room(char **p, size_t *cap, size_t n)
 /* Builds part p from its lines: sorted, so that the reader finds most
  * frames in the line before's (sorted input is read several times faster
  * than shuffled: no child hash, nodes made in preorder), fed line by line
- * from the group's buffer, then finalized and its names moved into
- * b->names. */
-static void build_part(struct worker *w, int p, int k)
+ * from the group's buffer (pb bytes of them), then finalized and its
+ * names moved into b->names. */
+static void build_part(struct worker *w, int p, int k, size_t pb)
 {
 	struct build *b = w->b;
 	struct line *ln = w->lines[k];
 	size_t n = w->nlines[k];
 	sort_lines(&w->so, ln, n);
 	tree_init(&b->trees[p]);
+	/* its nodes' room at once, from the sample's nodes a byte: grown
+	 * from 1024 by doubling, each part's array was copied about once */
+	size_t want = (size_t)((double)pb * b->node_rate * 1.25);
+	if (want > 1024)
+		tree_reserve(&b->trees[p], want);
 	w->r = folded_reader_new(&b->trees[p]);
 	/* fed from where they were gathered, which stays as it is until the
 	 * part is built (copied in order into one block, they took a third of
@@ -928,7 +934,7 @@ static void build_group(struct worker *w, int gi, bool final)
 	 * group (given back and taken again, they cost the real-shaped file a
 	 * fifth of its page faults). */
 	for (int k = 0; k < g && !atomic_load_explicit(&b->failed, memory_order_relaxed); k++) {
-		build_part(w, p0 + k, k);
+		build_part(w, p0 + k, k, pb[k]);
 		if (final)
 			drop(w->buf, at[k] - pb[k], at[k]);
 		atomic_fetch_add(&b->built, pb[k]);
@@ -1128,6 +1134,7 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 	double guess = tree_guess(b->len, density);
 	b->nparts = parts_for(forced, guess);
 	groups_of(b, nthr, guess);
+	b->node_rate = guess / (double)sizeof(struct tree_node) / (double)(b->len ? b->len : 1);
 	forks_init(&u->fk, &u->sh);
 	u->where = xmalloc((size_t)b->nparts * sizeof *u->where);
 	for (int p = 0; p < b->nparts; p++)
