@@ -52,12 +52,16 @@
 /* Parts: a part's tree about PART_TREE_BYTES of nodes, at least
  * PART_MIN_COUNT parts: its lines (sorted) and its tree then stay in the
  * cache. On 1 GiB of genfolded output (670 MiB of nodes), one thread:
- * 256 parts 7.2 s, 1024 6.7 s, 2048 6.6 s (a shared machine: +-0.3 s); on
- * the real-shaped file (a node per 360 bytes), 1024 parts duplicated the
- * shared paths above their subtrees in each: 216 MiB of nodes in parts
- * for a tree of 114, 396 MiB at the peak (64 parts: 270). */
-#define PART_TREE_BYTES ((double)(1 << 20))
-#define PART_MIN_COUNT 64
+ * 128 parts 7.2 s, 512 6.7 s, 1024 6.6 s (a shared machine: +-0.3 s; then
+ * only the odd-numbered half of the parts had lines); on the real-shaped
+ * file (a node per 360 bytes), 512 parts duplicated the shared paths
+ * above their subtrees in each: 216 MiB of nodes in parts for a tree of
+ * 114, 396 MiB at the peak (32 parts: 270). With all parts used, 1024
+ * parts of 1 MiB took 3% less time on genfolded's file than 512 of 2,
+ * but the real-shaped one's 128 parts peaked 11 to 15 MiB higher than
+ * 64, above its tree + 128 MiB on two threads. */
+#define PART_TREE_BYTES ((double)(2 << 20))
+#define PART_MIN_COUNT 32
 #define PART_MAX_COUNT 4096
 #define PART_MAX_THREADS 16
 /* A node of the sample's tree that holds more than this share of it is
@@ -845,7 +849,7 @@ static void build_part(struct worker *w, int p, int k, size_t pb)
 	w->r = NULL;
 	struct tree *t = &b->trees[p];
 	tree_finalize(t, b->torder);
-	/* (the array's room to grow is not needed any more: with 1024 parts of
+	/* (the array's room to grow is not needed any more: with 512 parts of
 	 * a small tree it was a third of it) */
 	struct tree_node *fit = t->cap > t->n ? realloc(t->nodes, t->n * sizeof *t->nodes) : NULL;
 	if (fit) {
@@ -1271,7 +1275,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	free(w);
 	if (atomic_load(&b->failed))
 		goto fail;
-	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0 };
+	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0, 0 };
 	for (tree_idx i = 0; i < u->sh.n; i++)
 		if (u->sh.nodes[i].depth > st.shared_depth)
 			st.shared_depth = u->sh.nodes[i].depth;
@@ -1280,6 +1284,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		for (int i = 0; i < nr; i++)
 			by += b->ranges[i].bytes[p];
 		st.bytes += by;
+		st.used += by > 0;
 		if (by > st.biggest)
 			st.biggest = by;
 	}
