@@ -388,7 +388,8 @@ static size_t shared_frames(const struct folded_reader *r, const char *s, size_t
 	return k;
 }
 
-void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
+/* Reads the lines of buf[0..len) into the tree; r->prev is left in buf. */
+static void feed_block(struct folded_reader *r, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
 	while (p < end) {
@@ -406,6 +407,16 @@ void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
 		p = nl ? nl + 1 : end;
 	}
 	batch_flush(r);
+}
+
+void folded_reader_feed_kept(struct folded_reader *r, const char *buf, size_t len)
+{
+	feed_block(r, buf, len);
+}
+
+void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len)
+{
+	feed_block(r, buf, len);
 	/* The block may be unmapped or overwritten before the next call. */
 	if (r->prev && r->prev != r->own) {
 		if (r->prevlen >= r->owncap) {     /* never NULL, even for "" */

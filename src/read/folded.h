@@ -18,6 +18,11 @@ struct folded_reader *folded_reader_new(struct tree *t);
  * line is in the tree when this returns (out of order input reaches it in
  * batches: tree_add_stacks). */
 void folded_reader_feed(struct folded_reader *r, const char *buf, size_t len);
+/* As folded_reader_feed, for a caller that keeps buf[0..len) as it is
+ * until r is freed or fed again: the last stack is not copied (a
+ * partitioned load feeds its sorted lines one at a time from where they
+ * were gathered). */
+void folded_reader_feed_kept(struct folded_reader *r, const char *buf, size_t len);
 /* Differential lines (BEFORE AFTER) also add their BEFORE count to before
  * (lines with one count add 0), in the same order: a difffolded file gives
  * two trees of the same shape. NULL (the default): BEFORE is ignored. */

@@ -76,6 +76,7 @@ struct load_parts_stats {
 	size_t shared;              /* nodes of the shared tree, the root's included */
 	uint32_t shared_depth;      /* its deepest node's depth */
 	uint64_t bytes, biggest;    /* of the lines in parts; of the biggest part's */
+	int used;                   /* parts with lines */
 };
 extern struct load_parts_stats load_parts_last;
 

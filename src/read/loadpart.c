@@ -52,12 +52,16 @@
 /* Parts: a part's tree about PART_TREE_BYTES of nodes, at least
  * PART_MIN_COUNT parts: its lines (sorted) and its tree then stay in the
  * cache. On 1 GiB of genfolded output (670 MiB of nodes), one thread:
- * 256 parts 7.2 s, 1024 6.7 s, 2048 6.6 s (a shared machine: +-0.3 s); on
- * the real-shaped file (a node per 360 bytes), 1024 parts duplicated the
- * shared paths above their subtrees in each: 216 MiB of nodes in parts
- * for a tree of 114, 396 MiB at the peak (64 parts: 270). */
-#define PART_TREE_BYTES ((double)(1 << 20))
-#define PART_MIN_COUNT 64
+ * 128 parts 7.2 s, 512 6.7 s, 1024 6.6 s (a shared machine: +-0.3 s; then
+ * only the odd-numbered half of the parts had lines); on the real-shaped
+ * file (a node per 360 bytes), 512 parts duplicated the shared paths
+ * above their subtrees in each: 216 MiB of nodes in parts for a tree of
+ * 114, 396 MiB at the peak (32 parts: 270). With all parts used, 1024
+ * parts of 1 MiB took 3% less time on genfolded's file than 512 of 2,
+ * but the real-shaped one's 128 parts peaked 11 to 15 MiB higher than
+ * 64, above its tree + 128 MiB on two threads. */
+#define PART_TREE_BYTES ((double)(2 << 20))
+#define PART_MIN_COUNT 32
 #define PART_MAX_COUNT 4096
 #define PART_MAX_THREADS 16
 /* A node of the sample's tree that holds more than this share of it is
@@ -68,11 +72,18 @@
  * means fewer sweeps, each mapping the pages of the file again (the
  * kernel's mapping and unmapping of them are a seventh of the load on one
  * thread), and a bigger buffer a thread. The parts of a group are then
- * built one by one, each fed PART_GATHER bytes of sorted lines at a
- * time. */
-#define PART_GATHER ((size_t)1 << 20)
+ * built one by one, each from its sorted lines where they were gathered.
+ * The group is twice as big (up to PART_GROUP_MAX_64THS) while the
+ * threads' buffers stay within 1/PART_GROUP_TREE_SHARE of the tree the
+ * sample foresees: on one thread, genfolded's 1 GiB is gathered in 16
+ * sweeps, not 32 (system time 0.9-1.0 -> 0.7-0.8 s; 8 and 4 sweeps were
+ * no faster, and peaked at 814 and 892 MiB); on two, 64 MiB a thread put
+ * it at 827-838 MiB, over its tree + 128. */
 #define PART_GROUP_64THS 2
+#define PART_GROUP_MAX_64THS 4
+#define PART_GROUP_TREE_SHARE 8
 #define PART_MAX_GROUP 255
+#define PART_FEED_AHEAD 4                  /* sorted lines prefetched ahead */
 #define PART_AHEAD 16                      /* lines prefetched ahead */
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
 /* On one thread, a sweep maps the file's pages this far ahead in one call
@@ -108,7 +119,8 @@ struct range {
 	const char *d;
 	size_t lo, hi;
 	const struct forks *fk;
-	int nparts, group;
+	int nparts;
+	const uint32_t *where;      /* per part: its group << 8 | its place in it */
 	uint32_t **idx;             /* per group: offsets of its lines */
 	uint32_t **slot;            /* per group: each line's part in the group
 	                               (the low 8 bits) and its length (the
@@ -131,6 +143,7 @@ struct build {
 	int nranges, nparts;
 	int nthreads;               /* building groups */
 	int group, ngroups;         /* parts a sweep builds; sweeps */
+	double node_rate;           /* nodes a byte of lines the sample foresees */
 	int *order;                 /* groups, biggest first */
 	atomic_int next;            /* the next of order to build */
 	struct tree *trees;
@@ -164,6 +177,16 @@ struct line {
  * it has (fewer at its end: a shorter line sorts first). */
 static inline void line_key(const struct line *l, size_t d, uint64_t *key, unsigned *rem)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (l->len - d >= 8) {
+		/* (most: one load, not a copy of a variable length) */
+		uint64_t w;
+		memcpy(&w, l->s + d, 8);
+		*key = __builtin_bswap64(w);
+		*rem = 8;
+		return;
+	}
+#endif
 	size_t r = l->len - d < 8 ? l->len - d : 8;
 	unsigned char b[8] = { 0 };
 	memcpy(b, l->s + d, r);
@@ -346,8 +369,7 @@ static void sorter_free(struct sorter *so)
 struct worker {
 	struct build *b;
 	char *buf;                  /* a group's lines, part by part */
-	char *sorted;               /* a part's lines in byte order */
-	size_t bufcap, sortedcap;
+	size_t bufcap;
 	struct line *lines[PART_MAX_GROUP];     /* each part's, in buf */
 	size_t nlines[PART_MAX_GROUP], caplines[PART_MAX_GROUP];
 	struct folded_reader *r;
@@ -357,6 +379,97 @@ struct worker {
 };
 
 struct load_parts_stats load_parts_last;
+
+/* ---- a line's frames in the first pass ----
+ * A line walks about five frames of the shared tree (genfolded's, 11
+ * bytes each): each frame's end, its hash and its comparison with a
+ * shared node's name are done here inline, a word at a time, not by
+ * memchr, strtab_hash and memcmp calls. The hash is any function of the
+ * name's bytes (the parts need only that lines through one node agree). */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PART_WORDS 1
+#else
+#define PART_WORDS 0
+#endif
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline uint64_t load8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
+/* The frame that starts at s[p] (p < len): sets *e to its end, the first
+ * ';' from p or len, and returns the hash of s[p..*e). Its 8-byte chunks
+ * from p are hashed in order, the last (1 to 7 bytes) zero-padded, and
+ * then its length: the word loop and the byte loop agree. */
+static inline uint64_t frame_hash(const char *s, size_t p, size_t len, size_t *e)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	size_t i = p;
+#if PART_WORDS
+	const uint64_t semis = ONES * (unsigned char)';';
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = load8(s + i), x = w ^ semis;
+		uint64_t z = (x - ONES) & ~x & HIGHS;   /* the first ';' is its lowest byte flagged */
+		if (z) {
+			unsigned k = (unsigned)__builtin_ctzll(z) / 8;
+			if (k)
+				h = hash_word(h, w & (~0ULL >> (64 - 8 * k)));
+			*e = i + k;
+			goto done;
+		}
+		h = hash_word(h, w);
+	}
+#endif
+	{
+		uint64_t w = 0;
+		unsigned k = 0;
+		for (; i < len && s[i] != ';'; i++) {
+			w |= (uint64_t)(unsigned char)s[i] << (8 * k);
+			if (++k == 8) {
+				h = hash_word(h, w);
+				w = 0;
+				k = 0;
+			}
+		}
+		if (k)
+			h = hash_word(h, w);
+		*e = i;
+	}
+#if PART_WORDS
+done:
+#endif
+	h ^= (uint64_t)(*e - p);
+	h *= 0xd6e8feb86659fd93ULL;
+	return h ^ (h >> 32);
+}
+
+/* Whether a[0..n) and b[0..n) are the same bytes. */
+static inline bool same_name(const char *a, const char *b, size_t n)
+{
+#if PART_WORDS
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 <= n; i += 8)
+			if (load8(a + i) != load8(b + i))
+				return false;
+		return load8(a + n - 8) == load8(b + n - 8);
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
 
 static uint64_t fork_mix(uint32_t parent, uint64_t h)
 {
@@ -377,7 +490,7 @@ static uint32_t forks_find(const struct forks *f, uint32_t parent, uint64_t h, c
 			continue;
 		tree_idx c = f->node[i];
 		if (f->sh->nodes[c].parent == parent && tree_name_len(f->sh, c) == len &&
-		    memcmp(tree_name(f->sh, c), s, len) == 0)
+		    same_name(tree_name(f->sh, c), s, len))
 			return c;
 	}
 	return UINT32_MAX;
@@ -393,7 +506,8 @@ static void forks_init(struct forks *f, const struct tree *sh)
 	f->node = xmalloc(sz * sizeof *f->node);
 	f->mask = sz - 1;
 	for (tree_idx c = 1; c < sh->n; c++) {
-		uint64_t k = fork_mix(sh->nodes[c].parent, strtab_hash(tree_name(sh, c), tree_name_len(sh, c)));
+		size_t e;
+		uint64_t k = fork_mix(sh->nodes[c].parent, frame_hash(tree_name(sh, c), 0, tree_name_len(sh, c), &e));
 		size_t i = (size_t)(k >> 7) & f->mask;
 		while (f->keys[i])
 			i = (i + 1) & f->mask;
@@ -461,14 +575,13 @@ static uint64_t key_of(const struct forks *f, const char *s, size_t len)
 			p += cl + 1;
 			continue;
 		}
-		const char *semi = memchr(s + p, ';', len - p);
-		size_t e = semi ? (size_t)(semi - s) : len;
-		uint64_t h = strtab_hash(s + p, e - p);
+		size_t e;
+		uint64_t h = frame_hash(s, p, len, &e);
 		uint32_t c = forks_find(f, cur, h, s + p, e - p);
 		if (c == UINT32_MAX)
 			return fork_mix(cur, h);
 		cur = c;
-		if (!semi)
+		if (e == len)
 			return fork_mix(cur, FORK_END);
 		p = e + 1;
 	}
@@ -559,7 +672,7 @@ static double shared_of(struct tree *sh, struct tree *sample, const char *d, siz
 /* Puts the line at off, len bytes without its newline, in part. */
 static void push(struct range *r, int part, uint32_t off, size_t len)
 {
-	int g = part / r->group;
+	int g = (int)(r->where[part] >> 8);
 	if (r->n[g] == r->cap[g]) {
 		size_t c = r->cap[g] ? 2 * r->cap[g] : 1024;
 		r->idx[g] = xreallocarray(r->idx[g], c, sizeof **r->idx);
@@ -567,7 +680,7 @@ static void push(struct range *r, int part, uint32_t off, size_t len)
 		r->cap[g] = c;
 	}
 	r->idx[g][r->n[g]] = off;
-	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (uint32_t)(part % r->group);
+	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (r->where[part] & 0xff);
 	r->bytes[part] += len + 1;
 }
 
@@ -628,8 +741,13 @@ static void cut_range(struct range *r, int fail)
 	}
 	xalloc_catch(&env);
 	const char *d = r->d;
-	size_t dropped = r->lo;
+	size_t dropped = r->lo, popped = r->lo;
 	for (size_t p = r->lo; p < r->hi;) {
+		if (p >= popped) {
+			/* (its own range: no other thread drops pages here) */
+			popped = p + PART_POPULATE < r->hi ? p + PART_POPULATE : r->hi;
+			populate(d, p, popped);
+		}
 		const char *nl = memchr(d + p, '\n', r->hi - p);
 		size_t e = nl ? (size_t)(nl - d) : r->hi, stack;
 		struct tree_dec c, before;
@@ -650,7 +768,8 @@ static void cut_range(struct range *r, int fail)
 			r->diag.stacks++;
 			if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
 				r->unfit = true;
-			push(r, (int)(key_of(r->fk, d + p, stack) % (uint64_t)r->nparts), (uint32_t)p, e - p);
+			/* (the key's high half times the parts: no division) */
+			push(r, (int)((key_of(r->fk, d + p, stack) >> 32) * (uint64_t)r->nparts >> 32), (uint32_t)p, e - p);
 			break;
 		}
 		p = e + 1;
@@ -703,38 +822,41 @@ static void room(char **p, size_t *cap, size_t n)
 
 /* Builds part p from its lines: sorted, so that the reader finds most
  * frames in the line before's (sorted input is read several times faster
- * than shuffled: no child hash, nodes made in preorder), fed PART_GATHER
- * bytes at a time, then finalized and its names moved into b->names. */
-static void build_part(struct worker *w, int p, int k)
+ * than shuffled: no child hash, nodes made in preorder), fed line by line
+ * from the group's buffer (pb bytes of them), then finalized and its
+ * names moved into b->names. */
+static void build_part(struct worker *w, int p, int k, size_t pb)
 {
 	struct build *b = w->b;
 	struct line *ln = w->lines[k];
 	size_t n = w->nlines[k];
 	sort_lines(&w->so, ln, n);
-	room(&w->sorted, &w->sortedcap, PART_GATHER);
 	tree_init(&b->trees[p]);
+	/* its nodes' room at once, from the sample's nodes a byte: grown
+	 * from 1024 by doubling, each part's array was copied about once (a
+	 * part far bigger than foreseen grows as before) */
+	double want = (double)pb * b->node_rate * 1.25;
+	if (want > 1024 && want * sizeof(struct tree_node) <= 4 * PART_TREE_BYTES)
+		tree_reserve(&b->trees[p], (size_t)want);
 	w->r = folded_reader_new(&b->trees[p]);
-	size_t at = 0;
+	/* fed from where they were gathered, which stays as it is until the
+	 * part is built (copied in order into one block, they took a third of
+	 * the memmove of the load) */
 	for (size_t i = 0; i < n; i++) {
-		if (at + ln[i].len + 1 > PART_GATHER) {
-			folded_reader_feed(w->r, w->sorted, at);
-			at = 0;
+		/* (in byte order the lines are all over the part's stretch of
+		 * the buffer: the next ones' misses overlap this one's parse) */
+		if (i + PART_FEED_AHEAD < n) {
+			const struct line *a = &ln[i + PART_FEED_AHEAD];
+			for (size_t c = 0; c < a->len; c += 64)
+				__builtin_prefetch(a->s + c);
 		}
-		if (ln[i].len + 1 > PART_GATHER) {
-			folded_reader_feed(w->r, ln[i].s, ln[i].len);   /* a very long line */
-			continue;
-		}
-		memcpy(w->sorted + at, ln[i].s, ln[i].len);
-		at += ln[i].len;
-		w->sorted[at++] = '\n';
+		folded_reader_feed_kept(w->r, ln[i].s, ln[i].len);
 	}
-	if (at)
-		folded_reader_feed(w->r, w->sorted, at);
 	folded_reader_free(w->r);
 	w->r = NULL;
 	struct tree *t = &b->trees[p];
 	tree_finalize(t, b->torder);
-	/* (the array's room to grow is not needed any more: with 1024 parts of
+	/* (the array's room to grow is not needed any more: with 512 parts of
 	 * a small tree it was a third of it) */
 	struct tree_node *fit = t->cap > t->n ? realloc(t->nodes, t->n * sizeof *t->nodes) : NULL;
 	if (fit) {
@@ -823,7 +945,7 @@ static void build_group(struct worker *w, int gi, bool final)
 	 * group (given back and taken again, they cost the real-shaped file a
 	 * fifth of its page faults). */
 	for (int k = 0; k < g && !atomic_load_explicit(&b->failed, memory_order_relaxed); k++) {
-		build_part(w, p0 + k, k);
+		build_part(w, p0 + k, k, pb[k]);
 		if (final)
 			drop(w->buf, at[k] - pb[k], at[k]);
 		atomic_fetch_add(&b->built, pb[k]);
@@ -836,9 +958,8 @@ static void worker_free(struct worker *w)
 	folded_reader_free(w->r);
 	w->r = NULL;
 	free(w->buf);
-	free(w->sorted);
-	w->buf = w->sorted = NULL;
-	w->bufcap = w->sortedcap = 0;
+	w->buf = NULL;
+	w->bufcap = 0;
 	sorter_free(&w->so);
 	for (int k = 0; k < PART_MAX_GROUP; k++) {
 		free(w->lines[k]);
@@ -943,6 +1064,7 @@ struct parts_run {
 	struct tree sh, sample;     /* zeroed until used: tree_free takes both */
 	struct forks fk;
 	uint64_t *gbytes;
+	uint32_t *where;            /* see struct range */
 	bool mu_init;
 };
 
@@ -958,6 +1080,8 @@ static void run_free(struct parts_run *u)
 	free(b->order);
 	b->order = NULL;
 	free(u->gbytes);
+	free(u->where);
+	u->where = NULL;
 	u->gbytes = NULL;
 	forks_free(&u->fk);
 	tree_free(&u->sh);
@@ -968,27 +1092,37 @@ static void run_free(struct parts_run *u)
 	u->mu_init = false;
 }
 
-/* The parts of a file of len bytes whose sample had `density` nodes per
- * byte: TFLAME_PARTS (tests), or a power of two from PART_MIN_COUNT to
- * PART_MAX_COUNT, a part's nodes about PART_TREE_BYTES. A sample of lines
- * from all over the file shares fewer prefixes than the whole: it had 2.8
- * (genfolded) and 3.0 (real-shaped) times the nodes per byte of the whole
- * tree. */
-static int parts_for(size_t len, int forced, double density)
+/* The bytes of nodes of the tree of a file of len bytes whose sample had
+ * `density` nodes per byte. A sample of lines from all over the file
+ * shares fewer prefixes than the whole: it had 2.8 (genfolded) and 3.0
+ * (real-shaped) times the nodes per byte of the whole tree. */
+static double tree_guess(size_t len, double density)
+{
+	return (double)len * density / 3 * (double)sizeof(struct tree_node);
+}
+
+/* The parts of a file whose tree is about `bytes`: TFLAME_PARTS (tests),
+ * or a power of two from PART_MIN_COUNT to PART_MAX_COUNT, a part's nodes
+ * about PART_TREE_BYTES. */
+static int parts_for(int forced, double bytes)
 {
 	if (forced)
 		return forced;
-	double bytes = (double)len * density / 3 * (double)sizeof(struct tree_node);
 	int n = PART_MIN_COUNT;
 	while (n < PART_MAX_COUNT && (double)n * PART_TREE_BYTES < bytes)
 		n *= 2;
 	return n;
 }
 
-/* The group of parts a sweep gathers, and how many there are. */
-static void groups_of(struct build *b)
+/* The group of parts a sweep gathers, and how many there are, on nthr
+ * threads for a tree of about tree_bytes. */
+static void groups_of(struct build *b, int nthr, double tree_bytes)
 {
-	b->group = (b->nparts * PART_GROUP_64THS + 63) / 64;
+	int n64 = PART_GROUP_64THS;
+	while (n64 < PART_GROUP_MAX_64THS &&
+	       (double)b->len * 2 * n64 / 64 * nthr <= tree_bytes / PART_GROUP_TREE_SHARE)
+		n64 *= 2;
+	b->group = (b->nparts * n64 + 63) / 64;
 	if (b->group > PART_MAX_GROUP)
 		b->group = PART_MAX_GROUP;
 	b->ngroups = (b->nparts + b->group - 1) / b->group;
@@ -1009,9 +1143,14 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 	xalloc_catch(&env);
 	tree_init(&b->names);
 	double density = shared_of(&u->sh, &u->sample, b->d, b->len, share);
-	b->nparts = parts_for(b->len, forced, density);
-	groups_of(b);
+	double guess = tree_guess(b->len, density);
+	b->nparts = parts_for(forced, guess);
+	groups_of(b, nthr, guess);
+	b->node_rate = guess / (double)sizeof(struct tree_node) / (double)(b->len ? b->len : 1);
 	forks_init(&u->fk, &u->sh);
+	u->where = xmalloc((size_t)b->nparts * sizeof *u->where);
+	for (int p = 0; p < b->nparts; p++)
+		u->where[p] = (uint32_t)(p / b->group) << 8 | (uint32_t)(p % b->group);
 	size_t cut[PART_MAX_THREADS + 1];
 	int nr = (int)load_cuts(b->d, b->len, false, (size_t)nthr, cut, NULL);
 	b->ranges = xcalloc((size_t)nr, sizeof *b->ranges);
@@ -1023,7 +1162,7 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 		r->hi = cut[i + 1];
 		r->fk = &u->fk;
 		r->nparts = b->nparts;
-		r->group = b->group;
+		r->where = u->where;
 		r->idx = xcalloc((size_t)b->ngroups, sizeof *r->idx);
 		r->slot = xcalloc((size_t)b->ngroups, sizeof *r->slot);
 		r->n = xcalloc((size_t)b->ngroups, sizeof *r->n);
@@ -1144,7 +1283,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	free(w);
 	if (atomic_load(&b->failed))
 		goto fail;
-	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0 };
+	struct load_parts_stats st = { nparts, u->sh.n, 0, 0, 0, 0 };
 	for (tree_idx i = 0; i < u->sh.n; i++)
 		if (u->sh.nodes[i].depth > st.shared_depth)
 			st.shared_depth = u->sh.nodes[i].depth;
@@ -1153,6 +1292,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		for (int i = 0; i < nr; i++)
 			by += b->ranges[i].bytes[p];
 		st.bytes += by;
+		st.used += by > 0;
 		if (by > st.biggest)
 			st.biggest = by;
 	}

@@ -529,6 +529,77 @@ static void deep_parts(void)
 	rmdir(dir);
 }
 
+/* The first pass finds each frame's end, hash and shared node a word at
+ * a time, and the last bytes of a line a byte at a time: a name must hash
+ * the same either way, or the lines through one node outside the shared
+ * tree go to different parts and the join has that node twice. Names of 1
+ * to 24 bytes (some the first 8 or 16 bytes of others, many alike in
+ * their first 8), shared ones and ones that leave the shared tree, each
+ * at a line's end and before more frames. */
+static void frame_words(void)
+{
+	char dir[] = "/tmp/tflame-test-words-XXXXXX";
+	if (!scratch_dir(dir))
+		return;
+	char path[80];
+	snprintf(path, sizeof path, "%s/words", dir);
+	static const char *const first[] = { "a", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq" };
+	static const char *const second[] = { "x", "xxxxxxx", "xxxxxxxx", "xxxxxxxxy", "xxxxxxxxxxxxxxxx", "y" };
+	size_t n = 40000;
+	char **lines = malloc(n * sizeof *lines);
+	for (size_t i = 0; i < n; i++) {
+		char buf[256], leave[32];
+		/* 400 names outside the shared tree: a length of 1 to 24, the
+		 * bytes of the first 8 alike among those of a length */
+		unsigned id = (unsigned)(next() % 400), ln = 1 + id % 24;
+		for (unsigned k = 0; k < ln; k++)
+			leave[k] = (char)(k < 8 ? 'm' + (char)(ln % 8) : 'a' + (char)((id / 24 + k) % 26));
+		leave[ln] = 0;
+		const char *f1 = first[next() % 5], *f2 = second[next() % 6];
+		switch (next() % 8) {
+		case 0:     /* ends at a shared node */
+			snprintf(buf, sizeof buf, "%s;%s", f1, f2);
+			break;
+		case 1: case 2:     /* ends where it leaves the shared tree */
+			snprintf(buf, sizeof buf, "%s;%s;%s", f1, f2, leave);
+			break;
+		default:    /* goes on below it */
+			snprintf(buf, sizeof buf, "%s;%s;%s;%s%s", f1, f2, leave, vocab[next() % NVOCAB],
+			         next() % 2 ? ";g" : "");
+		}
+		lines[i] = strdup(buf);
+	}
+	write_shuffled(path, lines, n);
+	bool joined;
+	char *msg0, *msg;
+	char *ref = load_in(path, 1, TREE_ORDER_NAME, 0, &joined, &msg0);
+	const int parts[] = { 16, 64 };
+	for (int pi = 0; pi < 2; pi++) {
+		for (int th = 1; th <= 2; th++) {
+			char *got = load_in(path, th, TREE_ORDER_NAME, parts[pi], &joined, &msg);
+			ok(joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+			   "names of 1 to 24 bytes, at a line's end and before more frames, %d parts, %d thread%s: "
+			   "the same tree", parts[pi], th, th > 1 ? "s" : "");
+			if (th == 1) {
+				ok(load_parts_last.shared > 30,
+				   "  ... the first two frames are shared (%zu shared nodes)", load_parts_last.shared);
+				/* thousands of keys: every part gets some (a part was
+				 * the key modulo the parts, and keys were odd: half of
+				 * 16 or 64 parts had none) */
+				ok(load_parts_last.used == parts[pi], "  ... and every part has lines (%d of %d)",
+				   load_parts_last.used, parts[pi]);
+			}
+			free(got);
+			free(msg);
+		}
+	}
+	free(ref);
+	free(msg0);
+	free_strings(lines, n);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Parts big enough that the join gives their pages back as it reads
  * them (a MiB at a time), in weight order, where a part's order of its
  * first frames is not the whole tree's: the join read the parts in the
@@ -839,6 +910,7 @@ int main(int argc, char **argv)
 	same_trees();
 	in_parts();
 	deep_parts();
+	frame_words();
 	big_parts();
 	parts_oom();
 	live_sample();
