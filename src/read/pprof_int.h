@@ -153,6 +153,12 @@ struct pp_seen {
 	                               to the tree */
 	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
+	/* The names of the stacks held from `added` on, one record each in
+	 * the same order (see pprof.c's seen_names): its count's halves
+	 * (filled in at the end), its number of names, the names. */
+	uint32_t *rec;
+	size_t nrec, caprec;
+	bool rec_off;               /* none kept (pprof.c: seen_sorted_ok) */
 };
 
 struct pp {
@@ -162,6 +168,8 @@ struct pp {
 	const struct pprof_options *o;
 	const unsigned char *data;
 	size_t size;
+	bool mapped;                /* data is the source's mapping (pages that
+	                               may be dropped and read again) */
 
 	struct pp_vt *vt;
 	size_t nvt, capvt;
@@ -311,6 +319,14 @@ void pp_caches_with(struct pp *d, int w, const strtab_id *ids);
  * it was cut at PP_MAX_FRAMES. */
 bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
                   uint64_t count);
+/* The names of the stack pp_add_stack would add (the same arguments) into
+ * d->ids[0..nf), root first, interned in t on first use, as it interns
+ * them; *cut when it was cut at PP_MAX_FRAMES. Returns nf. */
+size_t pp_stack_ids(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv, bool *cut);
+/* Adds the stack of names ids[0..nf) (root first, t's, as pp_stack_ids
+ * gives them) to tree t (w 0: t, 1: before; no flame chart) with count,
+ * after the stack added to it before, as pp_add_stack does. */
+void pp_push_ids(struct pp *d, struct tree *t, int w, const strtab_id *ids, size_t nf, uint64_t count);
 /* Hands the stacks waiting for tree w (0: t, 1: before) to it. Before
  * anything reads the tree or its stack count. */
 void pp_flush(struct pp *d, int w);
