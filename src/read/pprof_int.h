@@ -323,10 +323,6 @@ bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, i
  * d->ids[0..nf), root first, interned in t on first use, as it interns
  * them; *cut when it was cut at PP_MAX_FRAMES. Returns nf. */
 size_t pp_stack_ids(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv, bool *cut);
-/* Adds the stack of names ids[0..nf) (root first, t's, as pp_stack_ids
- * gives them) to tree t (w 0: t, 1: before; no flame chart) with count,
- * after the stack added to it before, as pp_add_stack does. */
-void pp_push_ids(struct pp *d, struct tree *t, int w, const strtab_id *ids, size_t nf, uint64_t count);
 /* Hands the stacks waiting for tree w (0: t, 1: before) to it. Before
  * anything reads the tree or its stack count. */
 void pp_flush(struct pp *d, int w);

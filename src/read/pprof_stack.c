@@ -296,15 +296,6 @@ static void push_ids(struct pp *d, struct tree *t, int w, size_t nf, size_t n, u
 	d->capids = tcap;
 }
 
-void pp_push_ids(struct pp *d, struct tree *t, int w, const strtab_id *ids, size_t nf, uint64_t count)
-{
-	if (nf > d->capids)
-		d->ids = pp_grow(d->ids, &d->capids, nf, sizeof *d->ids);
-	if (nf)
-		memcpy(d->ids, ids, nf * sizeof *ids);
-	push_ids(d, t, w, nf, 0, 0, false, count);
-}
-
 /* Adds the stack of locations d->slocs[0..n) (leaf first), under the
  * label root frame lab/lv (see label_count; 0: none), to tree t (w 0: t,
  * 1: before). Its frames that equal the previous stack's (added to the
