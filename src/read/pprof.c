@@ -127,10 +127,34 @@ static void seen_place(struct pp_seen *s, uint64_t slot)
 	s->slots[j] = slot;
 }
 
-/* The bytes of an entry with a key of len bytes. */
-static size_t seen_size(size_t len)
+/* The bytes of an entry with a key of len bytes and those flags. */
+static size_t seen_size(size_t len, unsigned flags)
 {
-	return (offsetof(struct pp_seen_e, key) + len + 7) & ~(size_t)7;
+	size_t extra = (flags & PP_SEEN_BAD ? 4 : 0) + (flags & PP_SEEN_LV ? 8 : 0);
+	return (offsetof(struct pp_seen_e, key) + len + extra + 7) & ~(size_t)7;
+}
+
+/* The bytes from the entry (or fill) at p to the next. */
+static size_t seen_step(const unsigned char *p)
+{
+	const struct pp_seen_e *e = (const struct pp_seen_e *)p;
+	return e->len == PP_SEEN_FILL ? e->fill : seen_size(e->len, e->flags);
+}
+
+static uint32_t seen_bad(const struct pp_seen_e *e)
+{
+	uint32_t v = 0;
+	if (e->flags & PP_SEEN_BAD)
+		memcpy(&v, e->key + e->len, sizeof v);
+	return v;
+}
+
+static int64_t seen_lv(const struct pp_seen_e *e)
+{
+	int64_t v = 0;
+	if (e->flags & PP_SEEN_LV)
+		memcpy(&v, e->key + e->len + (e->flags & PP_SEEN_BAD ? 4 : 0), sizeof v);
+	return v;
 }
 
 /* The entry of this stack, or NULL. Valid until seen_insert. */
@@ -150,7 +174,7 @@ static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned
 		if ((s->slots[j] & 0xffffffff00000000ULL) != tag)
 			continue;
 		struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + ((s->slots[j] & 0xffffffff) - 1) * 8);
-		if (e->len == len && e->w == w && e->lab == lab && e->lv == lv && memcmp(e->key, p, len) == 0) {
+		if (e->len == len && e->w == w && e->lab == lab && seen_lv(e) == lv && memcmp(e->key, p, len) == 0) {
 			s->hits++;
 			return e;
 		}
@@ -168,9 +192,10 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 			s->off = true;  /* few repeats: not worth the lookups */
 		s->lookups = s->hits = 0;
 	}
-	size_t size = seen_size(len);
-	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX ||
-	    (s->nmem + size) / 8 >= UINT32_MAX)
+	unsigned flags = (cut ? PP_SEEN_CUT : 0) | (bad_refs ? PP_SEEN_BAD : 0) | (lv ? PP_SEEN_LV : 0);
+	size_t size = seen_size(len, flags);
+	if (s->off || s->n >= SEEN_MAX || len >= PP_SEEN_FILL || bad_refs > UINT32_MAX ||
+	    (s->nmem + size + 64) / 8 >= UINT32_MAX)
 		return false;
 	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
 		uint64_t *old = s->slots;
@@ -182,16 +207,27 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 				seen_place(s, old[i]);
 		free(old);
 	}
-	s->mem = pp_grow(s->mem, &s->capmem, s->nmem + size, 1);
+	s->mem = pp_grow(s->mem, &s->capmem, s->nmem + size + 64, 1);
+	size_t line = (uintptr_t)(s->mem + s->nmem) % 64;
+	if (size <= 64 && line + size > 64) {
+		struct pp_seen_e *f = (struct pp_seen_e *)(s->mem + s->nmem);
+		f->len = PP_SEEN_FILL;
+		f->fill = (uint32_t)(64 - line);    /* 8-byte steps: at least 8 */
+		s->nmem += 64 - line;
+	}
 	struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + s->nmem);
 	memcpy(e->key, p, len);
 	e->len = (uint32_t)len;
 	e->count = count;
-	e->lv = lv;
-	e->bad_refs = (uint32_t)bad_refs;
 	e->w = (uint8_t)w;
 	e->lab = (uint8_t)lab;
-	e->cut = cut;
+	e->flags = (uint8_t)flags;
+	if (bad_refs) {
+		uint32_t b = (uint32_t)bad_refs;
+		memcpy(e->key + len, &b, sizeof b);
+	}
+	if (lv)
+		memcpy(e->key + len + (bad_refs ? 4 : 0), &lv, sizeof lv);
 	seen_place(s, (h & 0xffffffff00000000ULL) | (s->nmem / 8 + 1));
 	s->nmem += size;
 	s->n++;
@@ -386,8 +422,10 @@ static void seen_add_sorted(struct pp *d)
 	struct srt *v = xmalloc((n ? n : 1) * sizeof *v);
 	unsigned bits = strtab_count(&d->t->names) < 65535 ? 16 : 32;
 	/* the counts into the records, which are in the entries' order */
-	for (size_t i = s->added, at = 0; i < s->nmem; i += seen_size(((struct pp_seen_e *)(s->mem + i))->len)) {
+	for (size_t i = s->added, at = 0; i < s->nmem; i += seen_step(s->mem + i)) {
 		const struct pp_seen_e *e = (const struct pp_seen_e *)(s->mem + i);
+		if (e->len == PP_SEEN_FILL)
+			continue;
 		uint32_t *r = s->rec + at;
 		r[0] = (uint32_t)e->count;
 		r[1] = (uint32_t)(e->count >> 32);
@@ -469,17 +507,17 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 	size_t to = sorted ? s->added : s->nmem;    /* then the rest sorted */
 	for (size_t i = all ? 0 : s->added; i < to || one;) {
 		struct pp_seen_e *e = one ? one : (struct pp_seen_e *)(s->mem + i);
-		if (e->count) {
+		if (e->len != PP_SEEN_FILL && e->count) {
 			size_t n = 0;
 			uint64_t bad_refs = d->bad_refs;
 			pp_decode_locs(d, e->key, e->len, &n);   /* its ids were counted */
 			d->bad_refs = bad_refs;
-			pp_add_stack(d, e->w ? before : t, e->w, n, e->lab, e->lv, e->count);
+			pp_add_stack(d, e->w ? before : t, e->w, n, e->lab, seen_lv(e), e->count);
 			e->count = 0;
 		}
 		if (one)
 			break;
-		i += seen_size(e->len);
+		i += seen_step(s->mem + i);
 	}
 	if (sorted)
 		seen_add_sorted(d);
@@ -634,8 +672,9 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 			seen_add(d, false, e);
 		}
 		e->count += count;
-		d->bad_refs += e->bad_refs;
-		d->cut_stacks += e->cut;
+		if (e->flags & PP_SEEN_BAD)
+			d->bad_refs += seen_bad(e);
+		d->cut_stacks += (e->flags & PP_SEEN_CUT) != 0;
 		t->stacks++;
 	} else {
 		uint64_t bad_refs = d->bad_refs;
@@ -708,10 +747,11 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 		return;
 	const unsigned char *e = s->mem + off;
 	__builtin_prefetch(e);
-	/* its key's end: most entries (8-byte aligned, 28 bytes and the key)
-	 * cross a cache line */
-	if (off + offsetof(struct pp_seen_e, key) + a->len <= s->nmem)
-		__builtin_prefetch(e + offsetof(struct pp_seen_e, key) + a->len - 1);
+	/* its key's end, when the entry crosses a cache line (longer than
+	 * one) */
+	size_t end = offsetof(struct pp_seen_e, key) + a->len;
+	if ((uintptr_t)e % 64 + end > 64 && off + end <= s->nmem)
+		__builtin_prefetch(e + end - 1);
 }
 
 /* Pass 2: the Sample fields, in file order (offs NULL) or those at

@@ -131,15 +131,30 @@ struct pp_labc {
 	uint8_t lab;
 };
 
-/* A stack seen before (see seen_find), its key's bytes after it. */
+/* A stack seen before (see seen_find), its key's bytes after it, then
+ * (unaligned) the number of dangling ids among them when PP_SEEN_BAD (a
+ * uint32_t), its label root's value when PP_SEEN_LV (an int64_t; else 0).
+ * 16 bytes before the key, so that most entries fit a cache line: a
+ * lookup reads the slot and one line. len PP_SEEN_FILL: no entry, the
+ * next `fill` bytes unused (an entry of up to 64 bytes starts a line
+ * rather than cross one). */
 struct pp_seen_e {
+	uint32_t len;               /* key bytes */
+	union {
+		struct {
+			uint8_t w, lab;     /* its tree: 0 t, 1 before; label root
+			                       (lab, lv: see label_count) */
+			uint8_t flags;      /* PP_SEEN_* */
+		};
+		uint32_t fill;
+	};
 	uint64_t count;             /* its samples' count not added yet */
-	int64_t lv;                 /* its label root (lab, lv: see label_count) */
-	uint32_t len, bad_refs;     /* key bytes; dangling ids among them */
-	uint8_t w, lab;             /* its tree: 0 t, 1 before */
-	bool cut;                   /* cut at PP_MAX_FRAMES */
 	unsigned char key[];        /* its packed location ids */
 };
+#define PP_SEEN_FILL UINT32_MAX
+#define PP_SEEN_CUT 1           /* cut at PP_MAX_FRAMES */
+#define PP_SEEN_BAD 2
+#define PP_SEEN_LV 4
 
 struct pp_seen {
 	unsigned char *mem;         /* the entries one after another (in order
