@@ -440,7 +440,11 @@ static void seen_add_sorted(struct pp *d)
 	srt_names(v, k, s->rec, bits, lcp);
 	pp_flush(d, 0);     /* the tree's last stack is then prev[0]'s */
 	/* in batches whose tails are the records' names: each keeps what it
-	 * shares with the stack before (the tree's last one, for the first) */
+	 * shares with the stack before (the tree's last one, for the first).
+	 * Into a tree without nodes yet, the first name of each tail is no
+	 * child of what it keeps: its nodes are made without lookups. */
+	void (*add)(struct tree *, const struct tree_stack *, size_t) =
+		tree_size(d->t) == 1 ? tree_add_stacks_new : tree_add_stacks;
 	struct pp_prev *pv = &d->prev[0];
 	size_t nb = 0;
 	struct tree_stack batch[PP_BATCH];
@@ -461,12 +465,12 @@ static void seen_add_sorted(struct pp *d)
 		batch[nb++] = (struct tree_stack){ keep, ids + keep, nf - keep,
 		                                   { r[0] | (uint64_t)r[1] << 32, 0, false, false } };
 		if (nb == PP_BATCH) {
-			tree_add_stacks(d->t, batch, nb);
+			add(d->t, batch, nb);
 			nb = 0;
 		}
 	}
 	if (nb)
-		tree_add_stacks(d->t, batch, nb);
+		add(d->t, batch, nb);
 	if (k) {    /* the last is the stack the next one follows */
 		const uint32_t *r = s->rec + v[k - 1].at;
 		pv->ids = pp_grow(pv->ids, &pv->cap, r[2], sizeof *pv->ids);
