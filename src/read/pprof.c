@@ -17,7 +17,10 @@
  *      frame and tree; the frames it shares with the previous stack are
  *      not looked up again. A stack already seen (same bytes, label root
  *      and tree) is only counted, and every stack goes to the tree once at
- *      the end, in order of first appearance (see seen_find).
+ *      the end (see seen_find): its names interned in order of first
+ *      appearance, the stacks sorted by them where the order does not
+ *      show (see seen_add_sorted). The samples' pages of a mapped file
+ *      are given back then.
  * What the messages count (dangling references, malformed locations, ...)
  * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
