@@ -595,6 +595,12 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	 * a malformed sample reports and counts is the same. */
 	const unsigned char *lp = NULL, *lp0 = NULL;
 	size_t ll = 0;
+	if (pre->key) {     /* that first field, as read ahead (ahead_key) */
+		lp = lp0 = pre->key;
+		ll = pre->len;
+		nlocf = 1;
+		c.p = pre->key + pre->len;
+	}
 	while ((r = pb_next(&c, &g)) > 0) {
 		if (g.num == 1 && (g.wt == WT_VARINT || g.wt == WT_LEN)) {
 			if (nlocf++ == 0 && g.wt == WT_LEN) {
