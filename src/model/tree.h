@@ -94,6 +94,9 @@ struct tree_build {
 	tree_idx *bpath;
 	size_t *bat;
 	size_t bpathcap, batcap;
+	bool stale;         /* nodes were made without the child hash
+	                       (tree_add_stacks_new): the next lookup that
+	                       needs it rebuilds it first */
 	size_t spare;       /* tree_set_spare */
 	size_t faulted;     /* bytes of `nodes` whose pages new_node faulted in
 	                       ahead (SIZE_MAX: that failed, never again) */
@@ -168,6 +171,14 @@ struct tree_stack {
  * new nodes differ from one stack at a time (tree_finalize renumbers
  * them), so a caller that needs the leaves uses tree_add_stack*. */
 void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n);
+/* tree_add_stacks for stacks known to be new where their tails start:
+ * no stack added before (nor one of s before it) holds the first `keep`
+ * frames then tail[0] (as stacks sorted by their names' ids are, each
+ * keeping what it shares with the one before, into a tree that held
+ * nothing before them). Every tail frame is a new node: nothing is looked
+ * up, nor put in the child hash until a later lookup needs it. Not for
+ * flame charts (then as tree_add_stacks). */
+void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n);
 /* True when tree_add_stacks gains over one stack at a time: the child hash
  * is in use (the stacks came out of order) and t is no flame chart.
  * Otherwise it adds them one by one, and a reader may as well. */

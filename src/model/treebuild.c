@@ -232,10 +232,13 @@ static tree_idx find_sorted(struct tree *t, tree_idx parent, strtab_id name)
 }
 
 static void hash_insert(struct tree *t, tree_idx c);
+static void hash_rebuild(struct tree *t);
 
 /* A new child of parent named name, known to be absent. */
 tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name)
 {
+	if (t->b.stale)
+		hash_rebuild(t);
 	tree_idx c = new_node(t, parent, name);
 	tree_idx only = t->nodes[parent].end;
 	if (only == KIDS_NONE) {
@@ -275,6 +278,8 @@ tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name)
 		if (!t->b.hashed)
 			return treebuild_child_add(t, parent, name);
 	}
+	if (t->b.stale)
+		hash_rebuild(t);
 	tree_idx only = t->nodes[parent].end;
 	if (only == KIDS_NONE) {
 		tree_idx c = new_node(t, parent, name);
@@ -313,6 +318,13 @@ void treebuild_ensure_hash(struct tree *t)
 	if (t->b.hashed)
 		return;
 	t->b.hashed = true;
+	hash_rebuild(t);
+}
+
+/* Makes the child hash anew from the nodes (it is in use, t->b.hashed). */
+static void hash_rebuild(struct tree *t)
+{
+	t->b.stale = false;
 	size_t many = 0;
 	for (size_t i = 1; i < t->n; i++)
 		many += t->nodes[t->nodes[i].parent].end == KIDS_MANY;
@@ -587,4 +599,39 @@ void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 	treebuild_path_reserve(t, last);
 	memcpy(b->path, bp + at[n - 1], last * sizeof *b->path);
 	b->pathlen = last;
+}
+
+void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
+{
+	if (t->chart) {
+		tree_add_stacks(t, s, n);
+		return;
+	}
+	struct tree_build *b = &t->b;
+	for (size_t i = 0; i < n; i++) {
+		size_t keep = s[i].keep, depth = keep + s[i].ntail;
+		if (keep > b->pathlen)
+			xdie("internal error: tree_add_stacks_new beyond the previous stack");
+		for (size_t k = 0; k < s[i].ntail; k++)
+			if (s[i].tail[k] >= strtab_count(&t->names))
+				xdie("internal error: tree_add_stacks_new with a name not interned");
+		treebuild_path_reserve(t, depth);
+		tree_idx cur = keep ? b->path[keep - 1] : TREE_ROOT;
+		if (s[i].ntail) {
+			/* a tree with nodes out of name order: finalize sorts
+			 * (the hash "in use", made when a lookup needs it) */
+			b->hashed = true;
+			b->stale = true;
+		}
+		for (size_t k = 0; k < s[i].ntail; k++) {
+			tree_idx c = new_node(t, cur, s[i].tail[k]);
+			tree_idx only = t->nodes[cur].end;
+			t->nodes[cur].end = only == KIDS_NONE ? c : KIDS_MANY;
+			b->path[keep + k] = cur = c;
+		}
+		b->pathlen = depth;
+		if (b->first_leaf == TREE_NONE)
+			b->first_leaf = cur;
+		add_count(t, cur, tree_dec_units(t, s[i].count));
+	}
 }

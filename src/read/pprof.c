@@ -17,7 +17,10 @@
  *      frame and tree; the frames it shares with the previous stack are
  *      not looked up again. A stack already seen (same bytes, label root
  *      and tree) is only counted, and every stack goes to the tree once at
- *      the end, in order of first appearance (see seen_find).
+ *      the end (see seen_find): its names interned in order of first
+ *      appearance, the stacks sorted by them where the order does not
+ *      show (see seen_add_sorted). The samples' pages of a mapped file
+ *      are given back then.
  * What the messages count (dangling references, malformed locations, ...)
  * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
@@ -37,6 +40,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "arena.h"
 #include "pprof_int.h"
 #include "text.h"
@@ -78,9 +83,43 @@ static uint64_t bytes_hash(const unsigned char *p, size_t n, uint64_t seed)
 	return pp_mix64(h);
 }
 
+static inline uint64_t rotl64(uint64_t x, unsigned r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/* The hash of a held stack's key, as bytes_hash but quicker (it was 5% of
+ * make bench's pprof load): two lanes of 8 bytes, so that the
+ * multiplications of one key overlap, and the last bytes of a key of 8 or
+ * more read as one word that overlaps the one before (bytes gathered into
+ * a word on the stack and read back stalled on the store). */
+static uint64_t key_hash(const unsigned char *p, size_t n, uint64_t seed)
+{
+	uint64_t a = seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL, b = ~seed, x, y;
+	const unsigned char *end = p + n;
+	if (n < 8) {
+		x = 0;
+		memcpy(&x, p, n);
+		return pp_mix64((a ^ x) * 0xff51afd7ed558ccdULL);
+	}
+	for (; end - p > 16; p += 16) {
+		memcpy(&x, p, 8);
+		memcpy(&y, p + 8, 8);
+		a = rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
+		b = rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
+	}
+	if (end - p > 8) {
+		memcpy(&x, p, 8);
+		a = rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
+	}
+	memcpy(&y, end - 8, 8);
+	b = rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
+	return pp_mix64(a ^ rotl64(b, 32));
+}
+
 static uint64_t seen_hash(const unsigned char *p, size_t len, int w, unsigned lab, int64_t lv)
 {
-	return bytes_hash(p, len, pp_mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
+	return key_hash(p, len, pp_mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
 }
 
 static void seen_place(struct pp_seen *s, uint64_t slot)
@@ -91,10 +130,34 @@ static void seen_place(struct pp_seen *s, uint64_t slot)
 	s->slots[j] = slot;
 }
 
-/* The bytes of an entry with a key of len bytes. */
-static size_t seen_size(size_t len)
+/* The bytes of an entry with a key of len bytes and those flags. */
+static size_t seen_size(size_t len, unsigned flags)
 {
-	return (offsetof(struct pp_seen_e, key) + len + 7) & ~(size_t)7;
+	size_t extra = (flags & PP_SEEN_BAD ? 4 : 0) + (flags & PP_SEEN_LV ? 8 : 0);
+	return (offsetof(struct pp_seen_e, key) + len + extra + 7) & ~(size_t)7;
+}
+
+/* The bytes from the entry (or fill) at p to the next. */
+static size_t seen_step(const unsigned char *p)
+{
+	const struct pp_seen_e *e = (const struct pp_seen_e *)p;
+	return e->len == PP_SEEN_FILL ? e->fill : seen_size(e->len, e->flags);
+}
+
+static uint32_t seen_bad(const struct pp_seen_e *e)
+{
+	uint32_t v = 0;
+	if (e->flags & PP_SEEN_BAD)
+		memcpy(&v, e->key + e->len, sizeof v);
+	return v;
+}
+
+static int64_t seen_lv(const struct pp_seen_e *e)
+{
+	int64_t v = 0;
+	if (e->flags & PP_SEEN_LV)
+		memcpy(&v, e->key + e->len + (e->flags & PP_SEEN_BAD ? 4 : 0), sizeof v);
+	return v;
 }
 
 /* The entry of this stack, or NULL. Valid until seen_insert. */
@@ -114,7 +177,7 @@ static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned
 		if ((s->slots[j] & 0xffffffff00000000ULL) != tag)
 			continue;
 		struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + ((s->slots[j] & 0xffffffff) - 1) * 8);
-		if (e->len == len && e->w == w && e->lab == lab && e->lv == lv && memcmp(e->key, p, len) == 0) {
+		if (e->len == len && e->w == w && e->lab == lab && seen_lv(e) == lv && memcmp(e->key, p, len) == 0) {
 			s->hits++;
 			return e;
 		}
@@ -132,9 +195,10 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 			s->off = true;  /* few repeats: not worth the lookups */
 		s->lookups = s->hits = 0;
 	}
-	size_t size = seen_size(len);
-	if (s->off || s->n >= SEEN_MAX || len > UINT32_MAX || bad_refs > UINT32_MAX ||
-	    (s->nmem + size) / 8 >= UINT32_MAX)
+	unsigned flags = (cut ? PP_SEEN_CUT : 0) | (bad_refs ? PP_SEEN_BAD : 0) | (lv ? PP_SEEN_LV : 0);
+	size_t size = seen_size(len, flags);
+	if (s->off || s->n >= SEEN_MAX || len >= PP_SEEN_FILL || bad_refs > UINT32_MAX ||
+	    (s->nmem + size + 64) / 8 >= UINT32_MAX)
 		return false;
 	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
 		uint64_t *old = s->slots;
@@ -146,20 +210,284 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 				seen_place(s, old[i]);
 		free(old);
 	}
-	s->mem = pp_grow(s->mem, &s->capmem, s->nmem + size, 1);
+	s->mem = pp_grow(s->mem, &s->capmem, s->nmem + size + 64, 1);
+	size_t line = (uintptr_t)(s->mem + s->nmem) % 64;
+	if (size <= 64 && line + size > 64) {
+		struct pp_seen_e *f = (struct pp_seen_e *)(s->mem + s->nmem);
+		f->len = PP_SEEN_FILL;
+		f->fill = (uint32_t)(64 - line);    /* 8-byte steps: at least 8 */
+		s->nmem += 64 - line;
+	}
 	struct pp_seen_e *e = (struct pp_seen_e *)(s->mem + s->nmem);
 	memcpy(e->key, p, len);
 	e->len = (uint32_t)len;
 	e->count = count;
-	e->lv = lv;
-	e->bad_refs = (uint32_t)bad_refs;
 	e->w = (uint8_t)w;
 	e->lab = (uint8_t)lab;
-	e->cut = cut;
+	e->flags = (uint8_t)flags;
+	if (bad_refs) {
+		uint32_t b = (uint32_t)bad_refs;
+		memcpy(e->key + len, &b, sizeof b);
+	}
+	if (lv)
+		memcpy(e->key + len + (bad_refs ? 4 : 0), &lv, sizeof lv);
 	seen_place(s, (h & 0xffffffff00000000ULL) | (s->nmem / 8 + 1));
 	s->nmem += size;
 	s->n++;
 	return true;
+}
+
+/* ---- the held stacks in sorted order ------------------------------------------- */
+
+/* The held stacks go to the tree at the end in first-appearance order
+ * (when nothing depends on that order: see seen_sorted_ok) only as far as
+ * their names go: the names are interned as each stack is first held
+ * (seen_names), so that the name table is the same; the stacks are then
+ * added sorted by their names' ids from the root (seen_add_sorted), so
+ * that each shares all it can with the one before it, and only the frames
+ * below that are looked up in the tree (one lookup a stack, where first
+ * appearance looked up nearly every frame in the child hash: 8.4M lookups
+ * for make bench's 650k stacks of 8.6M frames). For name and weight order
+ * the finalized tree is the same whatever the order of its stacks (sibling
+ * names differ, ties in weight go by name; saturating sums do not depend
+ * on the order). The names are kept as records (pp_seen.rec), at most
+ * twice the entries' own bytes (REC_SLACK more: 4 bytes a frame against
+ * a key's 1 to 3 a location; Go's CPU profile takes 1.7 times), and the
+ * entries are freed before the stacks are added (and a mapped file's
+ * samples given back), so that the memory stays what the tree takes. */
+#define REC_SLACK ((size_t)1 << 20)
+
+static void rec_drop(struct pp_seen *s)
+{
+	free(s->rec);
+	s->rec = NULL;
+	s->nrec = s->caprec = 0;
+	s->rec_off = true;
+}
+
+/* For the stack just held (d->slocs[0..n), lab, lv; tree t, w): its names
+ * interned and, while records are kept, recorded. */
+static void seen_names(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv)
+{
+	struct pp_seen *s = &d->seen;
+	bool cut;
+	size_t nf = pp_stack_ids(d, t, w, n, lab, lv, &cut);
+	if (s->rec_off)
+		return;
+	if (w || t->chart || (s->nrec + 3 + nf) * sizeof *s->rec > 2 * (s->nmem - s->added) + REC_SLACK) {
+		rec_drop(s);
+		return;
+	}
+	s->rec = pp_grow(s->rec, &s->caprec, s->nrec + 3 + nf, sizeof *s->rec);
+	uint32_t *r = s->rec + s->nrec;
+	r[0] = r[1] = 0;
+	r[2] = (uint32_t)nf;    /* nf <= PP_MAX_FRAMES */
+	memcpy(r + 3, d->ids, nf * sizeof *r);
+	s->nrec += 3 + nf;
+}
+
+/* Whether the stacks held from `added` on may go to the tree sorted. */
+static bool seen_sorted_ok(const struct pp *d)
+{
+	const struct pp_seen *s = &d->seen;
+	return !s->rec_off && s->added < s->nmem && d->o && d->o->order != TREE_ORDER_INPUT && !d->t->chart &&
+	       strtab_count(&d->t->names) < UINT32_MAX - 1 && s->nrec < UINT32_MAX;
+}
+
+/* A held stack to sort: its key (names from a depth on, see rec_key), its
+ * record and its number of names. */
+struct srt {
+	uint64_t key;
+	uint32_t at, nf;
+};
+
+/* The 64 / bits names of the stack ids[0..nf) from depth dep on, each its
+ * id + 1 (0 past the stack's end: a stack sorts before those it starts),
+ * the first in the highest bits. */
+static inline uint64_t rec_key(const uint32_t *ids, size_t nf, size_t dep, unsigned bits)
+{
+	uint64_t k = 0;
+	for (unsigned i = 0; i < 64 / bits; i++)
+		k = k << bits | (dep + i < nf ? (uint64_t)ids[dep + i] + 1 : 0);
+	return k;
+}
+
+/* Sorts v[0..n) by key (tmp: room for n). */
+static void srt_sort(struct srt *v, struct srt *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	if (n < 512) {
+		/* runs of 8 by insertion, then merges */
+		for (size_t lo = 0; lo < n; lo += 8) {
+			size_t hi = lo + 8 < n ? lo + 8 : n;
+			for (size_t i = lo + 1; i < hi; i++) {
+				struct srt x = v[i];
+				size_t j = i;
+				for (; j > lo && v[j - 1].key > x.key; j--)
+					v[j] = v[j - 1];
+				v[j] = x;
+			}
+		}
+		struct srt *src = v, *dst = tmp;
+		for (size_t w = 8; w < n; w *= 2) {
+			for (size_t lo = 0; lo < n; lo += 2 * w) {
+				size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+				size_t a = lo, b = mid, o = lo;
+				while (a < mid && b < hi)
+					dst[o++] = src[b].key < src[a].key ? src[b++] : src[a++];
+				while (a < mid)
+					dst[o++] = src[a++];
+				while (b < hi)
+					dst[o++] = src[b++];
+			}
+			struct srt *x = src;
+			src = dst;
+			dst = x;
+		}
+		if (src != v)
+			memcpy(v, src, n * sizeof *v);
+		return;
+	}
+	/* LSD radix by bytes, those that all keys share skipped */
+	size_t cnt[8][256] = { { 0 } };
+	for (size_t i = 0; i < n; i++)
+		for (unsigned b = 0; b < 8; b++)
+			cnt[b][(v[i].key >> (8 * b)) & 255]++;
+	struct srt *src = v, *dst = tmp;
+	for (unsigned b = 0; b < 8; b++) {
+		size_t *c = cnt[b];
+		if (c[(v[0].key >> (8 * b)) & 255] == n)
+			continue;
+		size_t at = 0;
+		for (unsigned k = 0; k < 256; k++) {
+			size_t x = c[k];
+			c[k] = at;
+			at += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i].key >> (8 * b)) & 255]++] = src[i];
+		struct srt *x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+}
+
+/* Sorts v[0..k) by the names of their records (rec) from the root, and
+ * gives each place i > 0 the names that its stack shares with the one
+ * before (lcp[i]): MSD, a key of 64 / bits names at a time, the ranges
+ * of equal keys sorted again by the names below. Keys of depth 0 given. */
+static void srt_names(struct srt *v, size_t k, const uint32_t *rec, unsigned bits, uint32_t *lcp)
+{
+	struct srt *tmp = xmalloc((k ? k : 1) * sizeof *tmp);
+	struct range { size_t lo, hi, dep; } *todo = NULL;
+	size_t ntodo = 0, captodo = 0;
+	const unsigned per = 64 / bits;
+	const uint64_t last = bits == 16 ? 0xffff : 0xffffffff;
+	if (k > 1) {
+		todo = pp_grow(todo, &captodo, 1, sizeof *todo);
+		todo[ntodo++] = (struct range){ 0, k, 0 };
+	}
+	while (ntodo) {
+		struct range g = todo[--ntodo];
+		if (g.dep)
+			for (size_t i = g.lo; i < g.hi; i++) {
+				if (i + 8 < g.hi)
+					__builtin_prefetch(rec + v[i + 8].at + 3 + g.dep);
+				v[i].key = rec_key(rec + v[i].at + 3, v[i].nf, g.dep, bits);
+			}
+		srt_sort(v + g.lo, tmp, g.hi - g.lo);
+		for (size_t a = g.lo, b; a < g.hi; a = b) {
+			for (b = a + 1; b < g.hi && v[b].key == v[a].key; b++)
+				lcp[b] = v[b].nf;   /* the same names, or pushed below */
+			if (a > g.lo) {
+				uint64_t x = v[a - 1].key ^ v[a].key;
+				lcp[a] = (uint32_t)(g.dep + (unsigned)__builtin_clzll(x) / bits);
+			}
+			/* names to the key's last all the same and present: those
+			 * below it decide */
+			if (b - a > 1 && (v[a].key & last)) {
+				todo = pp_grow(todo, &captodo, ntodo + 1, sizeof *todo);
+				todo[ntodo++] = (struct range){ a, b, g.dep + per };
+			}
+		}
+	}
+	free(todo);
+	free(tmp);
+}
+
+/* Adds the stacks held from `added` on (seen_sorted_ok) to d->t, sorted by
+ * their names from the root, and frees the entries and records. */
+static void seen_add_sorted(struct pp *d)
+{
+	struct pp_seen *s = &d->seen;
+	size_t n = s->n, k = 0;
+	struct srt *v = xmalloc((n ? n : 1) * sizeof *v);
+	unsigned bits = strtab_count(&d->t->names) < 65535 ? 16 : 32;
+	/* the counts into the records, which are in the entries' order */
+	for (size_t i = s->added, at = 0; i < s->nmem; i += seen_step(s->mem + i)) {
+		const struct pp_seen_e *e = (const struct pp_seen_e *)(s->mem + i);
+		if (e->len == PP_SEEN_FILL)
+			continue;
+		uint32_t *r = s->rec + at;
+		r[0] = (uint32_t)e->count;
+		r[1] = (uint32_t)(e->count >> 32);
+		if (e->count && k < n)
+			v[k++] = (struct srt){ rec_key(r + 3, r[2], 0, bits), (uint32_t)at, r[2] };
+		at += 3 + r[2];
+	}
+	free(s->mem);       /* their room is the tree's now */
+	s->mem = NULL;
+	s->nmem = s->capmem = s->added = s->n = 0;
+	uint32_t *lcp = xmalloc((k ? k : 1) * sizeof *lcp);
+	srt_names(v, k, s->rec, bits, lcp);
+	pp_flush(d, 0);     /* the tree's last stack is then prev[0]'s */
+	/* in batches whose tails are the records' names: each keeps what it
+	 * shares with the stack before (the tree's last one, for the first).
+	 * Into a tree without nodes yet, the first name of each tail is no
+	 * child of what it keeps: its nodes are made without lookups. */
+	void (*add)(struct tree *, const struct tree_stack *, size_t) =
+		tree_size(d->t) == 1 ? tree_add_stacks_new : tree_add_stacks;
+	struct pp_prev *pv = &d->prev[0];
+	size_t nb = 0;
+	struct tree_stack batch[PP_BATCH];
+	for (size_t i = 0; i < k; i++) {
+		if (i + 4 < k) {
+			__builtin_prefetch(s->rec + v[i + 4].at);
+			__builtin_prefetch(s->rec + v[i + 4].at + 3 + lcp[i + 4]);
+		}
+		const uint32_t *r = s->rec + v[i].at, *ids = r + 3;
+		size_t nf = v[i].nf, keep = 0;
+		if (i) {
+			keep = lcp[i];
+		} else {
+			size_t lim = nf < pv->n ? nf : pv->n;
+			while (keep < lim && pv->ids[keep] == ids[keep])
+				keep++;
+		}
+		batch[nb++] = (struct tree_stack){ keep, ids + keep, nf - keep,
+		                                   { r[0] | (uint64_t)r[1] << 32, 0, false, false } };
+		if (nb == PP_BATCH) {
+			add(d->t, batch, nb);
+			nb = 0;
+		}
+	}
+	if (nb)
+		add(d->t, batch, nb);
+	if (k) {    /* the last is the stack the next one follows */
+		const uint32_t *r = s->rec + v[k - 1].at;
+		pv->ids = pp_grow(pv->ids, &pv->cap, r[2], sizeof *pv->ids);
+		if (r[2])
+			memcpy(pv->ids, r + 3, r[2] * sizeof *pv->ids);
+		pv->n = r[2];
+	}
+	free(lcp);
+	free(v);
+	free(s->rec);
+	s->rec = NULL;
+	s->nrec = s->caprec = 0;
 }
 
 /* Adds the held counts to the trees: the stacks not added yet (from
@@ -184,22 +512,28 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
 	size_t tcap = d->capslocs;
 	d->slocs = d->dslocs;
 	d->capslocs = d->capdslocs;
-	for (size_t i = all ? 0 : s->added; i < s->nmem || one;) {
+	bool sorted = all && seen_sorted_ok(d);
+	size_t to = sorted ? s->added : s->nmem;    /* then the rest sorted */
+	for (size_t i = all ? 0 : s->added; i < to || one;) {
 		struct pp_seen_e *e = one ? one : (struct pp_seen_e *)(s->mem + i);
-		if (e->count) {
+		if (e->len != PP_SEEN_FILL && e->count) {
 			size_t n = 0;
 			uint64_t bad_refs = d->bad_refs;
 			pp_decode_locs(d, e->key, e->len, &n);   /* its ids were counted */
 			d->bad_refs = bad_refs;
-			pp_add_stack(d, e->w ? before : t, e->w, n, e->lab, e->lv, e->count);
+			pp_add_stack(d, e->w ? before : t, e->w, n, e->lab, seen_lv(e), e->count);
 			e->count = 0;
 		}
 		if (one)
 			break;
-		i += seen_size(e->len);
+		i += seen_step(s->mem + i);
 	}
-	if (!one)
+	if (sorted)
+		seen_add_sorted(d);
+	if (!one) {
 		s->added = s->nmem;
+		s->nrec = 0;    /* the records' stacks are added */
+	}
 	pp_flush(d, 0);     /* before the stack counts are put back */
 	pp_flush(d, 1);
 	d->dslocs = d->slocs;
@@ -228,6 +562,9 @@ struct pp_ahead {
  * cache, and the entry it names PP_AHEAD / 2 on, so that the lookups of
  * the samples between wait for memory together, not one after another. */
 #define PP_AHEAD 16
+/* In file order the samples' bytes are fetched this far ahead of the
+ * reader (the hardware's own read-ahead stops at each page). */
+#define PP_STREAM_AHEAD 2048
 
 /* Decodes the location field put off (*lp, len; none when *lp is NULL)
  * onto d->slocs[*n..]: 0 or -(enum pb_err). */
@@ -260,6 +597,12 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	 * a malformed sample reports and counts is the same. */
 	const unsigned char *lp = NULL, *lp0 = NULL;
 	size_t ll = 0;
+	if (pre->key) {     /* that first field, as read ahead (ahead_key) */
+		lp = lp0 = pre->key;
+		ll = pre->len;
+		nlocf = 1;
+		c.p = pre->key + pre->len;
+	}
 	while ((r = pb_next(&c, &g)) > 0) {
 		if (g.num == 1 && (g.wt == WT_VARINT || g.wt == WT_LEN)) {
 			if (nlocf++ == 0 && g.wt == WT_LEN) {
@@ -347,8 +690,9 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 			seen_add(d, false, e);
 		}
 		e->count += count;
-		d->bad_refs += e->bad_refs;
-		d->cut_stacks += e->cut;
+		if (e->flags & PP_SEEN_BAD)
+			d->bad_refs += seen_bad(e);
+		d->cut_stacks += (e->flags & PP_SEEN_CUT) != 0;
 		t->stacks++;
 	} else {
 		uint64_t bad_refs = d->bad_refs;
@@ -367,6 +711,7 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 		if (look && seen_insert(&d->seen, h, lp0, ll, w, lab, lval, bad_refs, cut, count)) {
 			d->cut_stacks += cut;
 			t->stacks++;
+			seen_names(d, t, w, n, lab, lval);
 		} else {
 			seen_add(d, false, NULL);        /* the held stacks came first */
 			if (pp_add_stack(d, t, w, n, lab, lval, count))
@@ -420,10 +765,11 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 		return;
 	const unsigned char *e = s->mem + off;
 	__builtin_prefetch(e);
-	/* its key's end: most entries (8-byte aligned, 28 bytes and the key)
-	 * cross a cache line */
-	if (off + offsetof(struct pp_seen_e, key) + a->len <= s->nmem)
-		__builtin_prefetch(e + offsetof(struct pp_seen_e, key) + a->len - 1);
+	/* its key's end, when the entry crosses a cache line (longer than
+	 * one) */
+	size_t end = offsetof(struct pp_seen_e, key) + a->len;
+	if ((uintptr_t)e % 64 + end > 64 && off + end <= s->nmem)
+		__builtin_prefetch(e + end - 1);
 }
 
 /* Pass 2: the Sample fields, in file order (offs NULL) or those at
@@ -452,6 +798,8 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 				if (k + PP_AHEAD < noffs)
 					__builtin_prefetch(d->samples_at + offs[k + PP_AHEAD]);
 				c.p = d->samples_at + offs[k++];
+			} else {    /* (a prefetch past the end is harmless) */
+				__builtin_prefetch((const void *)((uintptr_t)c.p + PP_STREAM_AHEAD));
 			}
 			if (pb_next(&c, &a->f) <= 0) {  /* pass 1 checked the framing */
 				more = false;
@@ -484,6 +832,19 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 			}
 		}
 	}
+#ifdef HAVE_MADVISE
+	/* The samples' pages, read once each in file order, are given back
+	 * before the held stacks make the tree (a mapped file's pages: read
+	 * again from the file should anything touch them). */
+	if (!offs && d->mapped) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+		uintptr_t lo = ((uintptr_t)d->samples_at + page - 1) / page * page;
+		uintptr_t hi = (uintptr_t)d->samples_end / page * page;
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+#endif
 	seen_add(d, true, NULL);
 }
 
@@ -680,6 +1041,8 @@ static void tree0_fresh(struct pp *d)
 	s->nmem = s->n = s->added = 0;
 	s->lookups = s->hits = 0;
 	s->off = false;
+	s->nrec = 0;
+	s->rec_off = false;
 }
 
 /* Parts shared out to threads: the next part to take. Every frame's name
@@ -784,6 +1147,7 @@ static void worker_merge(struct pp *d, struct pprof_info *info, struct pp_worker
 	free(c->ids);
 	free(c->labelbuf);
 	free(c->seen.mem);
+	free(c->seen.rec);
 	for (int k = 0; k < 2; k++) {
 		free(c->frid[k]);
 		free(c->lrec[k]);
@@ -925,6 +1289,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	arena_init(&d.names, 0);
 	if (source_mapping(s, &map, &d.size)) {
 		d.data = (const unsigned char *)map;
+		d.mapped = true;
 	} else {
 		if (!read_whole(&d, s, &owned, &d.size))
 			goto out;
@@ -1018,5 +1383,6 @@ out:
 	free(d.labelbuf);
 	free(d.seen.mem);
 	free(d.seen.slots);
+	free(d.seen.rec);
 	return rc;
 }

@@ -131,15 +131,30 @@ struct pp_labc {
 	uint8_t lab;
 };
 
-/* A stack seen before (see seen_find), its key's bytes after it. */
+/* A stack seen before (see seen_find), its key's bytes after it, then
+ * (unaligned) the number of dangling ids among them when PP_SEEN_BAD (a
+ * uint32_t), its label root's value when PP_SEEN_LV (an int64_t; else 0).
+ * 16 bytes before the key, so that most entries fit a cache line: a
+ * lookup reads the slot and one line. len PP_SEEN_FILL: no entry, the
+ * next `fill` bytes unused (an entry of up to 64 bytes starts a line
+ * rather than cross one). */
 struct pp_seen_e {
+	uint32_t len;               /* key bytes */
+	union {
+		struct {
+			uint8_t w, lab;     /* its tree: 0 t, 1 before; label root
+			                       (lab, lv: see label_count) */
+			uint8_t flags;      /* PP_SEEN_* */
+		};
+		uint32_t fill;
+	};
 	uint64_t count;             /* its samples' count not added yet */
-	int64_t lv;                 /* its label root (lab, lv: see label_count) */
-	uint32_t len, bad_refs;     /* key bytes; dangling ids among them */
-	uint8_t w, lab;             /* its tree: 0 t, 1 before */
-	bool cut;                   /* cut at PP_MAX_FRAMES */
 	unsigned char key[];        /* its packed location ids */
 };
+#define PP_SEEN_FILL UINT32_MAX
+#define PP_SEEN_CUT 1           /* cut at PP_MAX_FRAMES */
+#define PP_SEEN_BAD 2
+#define PP_SEEN_LV 4
 
 struct pp_seen {
 	unsigned char *mem;         /* the entries one after another (in order
@@ -153,6 +168,12 @@ struct pp_seen {
 	                               to the tree */
 	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
+	/* The names of the stacks held from `added` on, one record each in
+	 * the same order (see pprof.c's seen_names): its count's halves
+	 * (filled in at the end), its number of names, the names. */
+	uint32_t *rec;
+	size_t nrec, caprec;
+	bool rec_off;               /* none kept (pprof.c: seen_sorted_ok) */
 };
 
 struct pp {
@@ -162,6 +183,8 @@ struct pp {
 	const struct pprof_options *o;
 	const unsigned char *data;
 	size_t size;
+	bool mapped;                /* data is the source's mapping (pages that
+	                               may be dropped and read again) */
 
 	struct pp_vt *vt;
 	size_t nvt, capvt;
@@ -311,6 +334,10 @@ void pp_caches_with(struct pp *d, int w, const strtab_id *ids);
  * it was cut at PP_MAX_FRAMES. */
 bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
                   uint64_t count);
+/* The names of the stack pp_add_stack would add (the same arguments) into
+ * d->ids[0..nf), root first, interned in t on first use, as it interns
+ * them; *cut when it was cut at PP_MAX_FRAMES. Returns nf. */
+size_t pp_stack_ids(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv, bool *cut);
 /* Hands the stacks waiting for tree w (0: t, 1: before) to it. Before
  * anything reads the tree or its stack count. */
 void pp_flush(struct pp *d, int w);

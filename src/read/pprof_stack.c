@@ -209,13 +209,7 @@ static size_t chart_keep(struct pp *d, const struct pp_prev *pv, size_t n, bool 
 	return keep;
 }
 
-/* Adds the stack of locations d->slocs[0..n) (leaf first), under the
- * label root frame lab/lv (see label_count; 0: none), to tree t (w 0: t,
- * 1: before). Its frames that equal the previous stack's (added to the
- * same tree) are not looked up again in the tree. True when it was cut at
- * PP_MAX_FRAMES. */
-bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
-                      uint64_t count)
+size_t pp_stack_ids(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv, bool *cutp)
 {
 	tree_ready(d, w);
 	size_t nf = 0;
@@ -253,6 +247,15 @@ bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, i
 		if (cut)
 			break;
 	}
+	*cutp = cut;
+	return nf;
+}
+
+/* Hands d->ids[0..nf) to tree t (w) with count; the stack of locations
+ * d->slocs[0..n) for a flame chart's merging. */
+static void push_ids(struct pp *d, struct tree *t, int w, size_t nf, size_t n, unsigned lab, bool cut,
+                     uint64_t count)
+{
 	struct pp_prev *pv = &d->prev[w];
 	size_t keep = 0;
 	if (t->chart) {
@@ -291,6 +294,19 @@ bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, i
 	pv->n = nf;
 	d->ids = tmp;
 	d->capids = tcap;
+}
+
+/* Adds the stack of locations d->slocs[0..n) (leaf first), under the
+ * label root frame lab/lv (see label_count; 0: none), to tree t (w 0: t,
+ * 1: before). Its frames that equal the previous stack's (added to the
+ * same tree) are not looked up again in the tree. True when it was cut at
+ * PP_MAX_FRAMES. */
+bool pp_add_stack(struct pp *d, struct tree *t, int w, size_t n, unsigned lab, int64_t lv,
+                      uint64_t count)
+{
+	bool cut;
+	size_t nf = pp_stack_ids(d, t, w, n, lab, lv, &cut);
+	push_ids(d, t, w, nf, n, lab, cut, count);
 	return cut;
 }
 

@@ -122,14 +122,22 @@ static void location(struct buf *b, uint64_t id, uint64_t map, uint64_t addr, co
 	free(l.p);
 }
 
-enum pack { PACKED, UNPACKED, MIXED };
+enum pack { PACKED, UNPACKED, MIXED, ONE };
 
 /* A sample: locations (leaf first) and values, packed or not; mixed puts
- * the first element unpacked and the rest in two packed runs. */
+ * the first element unpacked and the rest in two packed runs, packed in
+ * two runs, one in one. */
 static void repeated(struct buf *s, unsigned field, const int64_t *v, size_t n, enum pack p)
 {
 	struct buf r = { 0 };
 	size_t i = 0;
+	if (p == ONE) {     /* one packed run, as writers make them */
+		for (; i < n; i++)
+			varint(&r, (uint64_t)v[i]);
+		fmsg(s, field, &r);
+		free(r.p);
+		return;
+	}
 	if (p == UNPACKED || (p == MIXED && n)) {
 		for (; i < (p == MIXED ? 1 : n); i++)
 			fint(s, field, (uint64_t)v[i]);
@@ -897,6 +905,88 @@ static struct buf random_profile(unsigned seed, enum pack pack, uint64_t big)
 	return b;
 }
 
+/* The names of the tree read from b in order (its name table, id by id,
+ * one a line, then a blank line, then its folded stacks) into out. */
+static void names_of(const struct buf *b, enum tree_order order, char *out, size_t size)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/p.pb", dir);
+	unlink(path);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(b->p, 1, b->n, f) != b->n)
+		abort();
+	fclose(f);
+	char err[256];
+	struct source *s = source_open(path, err, sizeof err);
+	if (!s)
+		abort();
+	struct tree t;
+	tree_init(&t);
+	struct result r = { 0 };
+	pprof_load(&t, s, "p.pb", &(struct pprof_options){ .order = order }, NULL, on_msg, &r);
+	source_close(s);
+	size_t k = 0;
+	for (size_t i = 0; i < strtab_count(&t.names) && k < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%s\n", strtab_str(&t.names, (strtab_id)i));
+	if (k < size)
+		k += (size_t)snprintf(out + k, size - k, "\n");
+	tree_finalize(&t, order);
+	f = fmemopen(out + (k < size ? k : size - 1), size - (k < size ? k : size - 1), "w");
+	if (!f)
+		abort();
+	tree_write_folded(&t, f);
+	fclose(f);
+	tree_free(&t);
+}
+
+/* Held stacks go to the tree sorted by their names in name and weight
+ * order (pprof.c's seen_add_sorted), in order of first appearance in
+ * input order: the same stacks, and the same name table (names interned
+ * as each stack is first held), as first appearance gives. */
+static void test_sorted(void)
+{
+	static char want[16384], got[16384];
+	/* by hand: main;zeta, main;alpha;zeta, main;mid, main;zeta again,
+	 * zeta's location id above alpha's (so that sorted by locations the
+	 * second stack comes first) */
+	static const char *const s5[] = { "", "samples", "count", "main", "zeta", "alpha", "mid" };
+	struct buf h = { 0 };
+	value_type(&h, 1, 2);
+	static const int64_t st[4][3] = { { 5, 3 }, { 5, 2, 3 }, { 4, 3 }, { 5, 3 } };
+	static const size_t sn5[4] = { 2, 3, 2, 2 };
+	for (int i = 0; i < 4; i++) {
+		int64_t v = i + 1 + (i == 3);
+		sample(&h, st[i], sn5[i], &v, 1, ONE, NULL, 0, false);
+	}
+	static const uint64_t locfn[6] = { 0, 0, 3, 1, 4, 2 };     /* location id -> function */
+	for (uint64_t l = 2; l <= 5; l++)
+		location(&h, l, 0, 0x1000 * l, &locfn[l], 1, false);
+	for (uint64_t f = 1; f <= 4; f++)
+		function(&h, f, (int64_t)(2 + f), 0, false);
+	strings(&h, s5, sizeof s5 / sizeof s5[0]);
+	for (int o = 0; o < 3; o++) {
+		static const enum tree_order ord[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+		names_of(&h, ord[o], got, sizeof got);
+		char name[128];
+		snprintf(name, sizeof name, "held stacks, %s order: names in order of first appearance, the stacks",
+		         o == 0 ? "name" : o == 1 ? "weight" : "input");
+		is_str(got, "all\nmain\nzeta\nalpha\nmid\n\nmain;alpha;zeta 2\nmain;mid 3\nmain;zeta 6\n", name);
+	}
+	free(h.p);
+	for (unsigned seed = 0; seed < 6; seed++) {
+		struct buf b = random_profile(seed, ONE, 0);
+		names_of(&b, TREE_ORDER_INPUT, want, sizeof want);
+		for (int o = 0; o < 2; o++) {
+			names_of(&b, o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME, got, sizeof got);
+			char name[128];
+			snprintf(name, sizeof name, "random profile %u, %s order: the name table and stacks of "
+			         "first appearance", seed, o ? "weight" : "name");
+			is_str(got, want, name);
+		}
+		free(b.p);
+	}
+}
+
 static void test_parts(void)
 {
 	/* the hand-worked profile, in parts: locations packed (read from
@@ -979,6 +1069,7 @@ int main(void)
 	test_sniff();
 	test_go();
 	test_parts();
+	test_sorted();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;

@@ -136,6 +136,77 @@ static void batch_tests(void)
 	}
 }
 
+/* ---- tree_add_stacks_new: stacks sorted by their names' ids ---------- */
+
+static strtab_id sids[2000][40];
+static size_t sn[2000];
+
+static int cmp_ids(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	for (size_t k = 0; k < sn[i] && k < sn[j]; k++)
+		if (sids[i][k] != sids[j][k])
+			return sids[i][k] < sids[j][k] ? -1 : 1;
+	return (sn[i] > sn[j]) - (sn[i] < sn[j]);
+}
+
+static void new_tests(void)
+{
+	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT };
+	static struct bstack s[2000];
+	static struct tree_frame whole[2000][40];
+	static size_t order[2000];
+	for (int round = 0; round < 8; round++) {
+		size_t n = 200 + brand() % 1800, depth = 2 + brand() % 30, extra = brand() % 50;
+		bstacks(s, n, depth);
+		for (int o = 0; o < 2; o++) {
+			struct tree one, srt;
+			tree_init(&one);
+			tree_init(&srt);
+			/* whole stacks, one at a time into one, their names'
+			 * ids in srt */
+			for (size_t i = 0; i < n; i++) {
+				sn[i] = s[i].keep + s[i].n;
+				if (i)
+					memcpy(whole[i], whole[i - 1], s[i].keep * sizeof whole[i][0]);
+				memcpy(whole[i] + s[i].keep, s[i].f, s[i].n * sizeof s[i].f[0]);
+				tree_add_stack_dec(&one, whole[i], sn[i], s[i].c);
+				for (size_t k = 0; k < sn[i]; k++)
+					sids[i][k] = tree_intern(&srt, whole[i][k].s, whole[i][k].len);
+				order[i] = i;
+			}
+			qsort(order, n, sizeof order[0], cmp_ids);
+			struct tree_stack b[37];
+			for (size_t i = 0; i < n;) {
+				size_t k = 0, want = 1 + brand() % 37;
+				for (; k < want && i < n; k++, i++) {
+					size_t x = order[i], keep = 0;
+					if (i) {
+						size_t y = order[i - 1];
+						while (keep < sn[x] && keep < sn[y] && sids[x][keep] == sids[y][keep])
+							keep++;
+					}
+					b[k] = (struct tree_stack){ keep, sids[x] + keep, sn[x] - keep, s[x].c };
+				}
+				tree_add_stacks_new(&srt, b, k);
+			}
+			/* then stacks looked up (the child hash made then) */
+			for (size_t i = 0; i < extra; i++) {
+				size_t x = brand() % n;
+				tree_add_stack(&one, whole[x], sn[x], 3);
+				tree_add_stack(&srt, whole[x], sn[x], 3);
+			}
+			tree_finalize(&one, orders[o]);
+			tree_finalize(&srt, orders[o]);
+			ok(same_nodes(&one, &srt) && one.stacks == srt.stacks,
+			   "tree_add_stacks_new, round %d, %zu stacks sorted by ids (%zu looked up after), %s order: "
+			   "the tree of one stack at a time", round, n, extra, o ? "weight" : "name");
+			tree_free(&one);
+			tree_free(&srt);
+		}
+	}
+}
+
 int main(void)
 {
 	struct tree t;
@@ -483,5 +554,6 @@ int main(void)
 		tree_free(&t);
 	}
 	batch_tests();
+	new_tests();
 	return done_testing();
 }
