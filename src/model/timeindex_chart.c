@@ -383,6 +383,18 @@ static uint64_t chart_walk_threads(const struct timeindex *ti, const struct time
 	return total;
 }
 
+/* The sweep of `samples` samples done: its runs become dst, finalized. */
+static void sweep_end(struct sweep *sw, struct tree *dst, uint64_t samples)
+{
+	close_to(sw, 0, sw->pos);
+	sweep_tree(sw, dst);
+	free(sw->node);
+	free(sw->start);
+	free(sw->runs);
+	dst->stacks = samples;
+	tree_finalize(dst, TREE_ORDER_INPUT);
+}
+
 void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
                      uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells,
                      struct tree *dst)
@@ -399,13 +411,7 @@ void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, cons
 	sw.node[0] = TREE_ROOT;
 	uint64_t samples;
 	chart_walk(ti, tl, t0, t1, threads, sw.theta, &sw, &samples);
-	close_to(&sw, 0, sw.pos);
-	sweep_tree(&sw, dst);
-	free(sw.node);
-	free(sw.start);
-	free(sw.runs);
-	dst->stacks = samples;
-	tree_finalize(dst, TREE_ORDER_INPUT);
+	sweep_end(&sw, dst, samples);
 }
 
 /* The samples of the range on the chosen threads, in the timeline's
@@ -448,11 +454,5 @@ void timeindex_chart_window(const struct timeline *tl, const struct tree *src, u
 	sweep_room(&sw, 0);
 	sw.node[0] = TREE_ROOT;
 	window_walk(tl, src, t0, t1, threads, w0, w1, &sw, &samples);
-	close_to(&sw, 0, sw.pos);
-	sweep_tree(&sw, dst);
-	free(sw.node);
-	free(sw.start);
-	free(sw.runs);
-	dst->stacks = samples;
-	tree_finalize(dst, TREE_ORDER_INPUT);
+	sweep_end(&sw, dst, samples);
 }

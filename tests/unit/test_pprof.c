@@ -216,6 +216,18 @@ static void folded_of(struct tree *t, char *out, size_t size)
 	fclose(f);
 }
 
+/* b written to a new file, p.pb in the test's directory (path: its name):
+ * a new file each time, as ext4 flushes a truncated one on close. */
+static void write_pb(const struct buf *b, char *path, size_t size)
+{
+	snprintf(path, size, "%s/p.pb", dir);
+	unlink(path);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(b->p, 1, b->n, f) != b->n)
+		abort();
+	fclose(f);
+}
+
 /* Loads b (through a mapped file, or through a pipe when stream) with o. */
 static struct result *load_opts(const struct buf *b, const struct pprof_options *o, bool stream)
 {
@@ -242,13 +254,7 @@ static struct result *load_opts(const struct buf *b, const struct pprof_options 
 		close(fds[1]);
 		snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
 	} else {
-		snprintf(path, sizeof path, "%s/p.pb", dir);
-		/* a new file each time: ext4 flushes a truncated one on close */
-		unlink(path);
-		FILE *f = fopen(path, "wb");
-		if (!f || fwrite(b->p, 1, b->n, f) != b->n)
-			abort();
-		fclose(f);
+		write_pb(b, path, sizeof path);
 	}
 	char err[256];
 	struct source *s = source_open(path, err, sizeof err);
@@ -910,12 +916,7 @@ static struct buf random_profile(unsigned seed, enum pack pack, uint64_t big)
 static void names_of(const struct buf *b, enum tree_order order, char *out, size_t size)
 {
 	char path[128];
-	snprintf(path, sizeof path, "%s/p.pb", dir);
-	unlink(path);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(b->p, 1, b->n, f) != b->n)
-		abort();
-	fclose(f);
+	write_pb(b, path, sizeof path);
 	char err[256];
 	struct source *s = source_open(path, err, sizeof err);
 	if (!s)
@@ -931,7 +932,7 @@ static void names_of(const struct buf *b, enum tree_order order, char *out, size
 	if (k < size)
 		k += (size_t)snprintf(out + k, size - k, "\n");
 	tree_finalize(&t, order);
-	f = fmemopen(out + (k < size ? k : size - 1), size - (k < size ? k : size - 1), "w");
+	FILE *f = fmemopen(out + (k < size ? k : size - 1), size - (k < size ? k : size - 1), "w");
 	if (!f)
 		abort();
 	tree_write_folded(&t, f);
