@@ -355,6 +355,20 @@ static char *load_in(const char *path, int threads, enum tree_order order, int p
 	return text;
 }
 
+/* Whether path, loaded on `threads` threads with TFLAME_PARTS=parts in
+ * order, gives ref's tree and (msg0 not NULL) msg0's messages; *joined:
+ * whether the parts were joined. */
+static bool same_as(const char *path, int threads, enum tree_order order, int parts, const char *ref,
+                    const char *msg0, bool *joined)
+{
+	char *msg;
+	char *got = load_in(path, threads, order, parts, joined, &msg);
+	bool same = strcmp(got, ref) == 0 && (!msg0 || strcmp(msg, msg0) == 0);
+	free(got);
+	free(msg);
+	return same;
+}
+
 static void in_parts(void)
 {
 	char dir[] = "/tmp/tflame-test-parts-XXXXXX";
@@ -393,18 +407,16 @@ static void in_parts(void)
 		fclose(f);
 		for (int o = 0; o < 2; o++) {
 			bool joined;
-			char *msg0, *msg;
+			char *msg0;
 			char *ref = load_in(path, 1, orders[o], 0, &joined, &msg0);
 			ok(!joined, "round %d: a small file is read the usual way", round);
 			const int parts[] = { 1, 7, 64 };
 			for (int pi = 0; pi < 3; pi++) {
 				for (int th = 1; th <= 3; th += 1) {
-					char *got = load_in(path, th, orders[o], parts[pi], &joined, &msg);
-					ok(joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+					bool same = same_as(path, th, orders[o], parts[pi], ref, msg0, &joined);
+					ok(joined && same,
 					   "round %d, %zu stacks, %s order, %d parts, %d thread%s: read in parts, the same "
 					   "tree and messages", round, n, o ? "weight" : "name", parts[pi], th, th > 1 ? "s" : "");
-					free(got);
-					free(msg);
 				}
 			}
 			if (round == 0 && o == 0)
@@ -501,13 +513,13 @@ static void deep_parts(void)
 	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT };
 	for (int o = 0; o < 2; o++) {
 		bool joined;
-		char *msg0, *msg;
+		char *msg0;
 		char *ref = load_in(path, 1, orders[o], 0, &joined, &msg0);
 		const int parts[] = { 16, 64 };
 		for (int pi = 0; pi < 2; pi++) {
 			for (int th = 1; th <= 2; th++) {
-				char *got = load_in(path, th, orders[o], parts[pi], &joined, &msg);
-				ok(joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+				bool same = same_as(path, th, orders[o], parts[pi], ref, msg0, &joined);
+				ok(joined && same,
 				   "a chain of wrappers in 45%% of the lines, %s order, %d parts, %d thread%s: the same tree",
 				   o ? "weight" : "name", parts[pi], th, th > 1 ? "s" : "");
 				const struct load_parts_stats *st = &load_parts_last;
@@ -516,8 +528,6 @@ static void deep_parts(void)
 					   "  ... shared down to depth %u (the chain is 6 deep, then fans out), the biggest "
 					   "part %.1f times the mean (the chain's first two frames alone: 10 times at 16 parts)",
 					   st->shared_depth, (double)st->biggest * parts[pi] / (double)st->bytes);
-				free(got);
-				free(msg);
 			}
 		}
 		free(ref);
@@ -571,13 +581,13 @@ static void frame_words(void)
 	}
 	write_shuffled(path, lines, n);
 	bool joined;
-	char *msg0, *msg;
+	char *msg0;
 	char *ref = load_in(path, 1, TREE_ORDER_NAME, 0, &joined, &msg0);
 	const int parts[] = { 16, 64 };
 	for (int pi = 0; pi < 2; pi++) {
 		for (int th = 1; th <= 2; th++) {
-			char *got = load_in(path, th, TREE_ORDER_NAME, parts[pi], &joined, &msg);
-			ok(joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+			bool same = same_as(path, th, TREE_ORDER_NAME, parts[pi], ref, msg0, &joined);
+			ok(joined && same,
 			   "names of 1 to 24 bytes, at a line's end and before more frames, %d parts, %d thread%s: "
 			   "the same tree", parts[pi], th, th > 1 ? "s" : "");
 			if (th == 1) {
@@ -589,8 +599,6 @@ static void frame_words(void)
 				ok(load_parts_last.used == parts[pi], "  ... and every part has lines (%d of %d)",
 				   load_parts_last.used, parts[pi]);
 			}
-			free(got);
-			free(msg);
 		}
 	}
 	free(ref);
@@ -619,15 +627,13 @@ static void big_parts(void)
 	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT };
 	for (int o = 0; o < 2; o++) {
 		bool joined;
-		char *msg0, *msg;
+		char *msg0;
 		char *ref = load_in(path, 1, orders[o], 0, &joined, &msg0);
 		for (int th = 1; th <= 2; th++) {
-			char *got = load_in(path, th, orders[o], 4, &joined, &msg);
-			ok(joined && strcmp(got, ref) == 0,
+			bool same = same_as(path, th, orders[o], 4, ref, NULL, &joined);
+			ok(joined && same,
 			   "%zu stacks in 4 parts of several MiB of nodes, %s order, %d thread%s: the same tree", n,
 			   o ? "weight" : "name", th, th > 1 ? "s" : "");
-			free(got);
-			free(msg);
 		}
 		free(ref);
 		free(msg0);
@@ -708,7 +714,7 @@ static void parts_oom(void)
 	write_shuffled(path, v, n);
 	free_strings(v, n);
 	bool joined;
-	char *msg0, *msg;
+	char *msg0;
 	char *ref = load_in(path, 1, TREE_ORDER_NAME, 0, &joined, &msg0);
 	static const char *const where[] = { "the first pass", "a part", "the join" };
 	for (int k = 1; k <= 3; k++) {
@@ -716,13 +722,11 @@ static void parts_oom(void)
 			char fv[8];
 			snprintf(fv, sizeof fv, "%d", k);
 			setenv("TFLAME_PARTS_FAIL", fv, 1);
-			char *got = load_in(path, th, TREE_ORDER_NAME, 16, &joined, &msg);
+			bool same = same_as(path, th, TREE_ORDER_NAME, 16, ref, msg0, &joined);
 			unsetenv("TFLAME_PARTS_FAIL");
-			ok(!joined && strcmp(got, ref) == 0 && strcmp(msg, msg0) == 0,
+			ok(!joined && same,
 			   "memory runs out in %s, %d thread%s: read the usual way, the same tree and messages", where[k - 1],
 			   th, th > 1 ? "s" : "");
-			free(got);
-			free(msg);
 		}
 	}
 	free(ref);
