@@ -30,7 +30,7 @@ static const struct keymap_entry flame_keys[] = {
 	{ { 'p' }, KEYMAP_HOT_PATH, "hot path: select the widest child, again and again, to a leaf" },
 	{ { 'S' }, KEYMAP_MOST_SELF, "select the frame with the most self samples in view" },
 	{ { 'd' }, KEYMAP_DETAILS, "show or hide the details of the selected frame" },
-	{ { '\n', '\r', KEY_ENTER }, KEYMAP_ZOOM, "zoom into the selected frame (out, on a dimmed ancestor)" },
+	{ { '\n', '\r', KEY_ENTER }, KEYMAP_ZOOM, "zoom into the selected frame (out, on a dimmed ancestor; chart: finer)" },
 	{ { 'u', KEY_BACKSPACE, 127, CTRL_KEY('h') }, KEYMAP_UNZOOM,
 	  "zoom out one level; when not zoomed, undo the last transform" },
 	{ { '0', KEY_HOME }, KEYMAP_UNZOOM_ALL, "zoom out to all samples" },
