@@ -34,11 +34,15 @@ struct kid {
 	tree_idx at;                /* its index in dst */
 };
 
-/* What the sort of the top's children sees: a top (kid < 0) or a kid. */
+/* A top's child, a top or a kid, with what the sort of siblings reads. */
 struct item {
-	uint32_t parent;
-	int64_t ref;                /* >= 0: a kid; < 0: top -ref - 1 */
+	strtab_id name;
+	uint32_t ref;               /* a struct top or a struct kid */
+	uint32_t flags;             /* ITEM_TOP, ITEM_SELF */
+	uint32_t pad;
 };
+#define ITEM_TOP 1u
+#define ITEM_SELF 2u            /* it has samples of its own */
 
 struct join {
 	struct tree *dst;
@@ -51,37 +55,42 @@ struct join {
 /* qsort has no context argument in C11: the join being sorted. */
 static const struct join *sorting;
 
-static void item_key(const struct item *it, strtab_id *name, uint64_t *self, uint64_t *total)
+static uint64_t item_total(const struct item *it)
 {
-	if (it->ref < 0) {
-		const struct top *t = &sorting->tops[-it->ref - 1];
-		*name = t->name;
-		*self = t->self;
-		*total = t->total;
-	} else {
-		const struct kid *k = &sorting->kids[it->ref];
-		const struct tree_node *nd = &sorting->parts[k->part].nodes[k->node];
-		*name = k->name;
-		*self = nd->self.u;
-		*total = nd->total.u;
-	}
+	if (it->flags & ITEM_TOP)
+		return sorting->tops[it->ref].total;
+	const struct kid *k = &sorting->kids[it->ref];
+	return sorting->parts[k->part].nodes[k->node].total.u;
 }
 
 /* Siblings in the order one tree_finalize gives them (treesort.c). */
 static int cmp_items(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	strtab_id na, nb;
-	uint64_t sa, sb, ta, tb;
-	item_key(x, &na, &sa, &ta);
-	item_key(y, &nb, &sb, &tb);
-	if (sorting->order == TREE_ORDER_WEIGHT && ta != tb)
-		return ta > tb ? -1 : 1;
+	if (sorting->order == TREE_ORDER_WEIGHT) {
+		uint64_t ta = item_total(x), tb = item_total(y);
+		if (ta != tb)
+			return ta > tb ? -1 : 1;
+	}
 	const struct strtab *st = &sorting->dst->names;
-	return treesort_cmp_names(strtab_str(st, na), strtab_len(st, na), sa > 0, strtab_str(st, nb),
-	                          strtab_len(st, nb), sb > 0);
+	return treesort_cmp_names(strtab_str(st, x->name), strtab_len(st, x->name), x->flags & ITEM_SELF,
+	                          strtab_str(st, y->name), strtab_len(st, y->name), y->flags & ITEM_SELF);
+}
+
+/* Sorts the n siblings at v: by insertion while few (most are). */
+static void sort_items(struct item *v, size_t n)
+{
+	if (n > 16) {
+		qsort(v, n, sizeof *v, cmp_items);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct item x = v[i];
+		size_t k = i;
+		for (; k > 0 && cmp_items(&v[k - 1], &x) > 0; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
 }
 
 void tree_join_names(struct tree *dst, struct tree *t)
@@ -230,6 +239,11 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	struct item *items = NULL;
 	uint32_t *first = NULL, *bydepth = NULL;
 	uintptr_t *released = NULL;
+	uint32_t *byat = NULL, *kbeg = NULL, *knext = NULL;
+	unsigned char *kdone = NULL;
+	struct walkpos {
+		size_t top, m;
+	} *stk = NULL;
 	struct tree_node *nd = NULL;
 	bool ok = path_top && path_sid && cnt && pairmap_init(&sm, nshared);
 	/* The shared paths by (parent, dst's name); a name not in dst is in
@@ -271,25 +285,44 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		first = calloc(ntops + 1, sizeof *first);
 		bydepth = malloc(ntops * sizeof *bydepth);
 		released = calloc(np ? np : 1, sizeof *released);
+		byat = malloc((nkids ? nkids : 1) * sizeof *byat);
+		kbeg = calloc(np + 1, sizeof *kbeg);
+		knext = malloc((np ? np : 1) * sizeof *knext);
+		kdone = calloc(nkids ? nkids : 1, 1);
+		stk = malloc(((size_t)maxdepth + 2) * sizeof *stk);
 		nd = malloc(n * sizeof *nd);
-		ok = items && first && bydepth && released && nd;
+		ok = items && first && bydepth && released && byat && kbeg && knext && kdone && stk && nd;
 	}
 	if (!ok)
 		goto out;
 	/* The order: each top's children, tops and blocks, sorted as one
 	 * tree's siblings. */
-	size_t ni = 0;
+	/* Each top's children together (a count, then each put in its
+	 * place: bydepth is the cursor until it is filled below), then each
+	 * top's sorted: one qsort of all by parent then name took 0.3 s on
+	 * a real-shaped 1 GiB file's 970k, whose tops have 3 children on
+	 * the average. */
 	for (size_t k = 1; k < ntops; k++)
-		items[ni++] = (struct item){ j.tops[k].parent, -(int64_t)k - 1 };
+		first[j.tops[k].parent + 1]++;
 	for (size_t k = 0; k < nkids; k++)
-		items[ni++] = (struct item){ j.kids[k].top, (int64_t)k };
-	sorting = &j;
-	qsort(items, nitems, sizeof *items, cmp_items);
-	sorting = NULL;
-	for (size_t k = 0; k < nitems; k++)
-		first[items[k].parent + 1]++;
-	for (size_t k = 0; k < ntops; k++)
+		first[j.kids[k].top + 1]++;
+	for (size_t k = 0; k < ntops; k++) {
 		first[k + 1] += first[k];
+		bydepth[k] = first[k];
+	}
+	for (size_t k = 1; k < ntops; k++)
+		items[bydepth[j.tops[k].parent]++] =
+			(struct item){ j.tops[k].name, (uint32_t)k, ITEM_TOP | (j.tops[k].self ? ITEM_SELF : 0), 0 };
+	for (size_t k = 0; k < nkids; k++) {
+		const struct kid *kd = &j.kids[k];
+		items[bydepth[kd->top]++] = (struct item){
+			kd->name, (uint32_t)k, parts[kd->part].nodes[kd->node].self.u ? ITEM_SELF : 0, 0
+		};
+	}
+	sorting = &j;
+	for (size_t k = 0; k < ntops; k++)
+		sort_items(&items[first[k]], first[k + 1] - first[k]);
+	sorting = NULL;
 	/* Sizes bottom up (the tops by depth, deepest first), then places
 	 * and offsets top down: a top's children from its index + 1 and its
 	 * offset (a node's own samples come after its children's). */
@@ -311,8 +344,8 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		uint64_t off = tp->off;
 		for (size_t m = first[bydepth[k]]; m < first[bydepth[k] + 1]; m++) {
 			const struct item *it = &items[m];
-			if (it->ref < 0) {
-				struct top *c = &j.tops[-it->ref - 1];
+			if (it->flags & ITEM_TOP) {
+				struct top *c = &j.tops[it->ref];
 				c->at = at;
 				c->off = off;
 				at += (tree_idx)c->size;
@@ -327,9 +360,40 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 			}
 		}
 	}
-	/* (what placing them took goes before the nodes are copied: with
-	 * many small blocks, as a real-shaped profile has, the copy soon
-	 * touches every page of the result while the parts are still there) */
+	/* The blocks in dst's order, by a walk down the tops' children
+	 * (a top's stack entry: the top and its next child). Copied in that
+	 * order, the result is written front to back while each part is
+	 * read front to back (in name order; in weight order nearly), and
+	 * given back behind: copied part by part, a real-shaped profile's
+	 * many small blocks soon touched every page of the result while the
+	 * parts were still there, which put the peak at 1.6 trees. */
+	size_t nb = 0, sp = 0;
+	stk[sp++] = (struct walkpos){ 0, first[0] };
+	while (sp) {
+		struct walkpos *w = &stk[sp - 1];
+		if (w->m == first[w->top + 1]) {
+			sp--;
+			continue;
+		}
+		const struct item *it = &items[w->m++];
+		if (it->flags & ITEM_TOP)
+			stk[sp++] = (struct walkpos){ it->ref, first[it->ref] };
+		else
+			byat[nb++] = it->ref;
+	}
+	if (nb != nkids) {  /* (a block no top reaches: cannot be) */
+		ok = false;
+		goto out;
+	}
+	/* each part's blocks: kids[kbeg[p] .. kbeg[p + 1]), in its order;
+	 * knext[p], the first of them not copied yet */
+	for (size_t k = 0; k < nkids; k++)
+		kbeg[j.kids[k].part + 1]++;
+	for (size_t p = 0; p < np; p++) {
+		kbeg[p + 1] += kbeg[p];
+		knext[p] = kbeg[p];
+	}
+	/* (what placing them took goes before the nodes are copied) */
 	pairmap_free(&tm);
 	memset(&tm, 0, sizeof tm);
 	free(items);
@@ -346,7 +410,8 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		nd[tp->at] = (struct tree_node){ j.tops[tp->parent].at, tp->name, tp->at + (tree_idx)tp->size, tp->depth,
 		                                 { tp->self }, { tp->total }, { tp->off } };
 	}
-	for (size_t k = 0; k < nkids; k++) {
+	for (size_t b = 0; b < nkids; b++) {
+		size_t k = byat[b];
 		const struct kid *kd = &j.kids[k];
 		size_t p = kd->part;
 		const struct tree_node *sn = parts[p].nodes;
@@ -362,10 +427,16 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 			x->total = sn[i].total;
 			x->off.u = kd->off + (sn[i].off.u - soff);
 		}
-		bool last = k + 1 == nkids || j.kids[k + 1].part != p;
-		/* a MiB at a time, and all of it at the end: free() keeps what
-		 * the heap holds (parts of a few MiB are there) */
-		treemerge_release(&parts[p], last ? parts[p].n : e, &released[p], last ? 0 : (uintptr_t)1 << 20);
+		/* the part's pages up to its first block not copied yet go,
+		 * 64 KiB at a time (a MiB in each of 64 parts was 64 MiB
+		 * held), and all of it at the end: free() keeps what the heap
+		 * holds (parts of a few MiB are there) */
+		kdone[k] = 1;
+		while (knext[p] < kbeg[p + 1] && kdone[knext[p]])
+			knext[p]++;
+		bool last = knext[p] == kbeg[p + 1];
+		treemerge_release(&parts[p], last ? parts[p].n : j.kids[knext[p]].node, &released[p],
+		                  last ? 0 : (uintptr_t)64 << 10);
 		if (last)
 			tree_free(&parts[p]);
 	}
@@ -395,6 +466,11 @@ out:
 	free(first);
 	free(bydepth);
 	free(released);
+	free(byat);
+	free(kbeg);
+	free(knext);
+	free(kdone);
+	free(stk);
 	free(nd);
 	free(j.tops);
 	free(j.kids);
