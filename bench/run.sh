@@ -43,11 +43,12 @@
 # tflame: --bench-keys), each the run of BENCH_RUNS with the lowest maximum,
 # with the highest maximum of all runs beside it.
 #
-# Then the other readers: tflame --collapse of the pprof and JSON inputs
-# (a quarter of the main size), best of BENCH_LOAD_RUNS: wall and CPU
-# (user + sys) seconds, MB/s of the uncompressed input by CPU time against
-# the targets (the steadier figure on a shared machine), --svg, and
-# `go tool pprof -traces` on the same pprof file when go is installed.
+# Then the other readers on the pprof and JSON inputs (a quarter of the
+# main size), best of BENCH_LOAD_RUNS: the load (tflame --print -w 1, as
+# the folded rows) against the targets, then tflame --collapse: wall and
+# CPU (user + sys) seconds, MB/s of the uncompressed input by CPU time
+# (the steadier figure on a shared machine), --svg, and `go tool pprof
+# -traces` on the same pprof file when go is installed.
 #
 # Last, perf.data files: two recordings of bench/workload/minisearch made
 # with perf record in a temp dir (frame pointers and DWARF, BENCH_PERFDATA_MB
@@ -634,8 +635,9 @@ fi
 # Each reader to folded text, and --svg; beside pprof, the tool its users
 # have (go tool pprof -traces, when go is installed), on the same file.
 echo
-echo "Other formats (tflame --collapse F > /dev/null; --svg F > /dev/null), best of $lruns: wall s, CPU s (user + sys),"
-echo "MB/s of the uncompressed input by CPU time"
+echo "Other formats, best of $lruns: wall s, CPU s (user + sys), MB/s of the uncompressed input by CPU time;"
+echo "the load (tflame --print -w 1 F: read, build the tree, finalize, exit; as the folded rows) carries the"
+echo "target, then --collapse F and --svg F (> /dev/null), which also write the output"
 # best_cmd CMD...: runs CMD $lruns times -> "WALL CPU RSS_MB": the lowest
 # wall and CPU times of any run, the largest peak RSS
 best_cmd() {
@@ -662,9 +664,12 @@ for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	*) tgt=150 ;;
 	esac
 	# shellcheck disable=SC2046
-	set -- $(best_cmd "$TFLAME" --collapse "$f")
+	set -- $(best_cmd "$TFLAME" --print -w 1 "$f")
 	r=$(rate "$bytes" "$2")
-	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --collapse' "$1" "$2" "$r" "$3" ">=$tgt: $(verdict "$r" '>=' "$tgt")"
+	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --print -w 1' "$1" "$2" "$r" "$3" ">=$tgt: $(verdict "$r" '>=' "$tgt")"
+	# shellcheck disable=SC2046
+	set -- $(best_cmd "$TFLAME" --collapse "$f")
+	frow '' '' 'tflame --collapse' "$1" "$2" "$(rate "$bytes" "$2")" "$3" ''
 	case $f in
 	"$pp")  # --svg and go beside the first only
 		# shellcheck disable=SC2046
