@@ -568,10 +568,12 @@ void options_usage(FILE *out)
 "       tflame record [RECORD OPTION]... [--] COMMAND [ARG]...\n"
 "Browse a flame graph of FILE(s) in the terminal. FILE is perf.data (as perf\n"
 "record writes it, also streamed: perf record -o - | tflame), raw `perf script`\n"
-"output or folded stacks (\"main;parse;lex 42\" per line); several files are\n"
-"merged; gzip, xz and zstd compression is undone on the fly. When FILE is -,\n"
-"or with no FILE and standard input not a terminal, read standard input (keys\n"
-"then come from the terminal); with no FILE on a terminal, read ./perf.data.\n"
+"output, folded stacks (\"main;parse;lex 42\" per line), pprof (Go's\n"
+"cpu.pb.gz), a V8 .cpuprofile or Chrome trace, or speedscope JSON, told apart\n"
+"by content; several files are merged; gzip, xz and zstd are undone on the fly.\n"
+"When FILE is -, or with no FILE and standard input not a terminal, read\n"
+"standard input (keys then come from the terminal); with no FILE on a\n"
+"terminal, read ./perf.data.\n"
 "`tflame record` runs perf record on COMMAND and opens the result (tflame\n"
 "record --help).\n", out);
 	/* "  -c, --collapse          text": the text from column 26 */
@@ -609,7 +611,9 @@ void options_usage(FILE *out)
 "  tflame profile.folded\n"
 "  tflame --collapse perf.txt > profile.folded\n"
 "  tflame --print --view=table --top=10 profile.folded\n"
-"  tflame --diff before.folded after.folded\n", out);
+"  tflame --diff before.folded after.folded\n"
+"  tflame cpu.pb.gz        (Go: curl -o cpu.pb.gz HOST/debug/pprof/profile)\n"
+"  tflame --svg=flame.svg perf.data\n", out);
 }
 
 void options_list(FILE *out)
