@@ -94,13 +94,15 @@ void tree_set_spare(struct tree *t, size_t bytes)
 		t->b.spare = bytes;
 }
 
-static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom)
+/* listed: only the nodes in `from` have a target in `end` (the others'
+ * are final ends): no gathering. */
+static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom, bool listed)
 {
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
 	struct tree_node *dst = NULL;
 	size_t room = t->b.spare < SIZE_MAX - TREE_GATHER_MAX ? t->b.spare + TREE_GATHER_MAX : SIZE_MAX;
-	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n <= room / sizeof *dst)
+	if (TREE_GATHER_MAX > 0 && !listed && moved > n / 8 && n <= room / sizeof *dst)
 		dst = malloc(n * sizeof *dst);
 	if (dst) {
 		for (size_t i = 0; i < n; i++)
@@ -254,7 +256,7 @@ static bool revisit_fits(const struct tree_node *nd, const struct tree_revisit *
  * eighth), when every node gets its own. False, nothing changed, when a
  * revisit went unlisted or the stretches do not fit: then number_by_index.
  * fused: the tree fused finalize into its build (the other nodes' `end`
- * are final): only a list of targets will do. */
+ * are final): only a list of targets will do, for permute to follow. */
 static bool number_by_revisits(struct tree *t, bool fused, size_t *moved, tree_idx **from, size_t *nfrom)
 {
 	struct tree_build *b = &t->b;
@@ -298,8 +300,8 @@ static bool number_by_revisits(struct tree *t, bool fused, size_t *moved, tree_i
 	free(stk);
 	if (!fits)
 		return false;
-	bool all = span > n / 8 || span > TREE_FROM_MAX;
-	if (all && fused)
+	bool all = !fused && (span > n / 8 || span > TREE_FROM_MAX);
+	if (fused && span > TREE_FROM_MAX)
 		return false;   /* the ends are the fused ones: targets in a list only */
 	if (all)
 		for (size_t i = 0; i < n; i++)
@@ -664,7 +666,7 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		}
 	}
 	if (moved)
-		permute(t, moved, from, nfrom);     /* parents are renumbered below */
+		permute(t, moved, from, nfrom, fused);  /* parents are renumbered below */
 	free(from);
 	nd = t->nodes;
 	if (fused) {
