@@ -150,7 +150,7 @@ static inline tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	} else {
 		nd->off.u = kid_newest(pn);
 		pn->off.u = (uint64_t)c << 32 | kid_older(pn);
-		if (!t->b.fuse_off && !t->b.hashed)
+		if (!t->b.fuse_off)     /* (the hash ends it: unfused first) */
 			nd->total = t->time;    /* for fuse_children */
 	}
 	return c;
@@ -522,7 +522,7 @@ static inline tree_idx path_step(struct tree *t, size_t i, tree_idx cur, size_t 
 	cur = treebuild_child_get(t, cur, name);
 	bool same = i < t->b.pathlen && t->b.path[i] == cur;
 	/* The previous stack's nodes from depth i on leave the path. */
-	if (!same && i < t->b.pathlen && treebuild_fusing(t))
+	if (!same && i < t->b.pathlen && !t->b.fuse_off)
 		path_leave(t, i, old);
 	/* An existing node off the previous stack's path gets new
 	 * descendants after other subtrees: not preorder any more. */
@@ -531,7 +531,7 @@ static inline tree_idx path_step(struct tree *t, size_t i, tree_idx cur, size_t 
 		revisit_open(t, cur, old, i);
 	}
 	t->b.path[i] = cur;
-	if (treebuild_fusing(t))
+	if (!t->b.fuse_off)
 		t->b.pcum[i + 1] = t->b.pcum[i] + t->nodes[cur].self.u;
 	return cur;
 }
@@ -552,7 +552,11 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 	if (!t->b.hashed && !t->chart && t->b.first_leaf != TREE_NONE &&
 	    treebuild_cmp_stacks(t, f, n, t->b.path + keep, t->b.pathlen - keep) < 0)
 		treebuild_ensure_hash(t);
-	if (treebuild_fusing(t))
+	/* Fusing is off with the hash (treebuild_unfuse comes first): only
+	 * fuse_off needs checking below, once a chart has set it. */
+	if (!t->b.fuse_off && t->chart)
+		treebuild_unfuse(t);
+	if (!t->b.fuse_off)
 		pcum_reserve(t, keep + n + 1);
 	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
 	size_t old = t->n;  /* nodes below this index existed before */
@@ -561,7 +565,7 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 		cur = path_step(t, keep + i, cur, old, strtab_intern(&t->names, f[i].s, f[i].len));
 	/* Below a node this stack made, all are new: nothing to look up (on
 	 * sorted input, most frames after those kept from the stack before). */
-	if (i < n && treebuild_fusing(t)) {
+	if (i < n && !t->b.fuse_off) {
 		uint64_t anc = t->b.pcum[keep + i];     /* new nodes: no samples */
 		for (size_t k = keep + i + 1; k <= keep + n; k++)
 			t->b.pcum[k] = anc;
@@ -574,7 +578,7 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 	}
 	/* A stack that ends above the previous one's end (all its frames
 	 * found on that path) leaves the rest. */
-	if (keep + n < t->b.pathlen && treebuild_fusing(t))
+	if (keep + n < t->b.pathlen && !t->b.fuse_off)
 		path_leave(t, keep + n, old);
 	path_end(t, keep + n, cur);
 	if (t->b.nrvopen)
@@ -614,7 +618,7 @@ static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 
 static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 {
-	if (treebuild_fusing(t) && t->b.pcum)   /* the leaf is path[depth - 1] */
+	if (!t->b.fuse_off && t->b.pcum)    /* the leaf is path[depth - 1] */
 		t->b.pcum[t->nodes[leaf].depth] += count;
 	t->stacks++;
 	t->time.u = t->time.u + count < count ? UINT64_MAX : t->time.u + count;
