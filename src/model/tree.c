@@ -55,7 +55,6 @@ void tree_free(struct tree *t)
 	free(t->b.bat);
 	free(t->b.rv);
 	free(t->b.rvopen);
-	free(t->b.pcum);
 	if (!t->names_borrowed)
 		strtab_free(&t->names);
 	memset(t, 0, sizeof *t);
@@ -283,6 +282,5 @@ size_t tree_bytes(const struct tree *t)
 	       t->b.pathcap * sizeof *t->b.path +
 	       t->b.bpathcap * sizeof *t->b.bpath + t->b.batcap * sizeof *t->b.bat +
 	       t->b.caprv * sizeof *t->b.rv + t->b.caprvopen * sizeof *t->b.rvopen +
-	       t->b.pcumcap * sizeof *t->b.pcum +
 	       strtab_bytes(&t->names);
 }

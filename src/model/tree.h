@@ -54,8 +54,7 @@ struct tree_node {
 	uint32_t depth;     /* root 0, a stack's first frame 1 */
 	tree_count self;    /* samples whose stack ends here */
 	tree_count total;   /* after finalize: self + children's totals
-	                       (while building: 0, or see tree_build's
-	                       fuse_off) */
+	                       (0 while building) */
 	tree_count off;     /* after finalize: samples left of this node (root 0);
 	                       in a flame chart, samples before it in time
 	                       (while building: the child lists, see tree.c) */
@@ -99,17 +98,6 @@ struct tree_build {
 	size_t *rvopen;
 	size_t nrvopen, caprvopen;
 	bool rv_lost;
-	/* Finalize fused into a hash-free build (treebuild.c: fuse_children):
-	 * when a node leaves the path, its children's subtrees are complete,
-	 * so they get their final end, total and offset there, in preorder
-	 * terms, and a node's `total` holds the samples added before it was
-	 * made until then. fuse_off: never (a flame chart, the hash, a merge
-	 * into this tree, a revisit that went unlisted); treebuild_unfuse
-	 * then gave every node its building state back. pcum[d]: the self
-	 * counts of the root and path[0..d), for the offsets. */
-	bool fuse_off;
-	uint64_t *pcum;
-	size_t pcumcap;
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */

@@ -150,8 +150,6 @@ static inline tree_idx new_node(struct tree *t, tree_idx parent, strtab_id name)
 	} else {
 		nd->off.u = kid_newest(pn);
 		pn->off.u = (uint64_t)c << 32 | kid_older(pn);
-		if (!t->b.fuse_off)     /* (the hash ends it: unfused first) */
-			nd->total = t->time;    /* for fuse_children */
 	}
 	return c;
 }
@@ -319,7 +317,6 @@ void treebuild_ensure_hash(struct tree *t)
 {
 	if (t->b.hashed)
 		return;
-	treebuild_unfuse(t);
 	t->b.hashed = true;
 	hash_rebuild(t);
 }
@@ -381,92 +378,6 @@ int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_
 	}
 }
 
-/* ---- finalize fused into the build (tree_build.fuse_off) ------------- */
-
-/* Room for pcum[0..n). */
-static void pcum_reserve(struct tree *t, size_t n)
-{
-	struct tree_build *b = &t->b;
-	if (n <= b->pcumcap)
-		return;
-	size_t cap = b->pcumcap ? b->pcumcap : 64;
-	while (cap < n)
-		cap *= 2;
-	b->pcum = xreallocarray(b->pcum, cap, sizeof *b->pcum);
-	memset(b->pcum + b->pcumcap, 0, (cap - b->pcumcap) * sizeof *b->pcum);
-	b->pcumcap = cap;
-}
-
-/* Node p leaves the path, its subtree ending at node `end`, `anc` the self
- * counts of p and its ancestors: its children's subtrees are complete.
- * Walking them newest first, each one's subtree ends where the next
- * younger one's starts (the last at `end`), its samples are those added
- * from its making to the younger one's, and its offset is the samples
- * before it less its ancestors' own (which sorted input adds before any
- * child of theirs). Revisits make some of these wrong, which finalize
- * puts right (treefinal.c: number_by_revisits and fix_stretch). */
-static void fuse_children(struct tree *t, tree_idx p, tree_idx end, uint64_t anc)
-{
-	struct tree_node *nd = t->nodes;
-	uint64_t next = t->time.u;
-	for (tree_idx c = kid_newest(&nd[p]); c != 0;) {
-		tree_idx older = kid_older(&nd[c]);
-		uint64_t made = nd[c].total.u;
-		nd[c].end = end;
-		nd[c].total.u = next - made;
-		nd[c].off.u = made - anc;
-		end = c;
-		next = made;
-		c = older;
-	}
-}
-
-/* path[i..pathlen) leave the path (the stack being added parts from the
- * last at depth i); nodes from `old` on are this stack's. */
-static void path_leave(struct tree *t, size_t i, size_t old)
-{
-	struct tree_build *b = &t->b;
-	for (size_t j = b->pathlen; j-- > i;)
-		fuse_children(t, b->path[j], (tree_idx)old, b->pcum[j + 1]);
-	b->pathlen = i;
-}
-
-void treebuild_fuse_rest(struct tree *t)
-{
-	struct tree_build *b = &t->b;
-	struct tree_node *nd = t->nodes;
-	if (b->pathlen)
-		path_leave(t, 0, t->n);
-	fuse_children(t, TREE_ROOT, (tree_idx)t->n, b->pcum ? b->pcum[0] : 0);
-	nd[0].parent = TREE_NONE;
-	nd[0].end = (tree_idx)t->n;
-	nd[0].total = t->time;
-	nd[0].off.u = 0;
-}
-
-void treebuild_unfuse(struct tree *t)
-{
-	struct tree_build *b = &t->b;
-	if (b->fuse_off)
-		return;
-	b->fuse_off = true;
-	if (t->chart || b->hashed)
-		return;     /* nothing was fused */
-	/* The child lists as new_node makes them: newest first by index. */
-	struct tree_node *nd = t->nodes;
-	nd[0].off.u = 0;
-	nd[0].end = KIDS_NONE;
-	nd[0].total.u = 0;
-	for (size_t i = 1; i < t->n; i++) {
-		struct tree_node *pn = &nd[nd[i].parent];
-		nd[i].end = KIDS_NONE;
-		nd[i].total.u = 0;
-		nd[i].off.u = kid_newest(pn);
-		pn->off.u = (uint64_t)i << 32 | kid_older(pn);
-		pn->end = pn->end == KIDS_NONE ? (tree_idx)i : KIDS_MANY;
-	}
-}
-
 /* Closes the listed revisits whose node the stack being added left: path
  * [0, len) is its path so far. Their new subtrees end at `old`, where this
  * stack's new nodes begin. The open ones are all on the path before it
@@ -498,9 +409,7 @@ static __attribute__((noinline)) void revisit_open(struct tree *t, tree_idx c, s
 	/* path[0, i) is this stack's so far: what it left closes first */
 	revisits_close(t, old, i);
 	if (t->nodes[c].end != KIDS_NONE) {
-		/* its children's building state is needed again */
 		b->rv_lost = true;
-		treebuild_unfuse(t);
 		return;
 	}
 	if (b->nrv == b->caprv) {
@@ -520,19 +429,13 @@ static __attribute__((noinline)) void revisit_open(struct tree *t, tree_idx c, s
 static inline tree_idx path_step(struct tree *t, size_t i, tree_idx cur, size_t old, strtab_id name)
 {
 	cur = treebuild_child_get(t, cur, name);
-	bool same = i < t->b.pathlen && t->b.path[i] == cur;
-	/* The previous stack's nodes from depth i on leave the path. */
-	if (!same && i < t->b.pathlen && !t->b.fuse_off)
-		path_leave(t, i, old);
 	/* An existing node off the previous stack's path gets new
 	 * descendants after other subtrees: not preorder any more. */
-	if (cur < old && !same) {
+	if (cur < old && !(i < t->b.pathlen && t->b.path[i] == cur)) {
 		t->b.revisited = true;
 		revisit_open(t, cur, old, i);
 	}
 	t->b.path[i] = cur;
-	if (!t->b.fuse_off)
-		t->b.pcum[i + 1] = t->b.pcum[i] + t->nodes[cur].self.u;
 	return cur;
 }
 
@@ -552,12 +455,6 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 	if (!t->b.hashed && !t->chart && t->b.first_leaf != TREE_NONE &&
 	    treebuild_cmp_stacks(t, f, n, t->b.path + keep, t->b.pathlen - keep) < 0)
 		treebuild_ensure_hash(t);
-	/* Fusing is off with the hash (treebuild_unfuse comes first): only
-	 * fuse_off needs checking below, once a chart has set it. */
-	if (!t->b.fuse_off && t->chart)
-		treebuild_unfuse(t);
-	if (!t->b.fuse_off)
-		pcum_reserve(t, keep + n + 1);
 	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
 	size_t old = t->n;  /* nodes below this index existed before */
 	size_t i = 0;
@@ -565,21 +462,12 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 		cur = path_step(t, keep + i, cur, old, strtab_intern(&t->names, f[i].s, f[i].len));
 	/* Below a node this stack made, all are new: nothing to look up (on
 	 * sorted input, most frames after those kept from the stack before). */
-	if (i < n && !t->b.fuse_off) {
-		uint64_t anc = t->b.pcum[keep + i];     /* new nodes: no samples */
-		for (size_t k = keep + i + 1; k <= keep + n; k++)
-			t->b.pcum[k] = anc;
-	}
 	for (; i < n; i++) {
 		/* treebuild_child_add of the first child */
 		tree_idx c = new_node(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
 		t->nodes[cur].end = c;
 		t->b.path[keep + i] = cur = c;
 	}
-	/* A stack that ends above the previous one's end (all its frames
-	 * found on that path) leaves the rest. */
-	if (keep + n < t->b.pathlen && !t->b.fuse_off)
-		path_leave(t, keep + n, old);
 	path_end(t, keep + n, cur);
 	if (t->b.nrvopen)
 		revisits_close(t, old, t->b.pathlen);
@@ -618,8 +506,6 @@ static tree_idx add_path(struct tree *t, const struct tree_frame *f, size_t n)
 
 static void add_count(struct tree *t, tree_idx leaf, uint64_t count)
 {
-	if (!t->b.fuse_off && t->b.pcum)    /* the leaf is path[depth - 1] */
-		t->b.pcum[t->nodes[leaf].depth] += count;
 	t->stacks++;
 	t->time.u = t->time.u + count < count ? UINT64_MAX : t->time.u + count;
 	uint64_t s = t->nodes[leaf].self.u + count;
@@ -785,7 +671,6 @@ void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
 		if (s[i].ntail) {
 			/* a tree with nodes out of name order: finalize sorts
 			 * (the hash "in use", made when a lookup needs it) */
-			treebuild_unfuse(t);
 			b->hashed = true;
 			b->stale = true;
 		}

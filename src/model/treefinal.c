@@ -94,15 +94,13 @@ void tree_set_spare(struct tree *t, size_t bytes)
 		t->b.spare = bytes;
 }
 
-/* listed: only the nodes in `from` have a target in `end` (the others'
- * are final ends): no gathering. */
-static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom, bool listed)
+static void permute(struct tree *t, size_t moved, const tree_idx *from, size_t nfrom)
 {
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
 	struct tree_node *dst = NULL;
 	size_t room = t->b.spare < SIZE_MAX - TREE_GATHER_MAX ? t->b.spare + TREE_GATHER_MAX : SIZE_MAX;
-	if (TREE_GATHER_MAX > 0 && !listed && moved > n / 8 && n <= room / sizeof *dst)
+	if (TREE_GATHER_MAX > 0 && moved > n / 8 && n <= room / sizeof *dst)
 		dst = malloc(n * sizeof *dst);
 	if (dst) {
 		for (size_t i = 0; i < n; i++)
@@ -254,10 +252,8 @@ static bool revisit_fits(const struct tree_node *nd, const struct tree_revisit *
  * that hold it. Targets go into `end` for permute, of the nodes that
  * move only, unless they may be too many to list (or more than an
  * eighth), when every node gets its own. False, nothing changed, when a
- * revisit went unlisted or the stretches do not fit: then number_by_index.
- * fused: the tree fused finalize into its build (the other nodes' `end`
- * are final): only a list of targets will do, for permute to follow. */
-static bool number_by_revisits(struct tree *t, bool fused, size_t *moved, tree_idx **from, size_t *nfrom)
+ * revisit went unlisted or the stretches do not fit: then number_by_index. */
+static bool number_by_revisits(struct tree *t, size_t *moved, tree_idx **from, size_t *nfrom)
 {
 	struct tree_build *b = &t->b;
 	struct tree_node *nd = t->nodes;
@@ -273,9 +269,6 @@ static bool number_by_revisits(struct tree *t, bool fused, size_t *moved, tree_i
 	for (size_t k = 0; k < b->nrv; k++)
 		if (b->rv[k].at > b->rv[k].node + 1 && b->rv[k].end > b->rv[k].at)
 			b->rv[nr++] = b->rv[k];
-		else if (fused)
-			return false;   /* not what sorted input makes: fix_stretches
-			                   would not see its samples */
 	b->nrv = nr;
 	struct tree_revisit *rv = b->rv;
 	qsort(rv, nr, sizeof *rv, revisit_cmp);
@@ -300,9 +293,7 @@ static bool number_by_revisits(struct tree *t, bool fused, size_t *moved, tree_i
 	free(stk);
 	if (!fits)
 		return false;
-	bool all = !fused && (span > n / 8 || span > TREE_FROM_MAX);
-	if (fused && span > TREE_FROM_MAX)
-		return false;   /* the ends are the fused ones: targets in a list only */
+	bool all = span > n / 8 || span > TREE_FROM_MAX;
 	if (all)
 		for (size_t i = 0; i < n; i++)
 			nd[i].end = (tree_idx)i;
@@ -338,72 +329,6 @@ static bool number_by_revisits(struct tree *t, bool fused, size_t *moved, tree_i
 	free(to);
 	*moved = treefinal_moved_end(&m, from, nfrom);
 	return true;
-}
-
-/* After number_by_revisits moved the nodes of a tree that fused finalize
- * into its build: their fused end, total and offset are those of the
- * order they were made in, and so are those of the revisited nodes and
- * the later siblings they were made before. Each outer stretch [C, end)
- * (C and the stretch number_by_revisits turned, whole subtrees of C's
- * parent p) gets them anew by a walk in preorder from p, as
- * treefinal_walk's: C's offset (not wrong: it depends on what came
- * before C) and the self counts of p and its ancestors give the samples
- * before C. Every other node is where it was made, with its fused values
- * right. */
-static void fix_stretches(struct tree *t)
-{
-	struct tree_node *nd = t->nodes;
-	const struct tree_revisit *rv = t->b.rv;
-	size_t cap = 64;
-	tree_idx *stk = xmalloc(cap * sizeof *stk);
-	uint64_t *cum = xmalloc(cap * sizeof *cum);     /* self counts down the path */
-	uint64_t *start = xmalloc(cap * sizeof *start); /* `before` at the node */
-	tree_idx reach = 0;     /* where the last outer stretch ends */
-	for (size_t k = 0; k < t->b.nrv; k++) {
-		tree_idx c = rv[k].node, e = rv[k].end;
-		if (c < reach)
-			continue;       /* within the last: done with it */
-		reach = e;
-		tree_idx p = nd[c].parent;
-		uint64_t anc = 0;
-		for (tree_idx a = p; a != TREE_NONE; a = nd[a].parent)
-			anc += nd[a].self.u;
-		uint64_t before = nd[c].off.u + anc;
-		uint32_t base = nd[p].depth;
-		size_t sp = 1;
-		stk[0] = p;
-		cum[0] = anc;
-		start[0] = 0;
-		for (tree_idx i = c; i < e; i++) {
-			size_t d = nd[i].depth - base;
-			while (sp > d) {
-				tree_idx j = stk[--sp];
-				nd[j].end = i;
-				nd[j].total.u = before - start[sp];
-			}
-			nd[i].parent = stk[sp - 1];
-			if (sp == cap) {
-				cap *= 2;
-				stk = xreallocarray(stk, cap, sizeof *stk);
-				cum = xreallocarray(cum, cap, sizeof *cum);
-				start = xreallocarray(start, cap, sizeof *start);
-			}
-			uint64_t self = nd[i].self.u;
-			nd[i].off.u = before - cum[sp - 1];
-			cum[sp] = cum[sp - 1] + self;
-			start[sp] = before;
-			before += self;
-			stk[sp++] = i;
-		}
-		while (sp > 1) {
-			tree_idx j = stk[--sp];
-			nd[j].end = e;
-			nd[j].total.u = before - start[sp];
-		}
-	}
-	free(stk);
-	free(cum);
-	free(start);
 }
 
 /* number_preorder without its walk, whose reads of sibling lists (in name
@@ -565,21 +490,6 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		order = TREE_ORDER_INPUT;
 	size_t n = t->n;
 	struct tree_node *nd = t->nodes;
-	/* A build that fused finalize in (treebuild.c: fuse_children) has
-	 * each node's end, total and offset as made, in name (or input)
-	 * order with integer counts; the last path's nodes get theirs now.
-	 * Otherwise its nodes get their building state back. */
-	bool fused = treebuild_fusing(t);
-	if (fused && (order == TREE_ORDER_WEIGHT || t->frac || t->saturated || t->time.u == UINT64_MAX ||
-	              (order == TREE_ORDER_NAME && treesort_names_have_semicolon(t)))) {
-		treebuild_unfuse(t);
-		fused = false;
-	}
-	if (fused)
-		treebuild_fuse_rest(t);
-	free(t->b.pcum);
-	t->b.pcum = NULL;
-	t->b.pcumcap = 0;
 	free(t->b.slots);
 	t->b.slots = NULL;
 	t->b.nslots = 0;
@@ -629,25 +539,23 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	bool by_offsets = !by_index && !t->chart;
 	struct treepar_split parts;
 	bool split = false, repaired = false;
-	/* Fused: nothing to number but the revisits' stretches. */
-	if (fused && t->b.revisited && !(repaired = number_by_revisits(t, true, &moved, &from, &nfrom))) {
-		treebuild_unfuse(t);    /* number_by_index and the walk, then */
-		fused = false;
-	}
-	if (fused)
-		;
-	else if (by_offsets)
+	if (by_offsets)
 		moved = number_by_offsets(t, order, late, &from, &nfrom);
 	else if (by_index && !t->b.revisited)
 		;
 	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
 		;
-	else if (by_index && (repaired = number_by_revisits(t, false, &moved, &from, &nfrom)))
+	else if (by_index && (repaired = number_by_revisits(t, &moved, &from, &nfrom)))
 		;
 	else if (by_index && late)
 		moved = number_by_index(t, &from, &nfrom);
 	else
 		moved = number_preorder(t, &from, &nfrom);
+	free(t->b.rv);
+	free(t->b.rvopen);
+	t->b.rv = NULL;
+	t->b.rvopen = NULL;
+	t->b.nrv = t->b.caprv = t->b.nrvopen = t->b.caprvopen = 0;
 	if (times) {
 		for (size_t i = 0; i < n; i++)
 			nd[i].off = times[i];
@@ -666,23 +574,15 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		}
 	}
 	if (moved)
-		permute(t, moved, from, nfrom, fused);  /* parents are renumbered below */
+		permute(t, moved, from, nfrom);     /* parents are renumbered below */
 	free(from);
 	nd = t->nodes;
-	if (fused) {
-		if (repaired)
-			fix_stretches(t);
-	} else if (!(split ? treepar_ends(t, late, &parts) : ends_and_offsets(t, late))) {
+	if (!(split ? treepar_ends(t, late, &parts) : ends_and_offsets(t, late))) {
 		/* The sums overflowed: totals the saturating way. */
 		for (size_t i = 0; i < n; i++)
 			memset(&nd[i].total, 0, sizeof nd[i].total);
 		totals_backward(t);
 	}
-	free(t->b.rv);
-	free(t->b.rvopen);
-	t->b.rv = NULL;
-	t->b.rvopen = NULL;
-	t->b.nrv = t->b.caprv = t->b.nrvopen = t->b.caprvopen = 0;
 	if (!t->chart && t->saturated)
 		offsets_by_siblings(t);
 	if (t->cap > n) {   /* growth doubled the array: give the slack back */

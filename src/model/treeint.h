@@ -8,13 +8,7 @@
  * the upper half holds the node's newest child, the lower half its next
  * older sibling; 0 (the root, never a child) ends a list, so a zeroed node
  * has none. A flame chart keeps times in `off` instead and needs no lists
- * (it never looks children up). `total` stays 0 until tree_finalize.
- *
- * A hash-free build fuses finalize in (tree_build.fuse_off): a node keeps
- * the samples added before it was made in `total`, and once its parent
- * leaves the path its end, total and offset are final, in preorder terms
- * (nothing reads its building state again: the builder walks the
- * children of nodes on the path only). */
+ * (it never looks children up). `total` stays 0 until tree_finalize. */
 #ifndef TFLAME_TREEINT_H
 #define TFLAME_TREEINT_H
 
@@ -67,19 +61,6 @@ void treebuild_ensure_hash(struct tree *t);
 tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name);
 /* The child of parent named name, created when missing. */
 tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name);
-/* Whether finalize is being fused into the build (tree_build.fuse_off). */
-static inline bool treebuild_fusing(const struct tree *t)
-{
-	return !t->b.fuse_off && !t->b.hashed && !t->chart;
-}
-/* Ends the fusion: every node gets its building state back (child lists,
- * only child, `total` 0), as if none had been fused; never again. */
-void treebuild_unfuse(struct tree *t);
-/* For tree_finalize of a tree still fusing: the nodes left on the path and
- * the root's children get their final end, total and offset, and the root
- * its own; every node then has them, in preorder terms as the nodes were
- * made (revisits aside: see treefinal.c). */
-void treebuild_fuse_rest(struct tree *t);
 /* Room for a path of n nodes in t->b.path; dies after finalize. */
 void treebuild_path_reserve(struct tree *t, size_t n);
 /* Compares the text of stack a[0..na) with that of b[0..nb) (nodes of t),

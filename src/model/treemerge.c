@@ -59,7 +59,6 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 {
 	if (dst->finalized || src->finalized || dst->chart)
 		xdie("internal error: tree_merge on a finalized tree or a flame chart");
-	treebuild_unfuse(dst);  /* its lookups need every child list */
 	if (!merge_in_order(dst, src))
 		treebuild_ensure_hash(dst);
 	/* Counts in dst's units: as many of src's decimals as dst takes. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tree.h"
-#include "treeint.h"
 #include "tap.h"
 #include "treeutil.h"
 
@@ -394,8 +393,7 @@ int main(void)
 		uint64_t cnt[] = { 1, 2, 4, 1, 3, 2, 5 };
 		for (int i = 0; i < 7; i++)
 			add(&t, in[i], cnt[i]);
-		ok(!t.b.hashed && t.b.revisited && !t.b.rv_lost && !t.b.fuse_off,
-		   "revisits by hand: listed, no hash, finalize fused in");
+		ok(!t.b.hashed && t.b.revisited && !t.b.rv_lost, "revisits by hand: listed, no hash");
 		ok(t.b.nrv == 2 && t.b.rv[0].node == 2 && t.b.rv[0].at == 4 && t.b.rv[0].end == 8 &&
 		   t.b.rv[1].node == 5 && t.b.rv[1].at == 7 && t.b.rv[1].end == 8,
 		   "revisits by hand: f's new subtree [4, 8), g's [7, 8)");
@@ -421,72 +419,6 @@ int main(void)
 		is_folded(&t, "p;f 1\np;f(int) 2\np;f;x 4\np;f;x;g 1\np;f;x;g(a) 3\np;f;x;g;h 2\np;f<T> 5\n",
 		          "revisits by hand: folded output");
 		tree_free(&t);
-	}
-
-	/* Finalize fused into the build, worked out by hand: after "p;f 1",
-	 * "p;f(int) 2", "p;f<T> 5" (all p f f(int) f<T>: 0..4), "q 3" leaves
-	 * p, whose children are then final: f [2, 3) total 1 offset 0,
-	 * f(int) [3, 4) 2 at 1, f<T> [4, 5) 5 at 3; p itself not yet (its
-	 * total still the samples before it, 0). A stack out of order then
-	 * gives every node its building state back: child lists and only
-	 * children as made, totals 0. */
-	{
-		struct tree t;
-		tree_init(&t);
-		add(&t, "p;f", 1);
-		add(&t, "p;f(int)", 2);
-		add(&t, "p;f<T>", 5);
-		add(&t, "q", 3);
-		const struct tree_node *nd = t.nodes;
-		ok(!t.b.fuse_off && nd[2].end == 3 && nd[2].total.u == 1 && nd[2].off.u == 0 && nd[3].end == 4 &&
-		   nd[3].total.u == 2 && nd[3].off.u == 1 && nd[4].end == 5 && nd[4].total.u == 5 &&
-		   nd[4].off.u == 3 && nd[1].total.u == 0 && nd[5].total.u == 8,
-		   "fused by hand: p's children final once p leaves the path");
-		add(&t, "a", 1);
-		nd = t.nodes;
-		ok(t.b.hashed && t.b.fuse_off, "fused by hand: out of order, the hash and no more fusing");
-		ok(nd[1].end == KIDS_MANY && nd[1].off.u == ((uint64_t)4 << 32) && nd[4].off.u == 3 &&
-		   nd[3].off.u == 2 && nd[2].off.u == 0 && nd[2].end == KIDS_NONE && nd[2].total.u == 0 &&
-		   nd[5].total.u == 0 && nd[0].off.u >> 32 == 6,
-		   "fused by hand: child lists, only children and totals as made");
-		tree_finalize(&t, TREE_ORDER_NAME);
-		is_folded(&t, "a 1\np;f 1\np;f(int) 2\np;f<T> 5\nq 3\n", "fused by hand: folded output");
-		tree_free(&t);
-	}
-
-	/* Sorted stacks with revisits, then one out of order, then the rest:
-	 * the fused nodes get their building state back and the hash takes
-	 * over; the same tree as the shuffled stacks', in name order. */
-	{
-		static struct stack rs[2000], sh[2000];
-		for (int round = 0; round < 3; round++) {
-			size_t n = make_revisits(rs, 2000, 700 + (uint64_t)round, round == 2);
-			qsort(rs, n, sizeof *rs, cmp_stack);
-			memcpy(sh, rs, n * sizeof *rs);
-			shuffle(sh, n, 5 + (uint64_t)round);
-			size_t cut = n * (size_t)(round + 1) / 4;
-			struct tree a, b;
-			tree_init(&a);
-			tree_init(&b);
-			for (size_t i = 0; i < cut; i++)
-				add_stack(&a, &rs[i]);
-			bool fusing = !a.b.fuse_off;
-			add_stack(&a, &rs[0]);      /* out of order (a repeat) */
-			for (size_t i = cut; i < n; i++)
-				add_stack(&a, &rs[i]);
-			add_stack(&b, &rs[0]);
-			for (size_t i = 0; i < n; i++)
-				add_stack(&b, &sh[i]);
-			char name[160];
-			snprintf(name, sizeof name, "unfused after %zu of %zu stacks: the hash, no fusing", cut, n);
-			ok(fusing && a.b.hashed && a.b.fuse_off, "%s", name);
-			tree_finalize(&a, TREE_ORDER_NAME);
-			tree_finalize(&b, TREE_ORDER_NAME);
-			snprintf(name, sizeof name, "unfused after %zu of %zu stacks: the shuffled stacks' tree", cut, n);
-			same_tree(&a, &b, name);
-			tree_free(&a);
-			tree_free(&b);
-		}
 	}
 
 	/* A revisit below a later sibling, open when the outer revisit
@@ -544,7 +476,7 @@ int main(void)
 			char name[160];
 			snprintf(name, sizeof name, "revisit round %d: %zu sorted stacks, %zu revisits listed", round, n,
 			         t.b.nrv);
-			ok(!t.b.hashed && !t.b.rv_lost && t.b.nrv > 0 && !t.b.fuse_off, "%s", name);
+			ok(!t.b.hashed && !t.b.rv_lost && t.b.nrv > 0, "%s", name);
 			tree_idx *map = NULL;
 			tree_finalize_map(&t, TREE_ORDER_INPUT, &map);
 			size_t moved = 0;
