@@ -491,6 +491,34 @@ int main(void)
 		}
 	}
 
+	/* More revisits than the list is worth (one a group of 4 nodes:
+	 * 3000 against 12001 / 16 + 1024): the list is dropped and every
+	 * node numbered, with the same result. "pNNNN;f 1", "pNNNN;f! 2",
+	 * "pNNNN;f;x 3" in order are also what --collapse writes back. */
+	{
+		struct tree t;
+		tree_init(&t);
+		size_t cap = 3000 * 40, len = 0;
+		char *want = malloc(cap), line[64];
+		for (int g = 0; g < 3000; g++) {
+			const char *tail[] = { "f", "f!", "f;x" };
+			for (int k = 0; k < 3; k++) {
+				snprintf(line, sizeof line, "p%04d;%s", g, tail[k]);
+				add(&t, line, (uint64_t)k + 1);
+				len += (size_t)snprintf(want + len, cap - len, "%s %d\n", line, k + 1);
+			}
+		}
+		ok(!t.b.hashed && t.b.revisited && t.b.rv_lost && t.b.rv == NULL && tree_size(&t) == 12001,
+		   "3000 revisits in 12001 nodes: the list dropped");
+		tree_finalize(&t, TREE_ORDER_NAME);
+		is_folded(&t, want, "3000 revisits: folded output");
+		ok(strcmp(tree_name(&t, 2), "f") == 0 && strcmp(tree_name(&t, 3), "x") == 0 &&
+		   strcmp(tree_name(&t, 4), "f!") == 0 && tree_end(&t, 2) == 4 && tree_node(&t, 4)->off.u == 4,
+		   "3000 revisits: p0000 f x f! in preorder, f! after f's 1 + 3");
+		free(want);
+		tree_free(&t);
+	}
+
 	/* Fractional and saturating counts with revisits: the sorted build
 	 * (repaired) against the shuffled one (the hash's sort), in name and
 	 * input order (input: the shuffled build's first appearances differ,
