@@ -53,6 +53,8 @@ void tree_free(struct tree *t)
 	free(t->b.path);
 	free(t->b.bpath);
 	free(t->b.bat);
+	free(t->b.rv);
+	free(t->b.rvopen);
 	if (!t->names_borrowed)
 		strtab_free(&t->names);
 	memset(t, 0, sizeof *t);
@@ -279,5 +281,6 @@ size_t tree_bytes(const struct tree *t)
 	return t->cap * sizeof *t->nodes + t->b.nslots * sizeof *t->b.slots +
 	       t->b.pathcap * sizeof *t->b.path +
 	       t->b.bpathcap * sizeof *t->b.bpath + t->b.batcap * sizeof *t->b.bat +
+	       t->b.caprv * sizeof *t->b.rv + t->b.caprvopen * sizeof *t->b.rvopen +
 	       strtab_bytes(&t->names);
 }

@@ -84,6 +84,20 @@ struct tree_build {
 	                       subtree had been left before (find_sorted walked
 	                       back to it), so index order is not preorder.
 	                       Until then tree_finalize need not renumber. */
+	/* The revisits of a hash-free build, for tree_finalize to move only
+	 * the nodes they put out of preorder (treefinal.c:
+	 * number_by_revisits): rv[k].node was a leaf that a stack went back
+	 * to once rv[k].at nodes were made, and its new subtree is [at, end)
+	 * (end TREE_NONE while the node is on the path; rvopen[] lists those,
+	 * the deepest last). rv_lost: a revisit is not listed (a node that
+	 * had children, a merge): finalize renumbers every node instead. */
+	struct tree_revisit {
+		tree_idx node, at, end;
+	} *rv;
+	size_t nrv, caprv;
+	size_t *rvopen;
+	size_t nrvopen, caprvopen;
+	bool rv_lost;
 	uint64_t *slots;    /* child hash of branching nodes: (tag << 32) | index */
 	size_t nslots, nhashed;
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */

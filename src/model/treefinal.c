@@ -214,6 +214,123 @@ static size_t number_by_index(struct tree *t, tree_idx **from, size_t *nfrom)
 	return treefinal_moved_end(&m, from, nfrom);
 }
 
+/* Revisits by where they start, the outer one of two that start alike
+ * first. */
+static int revisit_cmp(const void *a, const void *b)
+{
+	const struct tree_revisit *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end);
+}
+
+/* Whether revisit r's stretch is as number_by_revisits needs it: every
+ * node of [node + 1, at) below r.node's parent through a child made
+ * after r.node (its parent that parent, or a node before it in the
+ * stretch), and every node of [at, end) below r.node. */
+static bool revisit_fits(const struct tree_node *nd, const struct tree_revisit *r)
+{
+	tree_idx p = nd[r->node].parent;
+	for (tree_idx y = r->node + 1; y < r->at; y++)
+		if (nd[y].parent != p && !(nd[y].parent > r->node && nd[y].parent < y))
+			return false;
+	for (tree_idx y = r->at; y < r->end; y++)
+		if (nd[y].parent != r->node && !(nd[y].parent >= r->at && nd[y].parent < y))
+			return false;
+	return true;
+}
+
+/* number_by_index for a tree whose revisits were all listed while it was
+ * built (t->b.rv; sorted input with names such as f and f(int) under one
+ * parent): only the nodes they put out of place are numbered and listed,
+ * not every node. A revisit of leaf C, made when `at` nodes were, whose
+ * new subtree is [at, end): in preorder that subtree comes right after
+ * C, before the later siblings' subtrees made in [C + 1, at); so
+ * [C + 1, end) turns, [at, end) to its front. The stretches of several
+ * revisits nest, an inner one within one of the two halves of an outer
+ * one; a node's number is its index plus the shifts of the stretches
+ * that hold it. Targets go into `end` for permute, of the nodes that
+ * move only, unless they may be too many to list (or more than an
+ * eighth), when every node gets its own. False, nothing changed, when a
+ * revisit went unlisted or the stretches do not fit: then number_by_index. */
+static bool number_by_revisits(struct tree *t, size_t *moved, tree_idx **from, size_t *nfrom)
+{
+	struct tree_build *b = &t->b;
+	struct tree_node *nd = t->nodes;
+	size_t n = t->n;
+	if (b->rv_lost || !b->nrv)
+		return false;
+	for (size_t k = 0; k < b->nrvopen; k++)
+		b->rv[b->rvopen[k]].end = (tree_idx)n;
+	b->nrvopen = 0;
+	/* Stretches where nothing moves (nothing made between C and its
+	 * return, or nothing made below it) are left out. */
+	size_t nr = 0;
+	for (size_t k = 0; k < b->nrv; k++)
+		if (b->rv[k].at > b->rv[k].node + 1 && b->rv[k].end > b->rv[k].at)
+			b->rv[nr++] = b->rv[k];
+	b->nrv = nr;
+	struct tree_revisit *rv = b->rv;
+	qsort(rv, nr, sizeof *rv, revisit_cmp);
+	/* Nesting, and what the stretches cover: outer ones (span) and all
+	 * (work, each checked node by node). */
+	size_t *stk = xmalloc((nr ? nr : 1) * sizeof *stk), sp = 0, span = 0, work = 0;
+	bool fits = true;
+	for (size_t k = 0; k < nr && fits; k++) {
+		tree_idx lo = rv[k].node + 1, hi = rv[k].end;
+		while (sp && rv[stk[sp - 1]].end <= lo)
+			sp--;
+		if (sp) {
+			const struct tree_revisit *o = &rv[stk[sp - 1]];
+			fits = (lo > o->node && hi <= o->at) || (lo > o->at && hi <= o->end);
+		} else {
+			span += hi - lo;
+		}
+		work += hi - lo;
+		fits = fits && work <= 2 * n + 4096 && revisit_fits(nd, &rv[k]);
+		stk[sp++] = k;
+	}
+	free(stk);
+	if (!fits)
+		return false;
+	bool all = span > n / 8 || span > TREE_FROM_MAX;
+	if (all)
+		for (size_t i = 0; i < n; i++)
+			nd[i].end = (tree_idx)i;
+	struct moved m = { NULL, 0, 0, true };
+	tree_idx *to = NULL;
+	size_t cap = 0;
+	for (size_t k = 0; k < nr;) {
+		/* an outer stretch and those within it */
+		tree_idx lo = rv[k].node + 1, hi = rv[k].end;
+		size_t len = hi - lo, j = k;
+		if (len > cap) {
+			cap = len;
+			free(to);
+			to = xmalloc(cap * sizeof *to);
+		}
+		for (size_t y = 0; y < len; y++)
+			to[y] = (tree_idx)(lo + y);
+		for (; j < nr && rv[j].node + 1 < hi; j++) {
+			const struct tree_revisit *r = &rv[j];
+			tree_idx a = r->node + 1, fwd = r->end - r->at, back = r->at - a;
+			for (tree_idx y = a; y < r->at; y++)
+				to[y - lo] += fwd;
+			for (tree_idx y = r->at; y < r->end; y++)
+				to[y - lo] -= back;
+		}
+		for (size_t y = 0; y < len; y++)
+			if (to[y] != lo + y) {
+				nd[lo + y].end = to[y];
+				treefinal_moved_add(&m, (tree_idx)(lo + y));
+			}
+		k = j;
+	}
+	free(to);
+	*moved = treefinal_moved_end(&m, from, nfrom);
+	return true;
+}
+
 /* number_preorder without its walk, whose reads of sibling lists (in name
  * order, after treesort_lists) are a chain of cache misses on a tree built
  * through the hash: subtree sizes bottom-up by index, each child's place
@@ -421,17 +538,24 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	                (order == TREE_ORDER_INPUT || (order == TREE_ORDER_NAME && !semicolons));
 	bool by_offsets = !by_index && !t->chart;
 	struct treepar_split parts;
-	bool split = false;
+	bool split = false, repaired = false;
 	if (by_offsets)
 		moved = number_by_offsets(t, order, late, &from, &nfrom);
 	else if (by_index && !t->b.revisited)
 		;
 	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
 		;
+	else if (by_index && (repaired = number_by_revisits(t, &moved, &from, &nfrom)))
+		;
 	else if (by_index && late)
 		moved = number_by_index(t, &from, &nfrom);
 	else
 		moved = number_preorder(t, &from, &nfrom);
+	free(t->b.rv);
+	free(t->b.rvopen);
+	t->b.rv = NULL;
+	t->b.rvopen = NULL;
+	t->b.nrv = t->b.caprv = t->b.nrvopen = t->b.caprvopen = 0;
 	if (times) {
 		for (size_t i = 0; i < n; i++)
 			nd[i].off = times[i];
@@ -439,8 +563,15 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	}
 	if (moved && map) {     /* numbering left each node's new id in `end` */
 		*map = xmalloc(n * sizeof **map);
-		for (size_t i = 0; i < n; i++)
-			(*map)[i] = nd[i].end;
+		if (repaired && from) {     /* of the listed nodes only */
+			for (size_t i = 0; i < n; i++)
+				(*map)[i] = (tree_idx)i;
+			for (size_t k = 0; k < nfrom; k++)
+				(*map)[from[k]] = nd[from[k]].end;
+		} else {
+			for (size_t i = 0; i < n; i++)
+				(*map)[i] = nd[i].end;
+		}
 	}
 	if (moved)
 		permute(t, moved, from, nfrom);     /* parents are renumbered below */

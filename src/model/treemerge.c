@@ -140,6 +140,7 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 	dst->saturated |= src->saturated;
 	dst->rounded += src->rounded;
 	dst->b.revisited |= src->b.revisited;
+	dst->b.rv_lost = true;  /* the merge's revisits are not listed */
 }
 
 void tree_merge(struct tree *dst, const struct tree *src)

@@ -127,6 +127,201 @@ static void shuffle(struct stack *st, size_t n, uint64_t seed)
 	}
 }
 
+
+/* ---- the oracle for revisits: a tree by a plain sort of prefixes ---- */
+
+/* A distinct prefix of the stacks: frames st[k].f[0..depth) of the first
+ * stack k that has it. */
+struct prefix {
+	char key[MAXF * 8 + 8];     /* frames joined by \1 */
+	int k, depth;
+	size_t created;     /* the builder's index: first appearance */
+	size_t pos;         /* place in the oracle's preorder */
+	uint64_t self, total;
+	size_t ancestors[MAXF];     /* prefixes of depth 1..depth (self last) */
+};
+
+static void prefix_key(const struct stack *s, int depth, char *key)
+{
+	key[0] = '\0';
+	for (int i = 0; i < depth; i++) {
+		if (i)
+			strcat(key, "\1");
+		strcat(key, s->f[i]);
+	}
+}
+
+static int prefix_cmp_key(const void *a, const void *b)
+{
+	const struct prefix *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return x->k != y->k ? (x->k < y->k ? -1 : 1) : 0;
+}
+
+static struct prefix *oracle_pfx;
+
+/* First-appearance preorder: by the creation order of each ancestor in
+ * turn, a prefix before the longer ones it starts. */
+static int prefix_cmp_order(const void *a, const void *b)
+{
+	const struct prefix *x = &oracle_pfx[*(const size_t *)a], *y = &oracle_pfx[*(const size_t *)b];
+	for (int d = 0; d < x->depth && d < y->depth; d++) {
+		size_t cx = oracle_pfx[x->ancestors[d]].created, cy = oracle_pfx[y->ancestors[d]].created;
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+	}
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static size_t prefix_find(const struct prefix *p, size_t np, const char *key)
+{
+	size_t lo = 0, hi = np;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(p[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Compares t (finalized in input order, built from st[0..n) in that
+ * order; map from tree_finalize_map or NULL) with the oracle's tree,
+ * field by field; returns the first difference or NULL, and counts in
+ * *moved the nodes whose preorder place is not their creation index. */
+static const char *oracle_diff(const struct tree *t, const tree_idx *map, const struct stack *st, size_t n,
+                               size_t *moved)
+{
+	static char why[160];
+	size_t cap = n * MAXF + 1, np = 0;
+	struct prefix *p = calloc(cap, sizeof *p);
+	uint64_t rootself = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!st[k].nf)
+			rootself += st[k].count;
+		for (int d = 1; d <= st[k].nf; d++) {
+			prefix_key(&st[k], d, p[np].key);
+			p[np].k = (int)k;
+			p[np].depth = d;
+			np++;
+		}
+	}
+	/* dedupe: the first appearance of each key stays */
+	qsort(p, np, sizeof *p, prefix_cmp_key);
+	size_t m = 0;
+	for (size_t i = 0; i < np; i++)
+		if (!m || strcmp(p[m - 1].key, p[i].key) != 0)
+			p[m++] = p[i];
+	np = m;
+	/* creation order: by first stack, then depth */
+	size_t *ix = malloc((np + 1) * sizeof *ix);
+	for (size_t i = 0; i < np; i++)
+		ix[i] = i;
+	for (size_t i = 1; i < np; i++)     /* insertion sort by (k, depth) */
+		for (size_t j = i; j > 0; j--) {
+			const struct prefix *a = &p[ix[j - 1]], *b = &p[ix[j]];
+			if (a->k < b->k || (a->k == b->k && a->depth < b->depth))
+				break;
+			size_t x = ix[j];
+			ix[j] = ix[j - 1];
+			ix[j - 1] = x;
+		}
+	for (size_t i = 0; i < np; i++)
+		p[ix[i]].created = i + 1;
+	char key[MAXF * 8 + 8];
+	for (size_t i = 0; i < np; i++) {
+		const struct stack *s = &st[p[i].k];
+		for (int d = 1; d <= p[i].depth; d++) {
+			prefix_key(s, d, key);
+			p[i].ancestors[d - 1] = prefix_find(p, np, key);
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!st[k].nf)
+			continue;
+		prefix_key(&st[k], st[k].nf, key);
+		size_t j = prefix_find(p, np, key);
+		p[j].self += st[k].count;
+		for (int d = 0; d < st[k].nf; d++)
+			p[p[j].ancestors[d]].total += st[k].count;
+	}
+	oracle_pfx = p;
+	for (size_t i = 0; i < np; i++)
+		ix[i] = i;
+	qsort(ix, np, sizeof *ix, prefix_cmp_order);
+	for (size_t i = 0; i < np; i++)
+		p[ix[i]].pos = i + 1;
+	const char *bad = NULL;
+	*moved = 0;
+	if (tree_size(t) != np + 1) {
+		snprintf(why, sizeof why, "sizes %zu and %zu", tree_size(t), np + 1);
+		bad = why;
+	}
+	uint64_t before = rootself;     /* self counts before, in preorder */
+	uint64_t anc[MAXF + 1];         /* self counts of the ancestors */
+	for (size_t i = 0; !bad && i < np; i++) {
+		const struct prefix *x = &p[ix[i]];
+		tree_idx at = (tree_idx)(i + 1);
+		const struct tree_node *nd = tree_node(t, at);
+		const char *last = strrchr(x->key, '\1');
+		last = last ? last + 1 : x->key;
+		size_t parent = x->depth > 1 ? p[x->ancestors[x->depth - 2]].pos : 0;
+		size_t subtree = 0;
+		for (size_t j = i + 1; j < np && p[ix[j]].depth > x->depth; j++)
+			subtree++;
+		anc[0] = rootself;
+		for (int d = 1; d < x->depth; d++)
+			anc[d] = anc[d - 1] + p[x->ancestors[d - 1]].self;
+		uint64_t off = before - anc[x->depth - 1];
+		if (x->created != at)
+			(*moved)++;
+		if (strlen(last) != tree_name_len(t, at) || memcmp(last, tree_name(t, at), strlen(last)) != 0 ||
+		    nd->depth != (uint32_t)x->depth || nd->parent != parent || nd->end != at + subtree + 1 ||
+		    nd->self.u != x->self || nd->total.u != x->total || nd->off.u != off ||
+		    (map && map[x->created] != at)) {
+			snprintf(why, sizeof why, "node %u (%s): depth %u/%d parent %u/%zu end %u/%zu self %llu/%llu "
+			         "total %llu/%llu off %llu/%llu", at, last, nd->depth, x->depth, nd->parent, parent,
+			         nd->end, at + subtree + 1, (unsigned long long)nd->self.u, (unsigned long long)x->self,
+			         (unsigned long long)nd->total.u, (unsigned long long)x->total,
+			         (unsigned long long)nd->off.u, (unsigned long long)off);
+			bad = why;
+		}
+		before += x->self;
+	}
+	free(ix);
+	free(p);
+	return bad;
+}
+
+/* Stacks over names that start one another ("f", "f(int)", "f!", "f<T>"),
+ * so that sorted input revisits nodes at all depths, nested; `rare`: most
+ * stacks over other names, few revisits (finalize then lists the nodes
+ * that move). */
+static size_t make_revisits(struct stack *st, size_t n, uint64_t seed, bool rare)
+{
+	static const char *pre[] = { "f", "f(int)", "f!", "f<T>", "f ", "f:", "g", "g(x)" };
+	static const char *other[] = { "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9" };
+	size_t m = 0;
+	for (size_t tries = 0; m < n && tries < n * 20; tries++) {
+		struct stack s = { 0 };
+		s.nf = 1 + (int)(rnd(&seed) % MAXF);
+		bool pref = !rare || rnd(&seed) % 64 == 0;
+		for (int i = 0; i < s.nf; i++)
+			s.f[i] = pref ? pre[rnd(&seed) % 8] : other[rnd(&seed) % 10];
+		s.count = 1 + rnd(&seed) % 9;
+		encode(&s);
+		size_t k;
+		for (k = 0; k < m && cmp_stack(&st[k], &s) != 0; k++)
+			;
+		if (k == m)
+			st[m++] = s;
+	}
+	return m;
+}
+
 int main(void)
 {
 	/* The case find_sorted's walk is for, worked out by hand: sorted
@@ -180,6 +375,209 @@ int main(void)
 		is_int(tree_off_d(&a, 4), 5, "merged: \"f 2\" starts after f's subtree");
 		tree_free(&a);
 		tree_free(&b);
+	}
+
+	/* Revisits repaired without renumbering every node, worked out by
+	 * hand: sorted stacks "p;f 1", "p;f(int) 2", "p;f;x 4", "p;f;x;g 1",
+	 * "p;f;x;g(a) 3", "p;f;x;g;h 2", "p;f<T> 5" make all p f f(int) x g
+	 * g(a) h f<T> (0..8): f is revisited once f(int) was made (its new
+	 * subtree x g g(a) h is [4, 8)), and g once g(a) was ([7, 8)).
+	 * Preorder: all p f x g h g(a) f(int) f<T>. Totals: h 2, g 3, g(a) 3,
+	 * x 10, f 11, f(int) 2, f<T> 5, p 18. Offsets: p f x g h 0, g(a) 3
+	 * (after g's 3), f(int) 11, f<T> 13. Ends: f 7, x 7, g 6, h 6, g(a) 7,
+	 * f(int) 8, f<T> 9. */
+	{
+		struct tree t;
+		tree_init(&t);
+		const char *in[] = { "p;f", "p;f(int)", "p;f;x", "p;f;x;g", "p;f;x;g(a)", "p;f;x;g;h", "p;f<T>" };
+		uint64_t cnt[] = { 1, 2, 4, 1, 3, 2, 5 };
+		for (int i = 0; i < 7; i++)
+			add(&t, in[i], cnt[i]);
+		ok(!t.b.hashed && t.b.revisited && !t.b.rv_lost, "revisits by hand: listed, no hash");
+		ok(t.b.nrv == 2 && t.b.rv[0].node == 2 && t.b.rv[0].at == 4 && t.b.rv[0].end == 8 &&
+		   t.b.rv[1].node == 5 && t.b.rv[1].at == 7 && t.b.rv[1].end == 8,
+		   "revisits by hand: f's new subtree [4, 8), g's [7, 8)");
+		tree_idx *map = NULL;
+		tree_finalize_map(&t, TREE_ORDER_NAME, &map);
+		const char *want[] = { "all", "p", "f", "x", "g", "h", "g(a)", "f(int)", "f<T>" };
+		uint64_t total[] = { 18, 18, 11, 10, 3, 2, 3, 2, 5 };
+		uint64_t off[] = { 0, 0, 0, 0, 0, 0, 3, 11, 13 };
+		tree_idx end[] = { 9, 9, 7, 7, 6, 6, 7, 8, 9 };
+		tree_idx parent[] = { TREE_NONE, 0, 1, 2, 3, 4, 3, 1, 1 };
+		int good = tree_size(&t) == 9;
+		for (tree_idx i = 0; good && i < 9; i++)
+			good &= strcmp(tree_name(&t, i), want[i]) == 0 && t.nodes[i].total.u == total[i] &&
+			        t.nodes[i].off.u == off[i] && t.nodes[i].end == end[i] && t.nodes[i].parent == parent[i];
+		ok(good, "revisits by hand: preorder, totals, offsets, ends and parents");
+		/* created: all p f f(int) x g g(a) h f<T> */
+		tree_idx wmap[] = { 0, 1, 2, 7, 3, 4, 6, 5, 8 };
+		good = map != NULL;
+		for (int i = 0; good && i < 9; i++)
+			good &= map[i] == wmap[i];
+		ok(good, "revisits by hand: the map of new ids");
+		free(map);
+		is_folded(&t, "p;f 1\np;f(int) 2\np;f;x 4\np;f;x;g 1\np;f;x;g(a) 3\np;f;x;g;h 2\np;f<T> 5\n",
+		          "revisits by hand: folded output");
+		tree_free(&t);
+	}
+
+	/* A revisit below a later sibling, open when the outer revisit
+	 * comes, worked out by hand: "p;f 1", "p;f!;g 2", "p;f!;g(x) 3",
+	 * "p;f!;g;h 4", "p;f;k 5" make all p f f! g g(x) h k (0..7); g is
+	 * revisited at 6 and left at 7, when the last stack goes back to f
+	 * (new subtree [7, 8), closed by finalize). Preorder: all p f k f! g h g(x). Totals: k 5,
+	 * f 6, h 4, g 6, g(x) 3, f! 9, p 15. Offsets: f k 0, f! g h 6, g(x)
+	 * 12. Ends: f 4, k 4, f! 8, g 7, h 7, g(x) 8. */
+	{
+		struct tree t;
+		tree_init(&t);
+		const char *in[] = { "p;f", "p;f!;g", "p;f!;g(x)", "p;f!;g;h", "p;f;k" };
+		for (int i = 0; i < 5; i++)
+			add(&t, in[i], (uint64_t)i + 1);
+		ok(!t.b.hashed && !t.b.rv_lost && t.b.nrv == 2 && t.b.rv[0].node == 4 && t.b.rv[0].at == 6 &&
+		   t.b.rv[0].end == 7 && t.b.rv[1].node == 2 && t.b.rv[1].at == 7 && t.b.rv[1].end == TREE_NONE,
+		   "nested revisits by hand: g's subtree [6, 7) closed before f's opens at 7 (still on the path)");
+		tree_idx *map = NULL;
+		tree_finalize_map(&t, TREE_ORDER_NAME, &map);
+		const char *want[] = { "all", "p", "f", "k", "f!", "g", "h", "g(x)" };
+		uint64_t total[] = { 15, 15, 6, 5, 9, 6, 4, 3 };
+		uint64_t off[] = { 0, 0, 0, 0, 6, 6, 6, 12 };
+		tree_idx end[] = { 8, 8, 4, 4, 8, 7, 7, 8 };
+		tree_idx parent[] = { TREE_NONE, 0, 1, 2, 1, 4, 5, 4 };
+		int good = tree_size(&t) == 8;
+		for (tree_idx i = 0; good && i < 8; i++)
+			good &= strcmp(tree_name(&t, i), want[i]) == 0 && t.nodes[i].total.u == total[i] &&
+			        t.nodes[i].off.u == off[i] && t.nodes[i].end == end[i] && t.nodes[i].parent == parent[i];
+		ok(good, "nested revisits by hand: preorder, totals, offsets, ends and parents");
+		tree_idx wmap[] = { 0, 1, 2, 4, 5, 7, 6, 3 };
+		good = map != NULL;
+		for (int i = 0; good && i < 8; i++)
+			good &= map[i] == wmap[i];
+		ok(good, "nested revisits by hand: the map of new ids");
+		free(map);
+		tree_free(&t);
+	}
+
+	/* Random sorted stacks with revisits at all depths, nested, against
+	 * the oracle (a plain sort of the distinct prefixes): every field of
+	 * every node in first-appearance order, and the map of new ids. With
+	 * many revisits every node gets a target; with few only those that
+	 * move are listed. */
+	{
+		static struct stack rs[4000];
+		for (int round = 0; round < 8; round++) {
+			bool rare = round >= 4;
+			size_t n = make_revisits(rs, rare ? 4000 : (round % 2 ? 2000 : 200), 500 + (uint64_t)round, rare);
+			qsort(rs, n, sizeof *rs, cmp_stack);
+			struct tree t;
+			tree_init(&t);
+			for (size_t i = 0; i < n; i++)
+				add_stack(&t, &rs[i]);
+			char name[160];
+			snprintf(name, sizeof name, "revisit round %d: %zu sorted stacks, %zu revisits listed", round, n,
+			         t.b.nrv);
+			ok(!t.b.hashed && !t.b.rv_lost && t.b.nrv > 0, "%s", name);
+			tree_idx *map = NULL;
+			tree_finalize_map(&t, TREE_ORDER_INPUT, &map);
+			size_t moved = 0;
+			const char *d = oracle_diff(&t, map, rs, n, &moved);
+			snprintf(name, sizeof name, "revisit round %d: the oracle's tree, node by node (%zu of %zu moved)",
+			         round, moved, tree_size(&t));
+			ok(d == NULL && moved > 0, "%s", name);
+			if (d)
+				printf("# first difference: %s\n", d);
+			free(map);
+			tree_free(&t);
+		}
+	}
+
+	/* More revisits than the list is worth (one a group of 4 nodes:
+	 * 3000 against 12001 / 16 + 1024): the list is dropped and every
+	 * node numbered, with the same result. "pNNNN;f 1", "pNNNN;f! 2",
+	 * "pNNNN;f;x 3" in order are also what --collapse writes back. */
+	{
+		struct tree t;
+		tree_init(&t);
+		size_t cap = 3000 * 40, len = 0;
+		char *want = malloc(cap), line[64];
+		for (int g = 0; g < 3000; g++) {
+			const char *tail[] = { "f", "f!", "f;x" };
+			for (int k = 0; k < 3; k++) {
+				snprintf(line, sizeof line, "p%04d;%s", g, tail[k]);
+				add(&t, line, (uint64_t)k + 1);
+				len += (size_t)snprintf(want + len, cap - len, "%s %d\n", line, k + 1);
+			}
+		}
+		ok(!t.b.hashed && t.b.revisited && t.b.rv_lost && t.b.rv == NULL && tree_size(&t) == 12001,
+		   "3000 revisits in 12001 nodes: the list dropped");
+		tree_finalize(&t, TREE_ORDER_NAME);
+		is_folded(&t, want, "3000 revisits: folded output");
+		ok(strcmp(tree_name(&t, 2), "f") == 0 && strcmp(tree_name(&t, 3), "x") == 0 &&
+		   strcmp(tree_name(&t, 4), "f!") == 0 && tree_end(&t, 2) == 4 && tree_node(&t, 4)->off.u == 4,
+		   "3000 revisits: p0000 f x f! in preorder, f! after f's 1 + 3");
+		free(want);
+		tree_free(&t);
+	}
+
+	/* Fractional and saturating counts with revisits: the sorted build
+	 * (repaired) against the shuffled one (the hash's sort), in name and
+	 * input order (input: the shuffled build's first appearances differ,
+	 * so there the sorted build against one of the same stacks merged
+	 * in, which renumbers every node). */
+	{
+		static struct stack rs[2000];
+		for (int round = 0; round < 4; round++) {
+			size_t n = make_revisits(rs, 2000, 900 + (uint64_t)round, false);
+			uint64_t big = ((uint64_t)1 << 62) + 7;
+			for (size_t i = 0; i < n; i++)
+				if (round % 2 == 0 && i % 7 == 0)
+					rs[i].count = big;
+			qsort(rs, n, sizeof *rs, cmp_stack);
+			struct tree a, b, c, empty;
+			tree_init(&a);
+			tree_init(&b);
+			tree_init(&c);
+			tree_init(&empty);
+			for (int pass = 0; pass < 2; pass++) {
+				for (size_t i = 0; i < n; i++) {
+					struct tree_frame f[MAXF];
+					for (int k = 0; k < rs[i].nf; k++)
+						f[k] = (struct tree_frame){ rs[i].f[k], strlen(rs[i].f[k]) };
+					struct tree_dec cnt = round % 2 ? (struct tree_dec){ rs[i].count * 25, 2, false, false }
+					                                : (struct tree_dec){ rs[i].count, 0, false, false };
+					tree_add_stack_dec(pass ? &b : &a, f, (size_t)rs[i].nf, cnt);
+					if (!pass)
+						tree_add_stack_dec(&c, f, (size_t)rs[i].nf, cnt);
+				}
+				shuffle(rs, n, 31 + (uint64_t)round);
+			}
+			char name[160];
+			const char *kind = round % 2 ? "fractions" : "saturating sums";
+			snprintf(name, sizeof name, "revisit counts round %d (%s): listed, no hash", round, kind);
+			ok(!a.b.hashed && !a.b.rv_lost && a.b.nrv > 0 && b.b.hashed, "%s", name);
+			/* c merged into an empty tree: its revisits go unlisted */
+			tree_merge(&empty, &c);
+			ok(empty.b.rv_lost, "a merge's revisits are not listed");
+			struct tree a2;
+			tree_init(&a2);
+			tree_merge(&a2, &a);    /* a copy of a, renumbered in full */
+			tree_finalize(&a, TREE_ORDER_NAME);
+			tree_finalize(&b, TREE_ORDER_NAME);
+			snprintf(name, sizeof name, "revisit counts round %d (%s): sorted and shuffled, name order", round, kind);
+			same_tree(&a, &b, name);
+			tree_finalize(&a2, TREE_ORDER_INPUT);
+			tree_finalize(&c, TREE_ORDER_INPUT);
+			snprintf(name, sizeof name, "revisit counts round %d (%s): repaired and renumbered, input order", round,
+			         kind);
+			same_tree(&c, &a2, name);
+			if (round % 2 == 0)
+				ok(c.saturated, "the sums saturated");
+			tree_free(&a);
+			tree_free(&a2);
+			tree_free(&b);
+			tree_free(&c);
+			tree_free(&empty);
+		}
 	}
 
 	/* Out of order: the hash takes over, and nothing already built is
