@@ -200,7 +200,10 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	if (s->off || s->n >= SEEN_MAX || len >= PP_SEEN_FILL || bad_refs > UINT32_MAX ||
 	    (s->nmem + size + 64) / 8 >= UINT32_MAX)
 		return false;
-	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
+	/* at most 3 slots in 8 filled: short runs of slots to probe (make
+	 * bench's pprof load: 0.95 -> 0.89 user s against 3 in 4, for 8 MB
+	 * more slots) */
+	if ((s->n + 1) * 8 > (s->mask + 1) * 3 || !s->slots) {
 		uint64_t *old = s->slots;
 		size_t nold = old ? s->mask + 1 : 0;
 		s->slots = xcalloc(nold ? nold * 2 : 1024, sizeof *s->slots);
@@ -772,6 +775,33 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 		__builtin_prefetch(e + end - 1);
 }
 
+/* A mapped file's samples, read once each in file order, are given back
+ * as the reader passes them (MADV_DONTNEED: pages read again from the file
+ * should anything touch them), so that the file's pages and the cache are
+ * not both held at the peak: make bench's pprof file had 275 MB of them
+ * resident when the cache was largest. The pages from *from to `to` are
+ * given back and *from moved past them. */
+#define PP_GIVE_STEP ((size_t)8 << 20)
+static void give_back(const struct pp *d, const unsigned char **from, const unsigned char *to)
+{
+#ifdef HAVE_MADVISE
+	if (!d->mapped)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	uintptr_t lo = ((uintptr_t)*from + page - 1) / page * page;
+	uintptr_t hi = (uintptr_t)to / page * page;
+	if (hi > lo) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*from = (const unsigned char *)hi;
+	}
+#else
+	(void)d;
+	(void)from;
+	(void)to;
+#endif
+}
+
 /* Pass 2: the Sample fields, in file order (offs NULL) or those at
  * samples_at + offs[0..noffs) in that order; PP_AHEAD of them are read
  * ahead. *done counts the samples read, for the progress. */
@@ -784,6 +814,7 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 	size_t head = 0, n = 0, k = 0;  /* ring[head] is the next to add */
 	uint64_t next = PP_PROGRESS_STEP, span = (uint64_t)(d->samples_end - d->samples_at);
 	bool more = true;
+	const unsigned char *given = d->samples_at;    /* pages before: given back */
 	d->t = t;
 	if (!d->nsamples)
 		c.p = c.end = d->data;
@@ -816,6 +847,8 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 		if (!n)
 			break;
 		struct pp_ahead *a = &ring[head];
+		if (!offs && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
+			give_back(d, &given, a->f.data);   /* those before this sample */
 		do_sample(d, t, &a->f, vi, info, a);
 		head = (head + 1) % PP_AHEAD;
 		n--;
@@ -832,19 +865,10 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 			}
 		}
 	}
-#ifdef HAVE_MADVISE
-	/* The samples' pages, read once each in file order, are given back
-	 * before the held stacks make the tree (a mapped file's pages: read
-	 * again from the file should anything touch them). */
-	if (!offs && d->mapped) {
-		long pg = sysconf(_SC_PAGESIZE);
-		uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-		uintptr_t lo = ((uintptr_t)d->samples_at + page - 1) / page * page;
-		uintptr_t hi = (uintptr_t)d->samples_end / page * page;
-		if (hi > lo)
-			madvise((void *)lo, hi - lo, MADV_DONTNEED);
-	}
-#endif
+	/* the rest of the samples' pages, before the held stacks make the
+	 * tree */
+	if (!offs)
+		give_back(d, &given, d->samples_end);
 	seen_add(d, true, NULL);
 }
 
