@@ -688,6 +688,10 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	if (look && (e = seen_find(&d->seen, h, lp0, ll, w, lab, lval))) {
 		/* a repeat: counted as it was the first time, added at the end */
 		if (e->count + count < count) {
+			if (d->half) {
+				d->half_failed = true;
+				return;
+			}
 			/* the sum is beyond 64 bits: the tree says it saturated */
 			seen_add(d, false, NULL);
 			seen_add(d, false, e);
@@ -714,8 +718,13 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 		if (look && seen_insert(&d->seen, h, lp0, ll, w, lab, lval, bad_refs, cut, count)) {
 			d->cut_stacks += cut;
 			t->stacks++;
-			seen_names(d, t, w, n, lab, lval);
+			if (!d->half)   /* the second half's: named when merged */
+				seen_names(d, t, w, n, lab, lval);
 		} else {
+			if (d->half) {
+				d->half_failed = true;
+				return;
+			}
 			seen_add(d, false, NULL);        /* the held stacks came first */
 			if (pp_add_stack(d, t, w, n, lab, lval, count))
 				d->cut_stacks++;
@@ -802,19 +811,22 @@ static void give_back(const struct pp *d, const unsigned char **from, const unsi
 #endif
 }
 
-/* Pass 2: the Sample fields, in file order (offs NULL) or those at
- * samples_at + offs[0..noffs) in that order; PP_AHEAD of them are read
- * ahead. *done counts the samples read, for the progress. */
+/* Pass 2: the Sample fields, in file order from lo to hi (offs NULL) or
+ * those at samples_at + offs[0..noffs) in that order; PP_AHEAD of them are
+ * read ahead. *done counts the samples read, for the progress. The held
+ * stacks go to the trees at the end when last. A thread's copy reading a
+ * half (d->half) stops when it fails. */
 static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info,
-                          const uint32_t *offs, size_t noffs, uint64_t *done)
+                          const uint32_t *offs, size_t noffs, uint64_t *done, const unsigned char *lo,
+                          const unsigned char *hi, bool last)
 {
 	/* the samples' part only (writers put them together) */
-	struct pb c = { d->samples_at, d->samples_end };
+	struct pb c = { lo, hi };
 	struct pp_ahead ring[PP_AHEAD];
 	size_t head = 0, n = 0, k = 0;  /* ring[head] is the next to add */
 	uint64_t next = PP_PROGRESS_STEP, span = (uint64_t)(d->samples_end - d->samples_at);
 	bool more = true;
-	const unsigned char *given = d->samples_at;    /* pages before: given back */
+	const unsigned char *given = lo;    /* pages before: given back */
 	d->t = t;
 	if (!d->nsamples)
 		c.p = c.end = d->data;
@@ -850,10 +862,12 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 		if (!offs && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
 			give_back(d, &given, a->f.data);   /* those before this sample */
 		do_sample(d, t, &a->f, vi, info, a);
+		if (d->half_failed)
+			break;
 		head = (head + 1) % PP_AHEAD;
 		n--;
 		++*done;
-		if (d->o && d->o->progress) {
+		if (d->o && d->o->progress && !d->half) {
 			/* in file order, where the input is; in parts, the share of
 			 * the samples read */
 			uint64_t at = offs ? (uint64_t)((double)*done / (double)d->nsamples * (double)span)
@@ -867,15 +881,178 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 	}
 	/* the rest of the samples' pages, before the held stacks make the
 	 * tree */
-	if (!offs)
-		give_back(d, &given, d->samples_end);
-	seen_add(d, true, NULL);
+	if (!offs && !d->half_failed)
+		give_back(d, &given, hi);
+	if (last)
+		seen_add(d, true, NULL);
+}
+
+/* ---- the samples' second half on a thread --------------------------------------- */
+
+/* With --threads of 2 or more, a big profile read in file order (its
+ * stacks repeat: parts are not wanted) has the second half of its samples
+ * read on a thread of its own, into a repeated-stack cache of its own and
+ * no tree: what takes most of the time (each sample's lookup in the cache
+ * waits on memory) is shared by two cores. The main thread reads the first
+ * half as ever, then takes the thread's stacks, in their order of first
+ * appearance, into its cache: counts added to the stacks it holds, the
+ * others held (and named) as new. So the stacks and their order of first
+ * appearance, and the name table, are those of reading the samples one
+ * after another. Not for label roots, --diff or flame charts; when either
+ * cache stops holding stacks (few repeats, full), or the thread meets what
+ * only a tree could take (a sum beyond 64 bits, locations not in one
+ * packed field), the main thread reads the second half itself. */
+#define PP_HALF_MIN ((uint64_t)1 << 18)     /* samples */
+
+struct pp_half {
+	struct pp d;                /* a copy: its own scratch, cache, counts */
+	struct tree t;              /* not a tree: only its stack count */
+	struct pprof_info info;
+	size_t vi;
+	const unsigned char *from;
+	uint64_t done;
+	pthread_t th;
+};
+
+static void *half_run(void *arg)
+{
+	struct pp_half *h = arg;
+	pp_samples_of(&h->d, &h->t, h->vi, &h->info, NULL, 0, &h->done, h->from, h->d.samples_end, false);
+	return NULL;
+}
+
+/* Where the thread starts: the mark nearest PP_HALF_AT / 8 of the samples'
+ * bytes (the main thread names the new stacks of both halves: it takes a
+ * little less), or NULL. */
+#define PP_HALF_AT 4
+static const unsigned char *half_from(const struct pp *d)
+{
+	const unsigned char *want = d->samples_at + (size_t)(d->samples_end - d->samples_at) / 8 * PP_HALF_AT;
+	const unsigned char *best = NULL;
+	for (size_t i = 1; i < d->nmarks; i++)
+		if (!best || (d->marks[i] > want ? d->marks[i] - want : want - d->marks[i]) <
+		                 (best > want ? best - want : want - best))
+			best = d->marks[i];
+	return best;
+}
+
+static bool half_wanted(const struct pp *d, const struct tree *t)
+{
+	const struct pprof_options *o = d->o;
+	return o && o->threads >= 2 && !o->label_root && !o->before && !t->chart && d->nsamples >= PP_HALF_MIN &&
+	       d->nmarks >= 2;
+}
+
+/* Frees what was the thread's own. */
+static void half_free(struct pp_half *h)
+{
+	struct pp *c = &h->d;
+	free(c->lines);
+	free(c->slocs);
+	free(c->dslocs);
+	free(c->ids);
+	free(c->labelbuf);
+	free(c->seen.mem);
+	free(c->seen.slots);
+	free(c->seen.rec);
+	for (int k = 0; k < 2; k++) {
+		free(c->frid[k]);
+		free(c->lrec[k]);
+		free(c->mids[k]);
+		free(c->prev[k].ids);
+		free(c->prev[k].locs);
+		free(c->bids[k]);
+	}
+}
+
+/* The stacks h's cache holds into d's, after d's own (see above), and what
+ * h counted. */
+static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, struct pp_half *h)
+{
+	struct pp *c = &h->d;
+	struct pp_seen *s = &d->seen, *cs = &c->seen;
+	uint64_t stacks = t->stacks, bad_refs = d->bad_refs;
+	for (size_t i = 0; i < cs->nmem; i += seen_step(cs->mem + i)) {
+		const struct pp_seen_e *ce = (const struct pp_seen_e *)(cs->mem + i);
+		if (ce->len == PP_SEEN_FILL || !ce->count)
+			continue;
+		/* what the samples count was counted by the thread: these
+		 * lookups do not count as the samples' (see seen_insert) */
+		uint64_t lookups = s->lookups, hits = s->hits;
+		uint64_t hash = seen_hash(ce->key, ce->len, 0, 0, 0);
+		struct pp_seen_e *e = s->off ? NULL : seen_find(s, hash, ce->key, ce->len, 0, 0, 0);
+		s->lookups = lookups;
+		s->hits = hits;
+		if (e) {
+			if (e->count + ce->count < e->count) {     /* as do_sample */
+				seen_add(d, false, NULL);
+				seen_add(d, false, e);
+			}
+			e->count += ce->count;
+			continue;
+		}
+		size_t n = 0;
+		pp_decode_locs(d, ce->key, ce->len, &n);
+		d->bad_refs = bad_refs;
+		bool held = !s->off && seen_insert(s, hash, ce->key, ce->len, 0, 0, 0, seen_bad(ce),
+		                                   (ce->flags & PP_SEEN_CUT) != 0, ce->count);
+		s->lookups = lookups;
+		s->hits = hits;
+		if (held) {
+			seen_names(d, t, 0, n, 0, 0);
+		} else {
+			seen_add(d, false, NULL);        /* the held stacks came first */
+			pp_add_stack(d, t, 0, n, 0, 0, ce->count);
+		}
+	}
+	pp_flush(d, 0);
+	t->stacks = stacks + h->t.stacks;
+	d->bad_refs += c->bad_refs;
+	d->negative += c->negative;
+	d->cut_stacks += c->cut_stacks;
+	if (c->bad_samples) {
+		if (!d->bad_samples) {      /* the first in the file: d's half is before */
+			d->first_bad_sample = c->first_bad_sample;
+			memcpy(d->why_sample_buf, c->why_sample_buf, sizeof d->why_sample_buf);
+			d->why_sample = d->why_sample_buf;
+		}
+		d->bad_samples += c->bad_samples;
+	}
+	info->samples += h->info.samples;
+	info->total = info->total + h->info.total < info->total ? UINT64_MAX : info->total + h->info.total;
 }
 
 static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
 	uint64_t done = 0;
-	pp_samples_of(d, t, vi, info, NULL, 0, &done);
+	const unsigned char *from = half_wanted(d, t) ? half_from(d) : NULL;
+	struct pp_half *h = NULL;
+	if (from) {
+		h = xcalloc(1, sizeof *h);
+		h->d = *d;
+		memset((char *)&h->d + offsetof(struct pp, lines), 0, sizeof h->d - offsetof(struct pp, lines));
+		h->d.half = true;
+		h->vi = vi;
+		h->from = from;
+		if (pthread_create(&h->th, NULL, half_run, h) != 0) {
+			free(h);
+			h = NULL;
+			from = NULL;
+		}
+	}
+	if (!from) {
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, d->samples_end, true);
+		return;
+	}
+	pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, from, false);
+	pthread_join(h->th, NULL);
+	if (!h->d.half_failed && !h->d.seen.off && !d->seen.off)
+		half_merge(d, t, info, h);
+	else    /* the second half read here after all */
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, from, d->samples_end, false);
+	half_free(h);
+	free(h);
+	seen_add(d, true, NULL);
 }
 
 /* ---- in parts ------------------------------------------------------------ */
@@ -1125,7 +1302,8 @@ static void *worker_run(void *arg)
 		tree_init(t);
 		tree_borrow_names(t, j->dst);
 		tree0_fresh(c);
-		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done);
+		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done,
+		              c->samples_at, c->samples_end, true);
 		pp_flush(c, 0);
 		tree_finalize(t, c->o->order);
 		tree_unborrow_names(t);
@@ -1383,6 +1561,7 @@ out:
 	free(d.fn);
 	free(d.map);
 	free(d.loc);
+	free(d.marks);
 	free(d.lf);
 	pp_idmap_free(&d.fnid);
 	pp_idmap_free(&d.mapid);

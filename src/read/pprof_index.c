@@ -222,6 +222,8 @@ bool pp_index(struct pp *d)
 			break;
 		case 2:
 			if (f.wt == WT_LEN) {
+				if (d->nsamples % PP_MARK == 0)
+					*VEC_PUSH(d->marks, d->nmarks, d->capmarks) = at;
 				if (!d->nsamples++)
 					d->samples_at = at;
 				d->samples_end = c.p;
