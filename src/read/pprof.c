@@ -191,7 +191,7 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
                         unsigned lab, int64_t lv, uint64_t bad_refs, bool cut, uint64_t count)
 {
 	if (s->lookups >= SEEN_PROBE) {
-		if (s->hits * 16 < s->lookups)
+		if (s->hits * 16 < s->lookups && !s->cold)
 			s->off = true;  /* few repeats: not worth the lookups */
 		s->lookups = s->hits = 0;
 	}
@@ -754,17 +754,16 @@ static void ahead_key(struct pp *d, struct pp_ahead *a)
 		__builtin_prefetch(&d->seen.slots[(size_t)(a->h >> 32) & d->seen.mask]);
 }
 
-/* The entry that a's slot names, into the cache (a hint: the slot is
- * read again when the sample's turn comes). Always inlined: gcc 12 (-O2)
+/* The entry that the slot of hash h names, into the cache (a hint: the
+ * slot is read again when the lookup comes). Always inlined: gcc 12 (-O2)
  * takes a function whose only effect is a prefetch for one without
  * effects and drops its calls. */
-static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d, const struct pp_ahead *a)
+static inline __attribute__((always_inline)) void seen_fetch(const struct pp_seen *s, uint64_t h, size_t len)
 {
-	const struct pp_seen *s = &d->seen;
-	if (!a->key || !s->slots)
+	if (!s->slots)
 		return;
-	uint64_t tag = a->h & 0xffffffff00000000ULL, v = 0;
-	size_t j = (size_t)(a->h >> 32) & s->mask;
+	uint64_t tag = h & 0xffffffff00000000ULL, v = 0;
+	size_t j = (size_t)(h >> 32) & s->mask;
 	for (int k = 0; k < 8; k++, j = (j + 1) & s->mask) {   /* as seen_find probes */
 		v = s->slots[j];
 		if (!v || (v & 0xffffffff00000000ULL) == tag)
@@ -779,9 +778,15 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 	__builtin_prefetch(e);
 	/* its key's end, when the entry crosses a cache line (longer than
 	 * one) */
-	size_t end = offsetof(struct pp_seen_e, key) + a->len;
+	size_t end = offsetof(struct pp_seen_e, key) + len;
 	if ((uintptr_t)e % 64 + end > 64 && off + end <= s->nmem)
 		__builtin_prefetch(e + end - 1);
+}
+
+static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d, const struct pp_ahead *a)
+{
+	if (a->key)
+		seen_fetch(&d->seen, a->h, a->len);
 }
 
 /* A mapped file's samples, read once each in file order, are given back
@@ -936,11 +941,16 @@ static const unsigned char *half_from(const struct pp *d)
 	return best;
 }
 
-static bool half_wanted(const struct pp *d, const struct tree *t)
+static bool repeats_often(struct pp *d);
+
+/* The stacks must repeat (as parts want them not to): the thread's cache
+ * starts cold in the middle, and is not turned off for few repeats
+ * (pp_seen.cold). */
+static bool half_wanted(struct pp *d, const struct tree *t)
 {
 	const struct pprof_options *o = d->o;
 	return o && o->threads >= 2 && !o->label_root && !o->before && !t->chart && d->nsamples >= PP_HALF_MIN &&
-	       d->nmarks >= 2;
+	       d->nmarks >= 2 && repeats_often(d);
 }
 
 /* Frees what was the thread's own. */
@@ -972,37 +982,55 @@ static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, st
 	struct pp *c = &h->d;
 	struct pp_seen *s = &d->seen, *cs = &c->seen;
 	uint64_t stacks = t->stacks, bad_refs = d->bad_refs;
-	for (size_t i = 0; i < cs->nmem; i += seen_step(cs->mem + i)) {
-		const struct pp_seen_e *ce = (const struct pp_seen_e *)(cs->mem + i);
-		if (ce->len == PP_SEEN_FILL || !ce->count)
-			continue;
-		/* what the samples count was counted by the thread: these
-		 * lookups do not count as the samples' (see seen_insert) */
-		uint64_t lookups = s->lookups, hits = s->hits;
-		uint64_t hash = seen_hash(ce->key, ce->len, 0, 0, 0);
-		struct pp_seen_e *e = s->off ? NULL : seen_find(s, hash, ce->key, ce->len, 0, 0, 0);
-		s->lookups = lookups;
-		s->hits = hits;
-		if (e) {
-			if (e->count + ce->count < e->count) {     /* as do_sample */
-				seen_add(d, false, NULL);
-				seen_add(d, false, e);
-			}
-			e->count += ce->count;
-			continue;
+	/* a batch at a time: their hashes made and d's slots, then entries,
+	 * fetched first, so that the lookups wait for memory together */
+	enum { B = 16 };
+	const struct pp_seen_e *batch[B];
+	uint64_t hb[B];
+	for (size_t i = 0; i < cs->nmem;) {
+		size_t nb = 0;
+		for (; i < cs->nmem && nb < B; i += seen_step(cs->mem + i)) {
+			const struct pp_seen_e *ce = (const struct pp_seen_e *)(cs->mem + i);
+			if (ce->len == PP_SEEN_FILL || !ce->count)
+				continue;
+			batch[nb] = ce;
+			hb[nb] = seen_hash(ce->key, ce->len, 0, 0, 0);
+			if (s->slots)
+				__builtin_prefetch(&s->slots[(size_t)(hb[nb] >> 32) & s->mask]);
+			nb++;
 		}
-		size_t n = 0;
-		pp_decode_locs(d, ce->key, ce->len, &n);
-		d->bad_refs = bad_refs;
-		bool held = !s->off && seen_insert(s, hash, ce->key, ce->len, 0, 0, 0, seen_bad(ce),
-		                                   (ce->flags & PP_SEEN_CUT) != 0, ce->count);
-		s->lookups = lookups;
-		s->hits = hits;
-		if (held) {
-			seen_names(d, t, 0, n, 0, 0);
-		} else {
-			seen_add(d, false, NULL);        /* the held stacks came first */
-			pp_add_stack(d, t, 0, n, 0, 0, ce->count);
+		for (size_t k = 0; k < nb; k++)
+			seen_fetch(s, hb[k], batch[k]->len);
+		for (size_t k = 0; k < nb; k++) {
+			const struct pp_seen_e *ce = batch[k];
+			uint64_t hash = hb[k];
+			/* what the samples count was counted by the thread: these
+			 * lookups do not count as the samples' (see seen_insert) */
+			uint64_t lookups = s->lookups, hits = s->hits;
+			struct pp_seen_e *e = s->off ? NULL : seen_find(s, hash, ce->key, ce->len, 0, 0, 0);
+			s->lookups = lookups;
+			s->hits = hits;
+			if (e) {
+				if (e->count + ce->count < e->count) {     /* as do_sample */
+					seen_add(d, false, NULL);
+					seen_add(d, false, e);
+				}
+				e->count += ce->count;
+				continue;
+			}
+			size_t n = 0;
+			pp_decode_locs(d, ce->key, ce->len, &n);
+			d->bad_refs = bad_refs;
+			bool held = !s->off && seen_insert(s, hash, ce->key, ce->len, 0, 0, 0, seen_bad(ce),
+			                                   (ce->flags & PP_SEEN_CUT) != 0, ce->count);
+			s->lookups = lookups;
+			s->hits = hits;
+			if (held) {
+				seen_names(d, t, 0, n, 0, 0);
+			} else {
+				seen_add(d, false, NULL);        /* the held stacks came first */
+				pp_add_stack(d, t, 0, n, 0, 0, ce->count);
+			}
 		}
 	}
 	pp_flush(d, 0);
@@ -1032,6 +1060,7 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 		h->d = *d;
 		memset((char *)&h->d + offsetof(struct pp, lines), 0, sizeof h->d - offsetof(struct pp, lines));
 		h->d.half = true;
+		h->d.seen.cold = true;
 		h->vi = vi;
 		h->from = from;
 		if (pthread_create(&h->th, NULL, half_run, h) != 0) {
@@ -1077,8 +1106,10 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
  * (make bench's pprof file: 1.54 -> 2.26 CPU s in parts, 87% repeats here;
  * its --unique twin, 64%: 4.82 -> 3.83). */
 #define PARTS_PROBE 65536
-static bool repeats_often(const struct pp *d)
+static bool repeats_often(struct pp *d)
 {
+	if (d->repeats)
+		return d->repeats == 2;
 	enum { SLOTS = 2 * PARTS_PROBE };
 	struct { const unsigned char *p; size_t len; } *tab = xcalloc(SLOTS, sizeof *tab);
 	struct pb c = { d->samples_at, d->samples_end };
@@ -1102,7 +1133,8 @@ static bool repeats_often(const struct pp *d)
 		tab[j].len = (size_t)len;
 	}
 	free(tab);
-	return (uint64_t)again * 4 >= (uint64_t)seen * 3;
+	d->repeats = (uint64_t)again * 4 >= (uint64_t)seen * 3 ? 2 : 1;
+	return d->repeats == 2;
 }
 
 /* A hash of each frame's name (d->frm), equal for equal names. */
@@ -1377,7 +1409,7 @@ static void first_frames(const struct tree *dst, struct tree *parts, size_t np, 
 }
 
 /* Whether t gets the samples in parts (see PP_PARTS). */
-static bool parts_wanted(const struct pp *d, const struct tree *t)
+static bool parts_wanted(struct pp *d, const struct tree *t)
 {
 	const struct pprof_options *o = d->o;
 	if (!o || o->order == TREE_ORDER_INPUT || o->label_root || o->before || t->chart || t->n != 1 ||

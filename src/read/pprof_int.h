@@ -170,6 +170,7 @@ struct pp_seen {
 	                               to the tree */
 	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
+	bool cold;                  /* not turned off for few repeats */
 	/* The names of the stacks held from `added` on, one record each in
 	 * the same order (see pprof.c's seen_names): its count's halves
 	 * (filled in at the end), its number of names, the names. */
@@ -207,6 +208,8 @@ struct pp {
 	                               start reading them */
 	size_t nmarks, capmarks;
 	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
+	uint8_t repeats;            /* pprof.c's repeats_often: 0 not known yet,
+	                               1 no, 2 yes */
 	int64_t default_type, period;
 	struct pp_vt period_type;
 	bool has_period_type;
