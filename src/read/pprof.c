@@ -926,13 +926,13 @@ static void *half_run(void *arg)
 	return NULL;
 }
 
-/* Where the thread starts: the mark nearest PP_HALF_AT / 8 of the samples'
+/* Where the thread starts: the mark nearest PP_HALF_AT / 16 of the samples'
  * bytes (the main thread names the new stacks of both halves: it takes a
  * little less), or NULL. */
-#define PP_HALF_AT 4
+#define PP_HALF_AT 10
 static const unsigned char *half_from(const struct pp *d)
 {
-	const unsigned char *want = d->samples_at + (size_t)(d->samples_end - d->samples_at) / 8 * PP_HALF_AT;
+	const unsigned char *want = d->samples_at + (size_t)(d->samples_end - d->samples_at) / 16 * PP_HALF_AT;
 	const unsigned char *best = NULL;
 	for (size_t i = 1; i < d->nmarks; i++)
 		if (!best || (d->marks[i] > want ? d->marks[i] - want : want - d->marks[i]) <

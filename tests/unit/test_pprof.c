@@ -1062,7 +1062,7 @@ static void test_parts(void)
 static const char *const s6[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "a", "b", "c",
 	"late", "later", "x" };
 static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsamples, uint64_t *dangling,
-                               char *names, size_t size)
+                               char *names, size_t size, bool unpacked)
 {
 	static const char *const fname[8] = { "", "main", "a", "b", "c", "late", "later", "x" };
 	/* leaf first; 99 is no location */
@@ -1082,7 +1082,9 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 		int64_t vals[2] = { (int64_t)(RND() % 4), 0 };
 		vals[1] = vals[0] * 1000;
 		bool bad = i == 250001 || i == 280002;     /* one value for two types */
-		sample(&b, st[k], sn[k], vals, bad ? 1 : 2, ONE, NULL, 0, false);
+		/* unpacked: one sample late in the file with its locations
+		 * unpacked, which the thread leaves to the main thread */
+		sample(&b, st[k], sn[k], vals, bad ? 1 : 2, unpacked && i == 290000 ? UNPACKED : ONE, NULL, 0, false);
 		*dangling += k == 7;    /* counted as each sample is read */
 		if (bad || !vals[0])
 			continue;
@@ -1133,11 +1135,11 @@ static void names_with(const struct buf *b, const struct pprof_options *o, char 
 	tree_free(&t);
 }
 
-static void test_half(void)
+static void test_half_of(bool unpacked)
 {
 	uint64_t sums[8], total, nsamples, dangling;
 	char names[256];
-	struct buf b = half_profile(sums, &total, &nsamples, &dangling, names, sizeof names);
+	struct buf b = half_profile(sums, &total, &nsamples, &dangling, names, sizeof names, unpacked);
 	/* by hand from the stacks above, root first, in name order */
 	char want[1024];
 	snprintf(want, sizeof want,
@@ -1150,8 +1152,8 @@ static void test_half(void)
 			struct pprof_options opt = { .threads = th, .order = o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME };
 			struct result *r = load_opts(&b, &opt, false);
 			char name[128];
-			snprintf(name, sizeof name, "300,000 samples on %d thread(s), %s order: the stacks' sums", th,
-			         o ? "weight" : "name");
+			snprintf(name, sizeof name, "300,000 samples%s on %d thread(s), %s order: the stacks' sums",
+			         unpacked ? " (one unpacked)" : "", th, o ? "weight" : "name");
 			is_str(r->folded, want, name);
 			ok(r->info.samples == nsamples && r->info.total == total, "... %llu samples, total %llu",
 			   (unsigned long long)nsamples, (unsigned long long)total);
@@ -1175,6 +1177,12 @@ static void test_half(void)
 	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_NAME }, two, sizeof two);
 	okm(strncmp(two, names + 1, strlen(names + 1)) == 0, "on two threads, name order: the same name table", two);
 	free(b.p);
+}
+
+static void test_half(void)
+{
+	test_half_of(false);
+	test_half_of(true);     /* the second half read by the main thread after all */
 }
 
 int main(void)
