@@ -792,17 +792,20 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 		seen_fetch(&d->seen, a->h, a->len);
 }
 
-/* A mapped file's samples, read once each in file order, are given back
- * as the reader passes them (MADV_DONTNEED: pages read again from the file
- * should anything touch them), so that the file's pages and the cache are
+/* The samples, read once each in file order, are given back as the reader
+ * passes them (MADV_DONTNEED), so that the input's pages and the cache are
  * not both held at the peak: make bench's pprof file had 275 MB of them
- * resident when the cache was largest. The pages from *from to `to` are
- * given back and *from moved past them. */
+ * resident when the cache was largest. A mapped file's pages are read
+ * again from the file should anything touch them; the pages of the input
+ * read into memory (decompressed) read as zeros then, so they are given
+ * back only when nothing but samples lies between the first and the last
+ * (nothing else points there: the samples' keys are copied). The pages
+ * from *from to `to` are given back and *from moved past them. */
 #define PP_GIVE_STEP ((size_t)8 << 20)
 static void give_back(const struct pp *d, const unsigned char **from, const unsigned char *to)
 {
 #ifdef HAVE_MADVISE
-	if (!d->mapped)
+	if (!d->mapped && d->samples_mixed)
 		return;
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
@@ -834,7 +837,10 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 	size_t head = 0, n = 0, k = 0;  /* ring[head] is the next to add */
 	uint64_t next = PP_PROGRESS_STEP, span = (uint64_t)(d->samples_end - d->samples_at);
 	bool more = true;
-	const unsigned char *given = lo;    /* pages before: given back */
+	/* pages before `given`: given back (by a thread reading the second
+	 * half, only a mapped file's: the main thread may read it again) */
+	const unsigned char *given = lo;
+	bool give = !offs && (d->mapped || !d->half);
 	d->t = t;
 	if (!d->nsamples)
 		c.p = c.end = d->data;
@@ -867,7 +873,7 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 		if (!n)
 			break;
 		struct pp_ahead *a = &ring[head];
-		if (!offs && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
+		if (give && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
 			give_back(d, &given, a->f.data);   /* those before this sample */
 		do_sample(d, t, &a->f, vi, info, a);
 		if (d->half_failed)
@@ -889,7 +895,7 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 	}
 	/* the rest of the samples' pages, before the held stacks make the
 	 * tree */
-	if (!offs && !d->half_failed)
+	if (give && !d->half_failed)
 		give_back(d, &given, hi);
 	if (last)
 		seen_add(d, true, NULL);
@@ -1080,10 +1086,12 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 	}
 	pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, from, false);
 	pthread_join(h->th, NULL);
-	if (!h->d.half_failed && !h->d.seen.off && !d->seen.off)
+	if (!h->d.half_failed && !h->d.seen.off && !d->seen.off) {
 		half_merge(d, t, info, h);
-	else    /* the second half read here after all */
+		give_back(d, &from, d->samples_end);    /* what the thread kept */
+	} else {    /* the second half read here after all */
 		pp_samples_of(d, t, vi, info, NULL, 0, &done, from, d->samples_end, false);
+	}
 	half_free(h);
 	free(h);
 	seen_add(d, true, NULL);

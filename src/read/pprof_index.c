@@ -204,7 +204,12 @@ bool pp_index(struct pp *d)
 	struct pb_field f;
 	int r;
 	const unsigned char *at = c.p;
+	bool past = false;      /* a field not a sample after a sample */
 	while ((r = pb_next(&c, &f)) > 0) {
+		if (f.num != 2 || f.wt != WT_LEN)
+			past = d->nsamples > 0;
+		else if (past)
+			d->samples_mixed = true;
 		switch (f.num) {
 		case 1:
 		case 11:

@@ -203,6 +203,8 @@ struct pp {
 	uint64_t nsamples;
 	const unsigned char *samples_at, *samples_end;  /* from the first Sample
 	                               field to the end of the last */
+	bool samples_mixed;         /* other fields between samples_at and
+	                               samples_end */
 	const unsigned char **marks;    /* where samples 0, PP_MARK, 2 PP_MARK,
 	                               ... start (pass 1): where a thread may
 	                               start reading them */

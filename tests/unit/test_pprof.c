@@ -1062,13 +1062,16 @@ static void test_parts(void)
 static const char *const s6[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "a", "b", "c",
 	"late", "later", "x" };
 static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsamples, uint64_t *dangling,
-                               char *names, size_t size, bool unpacked)
+                               char *names, size_t size, int variant)
 {
 	static const char *const fname[8] = { "", "main", "a", "b", "c", "late", "later", "x" };
 	/* leaf first; 99 is no location */
 	static const int64_t st[8][3] = { { 1 }, { 2, 1 }, { 3, 1 }, { 4, 2, 1 }, { 3, 2, 1 },
 	                                  { 5, 2, 1 }, { 6, 5, 1 }, { 7, 99, 1 } };
 	static const size_t sn[8] = { 1, 2, 2, 3, 3, 3, 3, 3 };
+	static const struct label pad[12] = { { 5, 6, 0 }, { 5, 7, 0 }, { 5, 8, 0 }, { 5, 9, 0 }, { 5, 10, 0 },
+	                                      { 5, 11, 0 }, { 6, 5, 0 }, { 6, 7, 0 }, { 6, 8, 0 }, { 6, 9, 0 },
+	                                      { 6, 10, 0 }, { 6, 11, 0 } };
 	struct buf b = { 0 };
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 #define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
@@ -1082,9 +1085,16 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 		int64_t vals[2] = { (int64_t)(RND() % 4), 0 };
 		vals[1] = vals[0] * 1000;
 		bool bad = i == 250001 || i == 280002;     /* one value for two types */
-		/* unpacked: one sample late in the file with its locations
-		 * unpacked, which the thread leaves to the main thread */
-		sample(&b, st[k], sn[k], vals, bad ? 1 : 2, unpacked && i == 290000 ? UNPACKED : ONE, NULL, 0, false);
+		/* variant 1: one sample late in the file with its locations
+		 * unpacked, which the thread leaves to the main thread; 1 and
+		 * 2: every sample with labels (26 MB: the thread passes pages
+		 * it could give back before it meets that one); 2: the string
+		 * table among the samples (their pages read from a pipe are
+		 * not given back) */
+		sample(&b, st[k], sn[k], vals, bad ? 1 : 2, variant == 1 && i == 298000 ? UNPACKED : ONE, pad,
+		       variant ? sizeof pad / sizeof pad[0] : 0, false);
+		if (variant == 2 && i == 100000)
+			strings(&b, s6, sizeof s6 / sizeof s6[0]);
 		*dangling += k == 7;    /* counted as each sample is read */
 		if (bad || !vals[0])
 			continue;
@@ -1105,7 +1115,8 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 		location(&b, l, 0, 0x1000 * l, &l, 1, false);
 	for (uint64_t f = 1; f <= 7; f++)
 		function(&b, f, (int64_t)(4 + f), 0, false);
-	strings(&b, s6, sizeof s6 / sizeof s6[0]);
+	if (variant != 2)
+		strings(&b, s6, sizeof s6 / sizeof s6[0]);
 	return b;
 }
 
@@ -1135,11 +1146,11 @@ static void names_with(const struct buf *b, const struct pprof_options *o, char 
 	tree_free(&t);
 }
 
-static void test_half_of(bool unpacked)
+static void test_half_of(int variant)
 {
 	uint64_t sums[8], total, nsamples, dangling;
 	char names[256];
-	struct buf b = half_profile(sums, &total, &nsamples, &dangling, names, sizeof names, unpacked);
+	struct buf b = half_profile(sums, &total, &nsamples, &dangling, names, sizeof names, variant);
 	/* by hand from the stacks above, root first, in name order */
 	char want[1024];
 	snprintf(want, sizeof want,
@@ -1147,13 +1158,15 @@ static void test_half_of(bool unpacked)
 	         "\nmain;a;c %" PRIu64 "\nmain;a;late %" PRIu64 "\nmain;b %" PRIu64 "\nmain;late;later %" PRIu64 "\n",
 	         sums[0], sums[7], sums[1], sums[4], sums[3], sums[5], sums[2], sums[6]);
 	char msgs[sizeof ((struct result *)0)->msgs];
-	for (int th = 1; th <= 2; th++) {
+	for (int th = 1; th <= 3; th++) {      /* 3: two threads, read from a pipe */
 		for (int o = 0; o < 2; o++) {
-			struct pprof_options opt = { .threads = th, .order = o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME };
-			struct result *r = load_opts(&b, &opt, false);
+			struct pprof_options opt = { .threads = th < 3 ? th : 2,
+			                             .order = o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME };
+			struct result *r = load_opts(&b, &opt, th == 3);
 			char name[128];
-			snprintf(name, sizeof name, "300,000 samples%s on %d thread(s), %s order: the stacks' sums",
-			         unpacked ? " (one unpacked)" : "", th, o ? "weight" : "name");
+			snprintf(name, sizeof name, "300,000 samples%s on %d thread(s)%s, %s order: the stacks' sums",
+			         variant == 1 ? " (one unpacked)" : variant == 2 ? " (strings among them)" : "", th < 3 ? th : 2, th == 3 ? " from a pipe" : "",
+			         o ? "weight" : "name");
 			is_str(r->folded, want, name);
 			ok(r->info.samples == nsamples && r->info.total == total, "... %llu samples, total %llu",
 			   (unsigned long long)nsamples, (unsigned long long)total);
@@ -1181,8 +1194,9 @@ static void test_half_of(bool unpacked)
 
 static void test_half(void)
 {
-	test_half_of(false);
-	test_half_of(true);     /* the second half read by the main thread after all */
+	test_half_of(0);
+	test_half_of(1);        /* the second half read by the main thread after all */
+	test_half_of(2);
 }
 
 int main(void)
