@@ -20,7 +20,10 @@
  *      the end (see seen_find): its names interned in order of first
  *      appearance, the stacks sorted by them where the order does not
  *      show (see seen_add_sorted). The samples' pages of a mapped file
- *      are given back then.
+ *      are given back as they are passed (see give_back). On two threads
+ *      or more, the last 3/8 of a big profile's samples are read on a
+ *      second thread into a cache of its own, whose stacks are then taken
+ *      in order of first appearance (see pp_samples).
  * What the messages count (dangling references, malformed locations, ...)
  * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
@@ -191,7 +194,7 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
                         unsigned lab, int64_t lv, uint64_t bad_refs, bool cut, uint64_t count)
 {
 	if (s->lookups >= SEEN_PROBE) {
-		if (s->hits * 16 < s->lookups)
+		if (s->hits * 16 < s->lookups && !s->cold)
 			s->off = true;  /* few repeats: not worth the lookups */
 		s->lookups = s->hits = 0;
 	}
@@ -200,7 +203,10 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	if (s->off || s->n >= SEEN_MAX || len >= PP_SEEN_FILL || bad_refs > UINT32_MAX ||
 	    (s->nmem + size + 64) / 8 >= UINT32_MAX)
 		return false;
-	if ((s->n + 1) * 4 > (s->mask + 1) * 3 || !s->slots) {
+	/* at most 3 slots in 8 filled: short runs of slots to probe (make
+	 * bench's pprof load: 0.95 -> 0.89 user s against 3 in 4, for 8 MB
+	 * more slots) */
+	if ((s->n + 1) * 8 > (s->mask + 1) * 3 || !s->slots) {
 		uint64_t *old = s->slots;
 		size_t nold = old ? s->mask + 1 : 0;
 		s->slots = xcalloc(nold ? nold * 2 : 1024, sizeof *s->slots);
@@ -685,6 +691,10 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	if (look && (e = seen_find(&d->seen, h, lp0, ll, w, lab, lval))) {
 		/* a repeat: counted as it was the first time, added at the end */
 		if (e->count + count < count) {
+			if (d->half) {
+				d->half_failed = true;
+				return;
+			}
 			/* the sum is beyond 64 bits: the tree says it saturated */
 			seen_add(d, false, NULL);
 			seen_add(d, false, e);
@@ -711,8 +721,13 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 		if (look && seen_insert(&d->seen, h, lp0, ll, w, lab, lval, bad_refs, cut, count)) {
 			d->cut_stacks += cut;
 			t->stacks++;
-			seen_names(d, t, w, n, lab, lval);
+			if (!d->half)   /* the second half's: named when merged */
+				seen_names(d, t, w, n, lab, lval);
 		} else {
+			if (d->half) {
+				d->half_failed = true;
+				return;
+			}
 			seen_add(d, false, NULL);        /* the held stacks came first */
 			if (pp_add_stack(d, t, w, n, lab, lval, count))
 				d->cut_stacks++;
@@ -742,17 +757,16 @@ static void ahead_key(struct pp *d, struct pp_ahead *a)
 		__builtin_prefetch(&d->seen.slots[(size_t)(a->h >> 32) & d->seen.mask]);
 }
 
-/* The entry that a's slot names, into the cache (a hint: the slot is
- * read again when the sample's turn comes). Always inlined: gcc 12 (-O2)
+/* The entry that the slot of hash h names, into the cache (a hint: the
+ * slot is read again when the lookup comes). Always inlined: gcc 12 (-O2)
  * takes a function whose only effect is a prefetch for one without
  * effects and drops its calls. */
-static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d, const struct pp_ahead *a)
+static inline __attribute__((always_inline)) void seen_fetch(const struct pp_seen *s, uint64_t h, size_t len)
 {
-	const struct pp_seen *s = &d->seen;
-	if (!a->key || !s->slots)
+	if (!s->slots)
 		return;
-	uint64_t tag = a->h & 0xffffffff00000000ULL, v = 0;
-	size_t j = (size_t)(a->h >> 32) & s->mask;
+	uint64_t tag = h & 0xffffffff00000000ULL, v = 0;
+	size_t j = (size_t)(h >> 32) & s->mask;
 	for (int k = 0; k < 8; k++, j = (j + 1) & s->mask) {   /* as seen_find probes */
 		v = s->slots[j];
 		if (!v || (v & 0xffffffff00000000ULL) == tag)
@@ -767,23 +781,66 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
 	__builtin_prefetch(e);
 	/* its key's end, when the entry crosses a cache line (longer than
 	 * one) */
-	size_t end = offsetof(struct pp_seen_e, key) + a->len;
+	size_t end = offsetof(struct pp_seen_e, key) + len;
 	if ((uintptr_t)e % 64 + end > 64 && off + end <= s->nmem)
 		__builtin_prefetch(e + end - 1);
 }
 
-/* Pass 2: the Sample fields, in file order (offs NULL) or those at
- * samples_at + offs[0..noffs) in that order; PP_AHEAD of them are read
- * ahead. *done counts the samples read, for the progress. */
+static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d, const struct pp_ahead *a)
+{
+	if (a->key)
+		seen_fetch(&d->seen, a->h, a->len);
+}
+
+/* The samples, read once each in file order, are given back as the reader
+ * passes them (MADV_DONTNEED), so that the input's pages and the cache are
+ * not both held at the peak: make bench's pprof file had 275 MB of them
+ * resident when the cache was largest. A mapped file's pages are read
+ * again from the file should anything touch them; the pages of the input
+ * read into memory (decompressed) read as zeros then, so they are given
+ * back only when nothing but samples lies between the first and the last
+ * (nothing else points there: the samples' keys are copied). The pages
+ * from *from to `to` are given back and *from moved past them. */
+#define PP_GIVE_STEP ((size_t)8 << 20)
+static void give_back(const struct pp *d, const unsigned char **from, const unsigned char *to)
+{
+#ifdef HAVE_MADVISE
+	if (!d->mapped && d->samples_mixed)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	uintptr_t lo = ((uintptr_t)*from + page - 1) / page * page;
+	uintptr_t hi = (uintptr_t)to / page * page;
+	if (hi > lo) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*from = (const unsigned char *)hi;
+	}
+#else
+	(void)d;
+	(void)from;
+	(void)to;
+#endif
+}
+
+/* Pass 2: the Sample fields, in file order from lo to hi (offs NULL) or
+ * those at samples_at + offs[0..noffs) in that order; PP_AHEAD of them are
+ * read ahead. *done counts the samples read, for the progress. The held
+ * stacks go to the trees at the end when last. A thread's copy reading a
+ * half (d->half) stops when it fails. */
 static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info,
-                          const uint32_t *offs, size_t noffs, uint64_t *done)
+                          const uint32_t *offs, size_t noffs, uint64_t *done, const unsigned char *lo,
+                          const unsigned char *hi, bool last)
 {
 	/* the samples' part only (writers put them together) */
-	struct pb c = { d->samples_at, d->samples_end };
+	struct pb c = { lo, hi };
 	struct pp_ahead ring[PP_AHEAD];
 	size_t head = 0, n = 0, k = 0;  /* ring[head] is the next to add */
 	uint64_t next = PP_PROGRESS_STEP, span = (uint64_t)(d->samples_end - d->samples_at);
 	bool more = true;
+	/* pages before `given`: given back (by a thread reading the second
+	 * half, only a mapped file's: the main thread may read it again) */
+	const unsigned char *given = lo;
+	bool give = !offs && (d->mapped || !d->half);
 	d->t = t;
 	if (!d->nsamples)
 		c.p = c.end = d->data;
@@ -816,11 +873,15 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 		if (!n)
 			break;
 		struct pp_ahead *a = &ring[head];
+		if (give && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
+			give_back(d, &given, a->f.data);   /* those before this sample */
 		do_sample(d, t, &a->f, vi, info, a);
+		if (d->half_failed)
+			break;
 		head = (head + 1) % PP_AHEAD;
 		n--;
 		++*done;
-		if (d->o && d->o->progress) {
+		if (d->o && d->o->progress && !d->half) {
 			/* in file order, where the input is; in parts, the share of
 			 * the samples read */
 			uint64_t at = offs ? (uint64_t)((double)*done / (double)d->nsamples * (double)span)
@@ -832,26 +893,208 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 			}
 		}
 	}
-#ifdef HAVE_MADVISE
-	/* The samples' pages, read once each in file order, are given back
-	 * before the held stacks make the tree (a mapped file's pages: read
-	 * again from the file should anything touch them). */
-	if (!offs && d->mapped) {
-		long pg = sysconf(_SC_PAGESIZE);
-		uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-		uintptr_t lo = ((uintptr_t)d->samples_at + page - 1) / page * page;
-		uintptr_t hi = (uintptr_t)d->samples_end / page * page;
-		if (hi > lo)
-			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	/* the rest of the samples' pages, before the held stacks make the
+	 * tree */
+	if (give && !d->half_failed)
+		give_back(d, &given, hi);
+	if (last)
+		seen_add(d, true, NULL);
+}
+
+/* ---- the samples' second half on a thread --------------------------------------- */
+
+/* With --threads of 2 or more, a big profile read in file order (its
+ * stacks repeat: parts are not wanted) has the last part of its samples
+ * (the "second half", from PP_HALF_AT on) read on a thread of its own,
+ * into a repeated-stack cache of its own and no tree: what takes most of
+ * the time (each sample's lookup in the cache waits on memory) is shared
+ * by two cores. The main thread reads the first half as ever, then takes
+ * the thread's stacks, in their order of first appearance, into its
+ * cache: counts added to the stacks it holds, the others held (and
+ * named) as new. So the stacks and their order of first appearance, and
+ * the name table, are those of reading the samples one after another.
+ * Not for label roots, --diff or flame charts; when either cache stops
+ * holding stacks (few repeats, full), or the thread meets what only a
+ * tree could take (a sum beyond 64 bits, locations not in one packed
+ * field), the main thread reads the second half itself. */
+#define PP_HALF_MIN ((uint64_t)1 << 18)     /* samples */
+
+struct pp_half {
+	struct pp d;                /* a copy: its own scratch, cache, counts */
+	struct tree t;              /* not a tree: only its stack count */
+	struct pprof_info info;
+	size_t vi;
+	const unsigned char *from;
+	uint64_t done;
+	pthread_t th;
+};
+
+static void *half_run(void *arg)
+{
+	struct pp_half *h = arg;
+	pp_samples_of(&h->d, &h->t, h->vi, &h->info, NULL, 0, &h->done, h->from, h->d.samples_end, false);
+	return NULL;
+}
+
+/* Where the thread starts: the mark nearest PP_HALF_AT / 16 of the
+ * samples' bytes, or NULL. The main thread's share costs more a sample
+ * (it names the new stacks, first ones mostly, then merges): on make
+ * bench's pprof file 9/16 to 11/16 took the same time, half and 3/8 more. */
+#define PP_HALF_AT 10
+static const unsigned char *half_from(const struct pp *d)
+{
+	const unsigned char *want = d->samples_at + (size_t)(d->samples_end - d->samples_at) / 16 * PP_HALF_AT;
+	const unsigned char *best = NULL;
+	for (size_t i = 1; i < d->nmarks; i++)
+		if (!best || (d->marks[i] > want ? d->marks[i] - want : want - d->marks[i]) <
+		                 (best > want ? best - want : want - best))
+			best = d->marks[i];
+	return best;
+}
+
+static bool repeats_often(struct pp *d);
+
+/* The stacks must repeat (as parts want them not to): the thread's cache
+ * starts cold in the middle, and is not turned off for few repeats
+ * (pp_seen.cold). */
+static bool half_wanted(struct pp *d, const struct tree *t)
+{
+	const struct pprof_options *o = d->o;
+	return o && o->threads >= 2 && !o->label_root && !o->before && !t->chart && d->nsamples >= PP_HALF_MIN &&
+	       d->nmarks >= 2 && repeats_often(d);
+}
+
+/* Frees what was the thread's own. */
+static void half_free(struct pp_half *h)
+{
+	struct pp *c = &h->d;
+	free(c->lines);
+	free(c->slocs);
+	free(c->dslocs);
+	free(c->ids);
+	free(c->labelbuf);
+	free(c->seen.mem);
+	free(c->seen.slots);
+	free(c->seen.rec);
+	for (int k = 0; k < 2; k++) {
+		free(c->frid[k]);
+		free(c->lrec[k]);
+		free(c->mids[k]);
+		free(c->prev[k].ids);
+		free(c->prev[k].locs);
+		free(c->bids[k]);
 	}
-#endif
-	seen_add(d, true, NULL);
+}
+
+/* The stacks h's cache holds into d's, after d's own (see above), and what
+ * h counted. */
+static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, struct pp_half *h)
+{
+	struct pp *c = &h->d;
+	struct pp_seen *s = &d->seen, *cs = &c->seen;
+	uint64_t stacks = t->stacks, bad_refs = d->bad_refs;
+	/* a batch at a time: their hashes made and d's slots, then entries,
+	 * fetched first, so that the lookups wait for memory together */
+	enum { B = 16 };
+	const struct pp_seen_e *batch[B];
+	uint64_t hb[B];
+	for (size_t i = 0; i < cs->nmem;) {
+		size_t nb = 0;
+		for (; i < cs->nmem && nb < B; i += seen_step(cs->mem + i)) {
+			const struct pp_seen_e *ce = (const struct pp_seen_e *)(cs->mem + i);
+			if (ce->len == PP_SEEN_FILL || !ce->count)
+				continue;
+			batch[nb] = ce;
+			hb[nb] = seen_hash(ce->key, ce->len, 0, 0, 0);
+			if (s->slots)
+				__builtin_prefetch(&s->slots[(size_t)(hb[nb] >> 32) & s->mask]);
+			nb++;
+		}
+		for (size_t k = 0; k < nb; k++)
+			seen_fetch(s, hb[k], batch[k]->len);
+		for (size_t k = 0; k < nb; k++) {
+			const struct pp_seen_e *ce = batch[k];
+			uint64_t hash = hb[k];
+			/* what the samples count was counted by the thread: these
+			 * lookups do not count as the samples' (see seen_insert) */
+			uint64_t lookups = s->lookups, hits = s->hits;
+			struct pp_seen_e *e = s->off ? NULL : seen_find(s, hash, ce->key, ce->len, 0, 0, 0);
+			s->lookups = lookups;
+			s->hits = hits;
+			if (e) {
+				if (e->count + ce->count < e->count) {     /* as do_sample */
+					seen_add(d, false, NULL);
+					seen_add(d, false, e);
+				}
+				e->count += ce->count;
+				continue;
+			}
+			size_t n = 0;
+			pp_decode_locs(d, ce->key, ce->len, &n);
+			d->bad_refs = bad_refs;
+			bool held = !s->off && seen_insert(s, hash, ce->key, ce->len, 0, 0, 0, seen_bad(ce),
+			                                   (ce->flags & PP_SEEN_CUT) != 0, ce->count);
+			s->lookups = lookups;
+			s->hits = hits;
+			if (held) {
+				seen_names(d, t, 0, n, 0, 0);
+			} else {
+				seen_add(d, false, NULL);        /* the held stacks came first */
+				pp_add_stack(d, t, 0, n, 0, 0, ce->count);
+			}
+		}
+	}
+	pp_flush(d, 0);
+	t->stacks = stacks + h->t.stacks;
+	d->bad_refs += c->bad_refs;
+	d->negative += c->negative;
+	d->cut_stacks += c->cut_stacks;
+	if (c->bad_samples) {
+		if (!d->bad_samples) {      /* the first in the file: d's half is before */
+			d->first_bad_sample = c->first_bad_sample;
+			memcpy(d->why_sample_buf, c->why_sample_buf, sizeof d->why_sample_buf);
+			d->why_sample = d->why_sample_buf;
+		}
+		d->bad_samples += c->bad_samples;
+	}
+	info->samples += h->info.samples;
+	info->total = info->total + h->info.total < info->total ? UINT64_MAX : info->total + h->info.total;
 }
 
 static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
 	uint64_t done = 0;
-	pp_samples_of(d, t, vi, info, NULL, 0, &done);
+	const unsigned char *from = half_wanted(d, t) ? half_from(d) : NULL;
+	struct pp_half *h = NULL;
+	if (from) {
+		h = xcalloc(1, sizeof *h);
+		h->d = *d;
+		memset((char *)&h->d + offsetof(struct pp, lines), 0, sizeof h->d - offsetof(struct pp, lines));
+		h->d.half = true;
+		h->d.seen.cold = true;
+		h->vi = vi;
+		h->from = from;
+		if (pthread_create(&h->th, NULL, half_run, h) != 0) {
+			free(h);
+			h = NULL;
+			from = NULL;
+		}
+	}
+	if (!from) {
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, d->samples_end, true);
+		return;
+	}
+	pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, from, false);
+	pthread_join(h->th, NULL);
+	if (!h->d.half_failed && !h->d.seen.off && !d->seen.off) {
+		half_merge(d, t, info, h);
+		give_back(d, &from, d->samples_end);    /* what the thread kept */
+	} else {    /* the second half read here after all */
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, from, d->samples_end, false);
+	}
+	half_free(h);
+	free(h);
+	seen_add(d, true, NULL);
 }
 
 /* ---- in parts ------------------------------------------------------------ */
@@ -876,8 +1119,10 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
  * (make bench's pprof file: 1.54 -> 2.26 CPU s in parts, 87% repeats here;
  * its --unique twin, 64%: 4.82 -> 3.83). */
 #define PARTS_PROBE 65536
-static bool repeats_often(const struct pp *d)
+static bool repeats_often(struct pp *d)
 {
+	if (d->repeats)
+		return d->repeats == 2;
 	enum { SLOTS = 2 * PARTS_PROBE };
 	struct { const unsigned char *p; size_t len; } *tab = xcalloc(SLOTS, sizeof *tab);
 	struct pb c = { d->samples_at, d->samples_end };
@@ -901,7 +1146,8 @@ static bool repeats_often(const struct pp *d)
 		tab[j].len = (size_t)len;
 	}
 	free(tab);
-	return (uint64_t)again * 4 >= (uint64_t)seen * 3;
+	d->repeats = (uint64_t)again * 4 >= (uint64_t)seen * 3 ? 2 : 1;
+	return d->repeats == 2;
 }
 
 /* A hash of each frame's name (d->frm), equal for equal names. */
@@ -1101,7 +1347,8 @@ static void *worker_run(void *arg)
 		tree_init(t);
 		tree_borrow_names(t, j->dst);
 		tree0_fresh(c);
-		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done);
+		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done,
+		              c->samples_at, c->samples_end, true);
 		pp_flush(c, 0);
 		tree_finalize(t, c->o->order);
 		tree_unborrow_names(t);
@@ -1175,7 +1422,7 @@ static void first_frames(const struct tree *dst, struct tree *parts, size_t np, 
 }
 
 /* Whether t gets the samples in parts (see PP_PARTS). */
-static bool parts_wanted(const struct pp *d, const struct tree *t)
+static bool parts_wanted(struct pp *d, const struct tree *t)
 {
 	const struct pprof_options *o = d->o;
 	if (!o || o->order == TREE_ORDER_INPUT || o->label_root || o->before || t->chart || t->n != 1 ||
@@ -1359,6 +1606,7 @@ out:
 	free(d.fn);
 	free(d.map);
 	free(d.loc);
+	free(d.marks);
 	free(d.lf);
 	pp_idmap_free(&d.fnid);
 	pp_idmap_free(&d.mapid);

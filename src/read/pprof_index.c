@@ -204,7 +204,28 @@ bool pp_index(struct pp *d)
 	struct pb_field f;
 	int r;
 	const unsigned char *at = c.p;
-	while ((r = pb_next(&c, &f)) > 0) {
+	bool past = false;      /* a field not a sample after a sample */
+	for (;;) {
+		/* samples of a length below 128 (most), as case 2 below takes
+		 * them, without a call a field: pass 1 hops over millions */
+		while (c.end - c.p >= 2 && c.p[0] == (2 << 3 | WT_LEN) && c.p[1] < 0x80 &&
+		       c.p[1] <= c.end - c.p - 2) {
+			if (past)
+				d->samples_mixed = true;
+			if (d->nsamples % PP_MARK == 0)
+				*VEC_PUSH(d->marks, d->nmarks, d->capmarks) = c.p;
+			if (!d->nsamples++)
+				d->samples_at = c.p;
+			c.p += 2 + c.p[1];
+			d->samples_end = c.p;
+		}
+		at = c.p;
+		if ((r = pb_next(&c, &f)) <= 0)
+			break;
+		if (f.num != 2 || f.wt != WT_LEN)
+			past = d->nsamples > 0;
+		else if (past)
+			d->samples_mixed = true;
 		switch (f.num) {
 		case 1:
 		case 11:
@@ -222,6 +243,8 @@ bool pp_index(struct pp *d)
 			break;
 		case 2:
 			if (f.wt == WT_LEN) {
+				if (d->nsamples % PP_MARK == 0)
+					*VEC_PUSH(d->marks, d->nmarks, d->capmarks) = at;
 				if (!d->nsamples++)
 					d->samples_at = at;
 				d->samples_end = c.p;
@@ -259,7 +282,6 @@ bool pp_index(struct pp *d)
 		default:
 			break;      /* other fields, known or not: not needed */
 		}
-		at = c.p;
 	}
 	if (r < 0) {
 		pp_msg(d, "not a readable pprof profile: at byte %" PRIu64 ": %s%s", pp_off(d, at),

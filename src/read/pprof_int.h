@@ -24,6 +24,8 @@
 /* Entries of one kind (strings, locations, ...): indices stay 32-bit. */
 #define PP_MAX_ENTRIES ((size_t)UINT32_MAX - 1)
 #define PP_NONE UINT32_MAX
+/* Every PP_MARK-th sample's place is kept by pass 1 (pp.marks). */
+#define PP_MARK 65536
 /* Stacks handed to the tree at once (tree_add_stacks): enough for the
  * cache misses of one depth to overlap. */
 #define PP_BATCH 16
@@ -168,6 +170,7 @@ struct pp_seen {
 	                               to the tree */
 	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
+	bool cold;                  /* not turned off for few repeats */
 	/* The names of the stacks held from `added` on, one record each in
 	 * the same order (see pprof.c's seen_names): its count's halves
 	 * (filled in at the end), its number of names, the names. */
@@ -200,7 +203,15 @@ struct pp {
 	uint64_t nsamples;
 	const unsigned char *samples_at, *samples_end;  /* from the first Sample
 	                               field to the end of the last */
+	bool samples_mixed;         /* other fields between samples_at and
+	                               samples_end */
+	const unsigned char **marks;    /* where samples 0, PP_MARK, 2 PP_MARK,
+	                               ... start (pass 1): where a thread may
+	                               start reading them */
+	size_t nmarks, capmarks;
 	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
+	uint8_t repeats;            /* pprof.c's repeats_often: 0 not known yet,
+	                               1 no, 2 yes */
 	int64_t default_type, period;
 	struct pp_vt period_type;
 	bool has_period_type;
@@ -251,6 +262,11 @@ struct pp {
 	strtab_id *bids[2];
 	size_t nbids[2], capbids[2];
 	struct pp_seen seen;
+	bool half;                  /* a thread's copy reading the second
+	                               half of the samples into its cache
+	                               alone (pprof.c: pp_samples) */
+	bool half_failed;           /* it met what only the tree could take:
+	                               its half is read again in one */
 	bool issues_later;          /* a thread's copy (pprof.c's workers):
 	                               a location's issue is only marked
 	                               reached, and counted by the merge */

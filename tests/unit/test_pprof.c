@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1050,6 +1051,154 @@ static void test_parts(void)
 	free(b.p);
 }
 
+/* With --threads of 2 or more, a big profile read in file order has its
+ * second half of samples read on a thread into a cache of its own, and
+ * taken into the main thread's (pprof.c: pp_samples): the same stacks,
+ * counts, messages and name table as read on one thread. 300,000 samples
+ * (the path needs 2^18): stacks of an early set throughout, stacks of a
+ * late set (with names of their own, one with a dangling location) only
+ * after sample 200,000, malformed samples only there; the sums worked out
+ * here as the samples are written. */
+static const char *const s6[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "a", "b", "c",
+	"late", "later", "x" };
+static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsamples, uint64_t *dangling,
+                               char *names, size_t size, int variant)
+{
+	static const char *const fname[8] = { "", "main", "a", "b", "c", "late", "later", "x" };
+	/* leaf first; 99 is no location */
+	static const int64_t st[8][3] = { { 1 }, { 2, 1 }, { 3, 1 }, { 4, 2, 1 }, { 3, 2, 1 },
+	                                  { 5, 2, 1 }, { 6, 5, 1 }, { 7, 99, 1 } };
+	static const size_t sn[8] = { 1, 2, 2, 3, 3, 3, 3, 3 };
+	static const struct label pad[12] = { { 5, 6, 0 }, { 5, 7, 0 }, { 5, 8, 0 }, { 5, 9, 0 }, { 5, 10, 0 },
+	                                      { 5, 11, 0 }, { 6, 5, 0 }, { 6, 7, 0 }, { 6, 8, 0 }, { 6, 9, 0 },
+	                                      { 6, 10, 0 }, { 6, 11, 0 } };
+	struct buf b = { 0 };
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	memset(sums, 0, 8 * sizeof *sums);
+	snprintf(names, size, "\nall\n");    /* (the leading newline: for strstr) */
+	*total = *nsamples = *dangling = 0;
+	for (int i = 0; i < 300000; i++) {
+		unsigned k = (unsigned)(RND() % (i < 200000 ? 5 : 8));
+		int64_t vals[2] = { (int64_t)(RND() % 4), 0 };
+		vals[1] = vals[0] * 1000;
+		bool bad = i == 250001 || i == 280002;     /* one value for two types */
+		/* variant 1: one sample late in the file with its locations
+		 * unpacked, which the thread leaves to the main thread; 1 and
+		 * 2: every sample with labels (26 MB: the thread passes pages
+		 * it could give back before it meets that one); 2: the string
+		 * table among the samples (their pages read from a pipe are
+		 * not given back) */
+		sample(&b, st[k], sn[k], vals, bad ? 1 : 2, variant == 1 && i == 298000 ? UNPACKED : ONE, pad,
+		       variant ? sizeof pad / sizeof pad[0] : 0, false);
+		if (variant == 2 && i == 100000)
+			strings(&b, s6, sizeof s6 / sizeof s6[0]);
+		*dangling += k == 7;    /* counted as each sample is read */
+		if (bad || !vals[0])
+			continue;
+		if (!sums[k])   /* its first appearance: its names not seen yet */
+			for (size_t j = sn[k]; j-- > 0;) {
+				const char *nm = st[k][j] == 99 ? "[unknown]" : fname[st[k][j]];
+				char line[32];
+				snprintf(line, sizeof line, "\n%s\n", nm);
+				if (!strstr(names, line))
+					snprintf(names + strlen(names), size - strlen(names), "%s\n", nm);
+			}
+		sums[k] += (uint64_t)vals[1];
+		*total += (uint64_t)vals[1];
+		++*nsamples;
+	}
+#undef RND
+	for (uint64_t l = 1; l <= 7; l++)
+		location(&b, l, 0, 0x1000 * l, &l, 1, false);
+	for (uint64_t f = 1; f <= 7; f++)
+		function(&b, f, (int64_t)(4 + f), 0, false);
+	if (variant != 2)
+		strings(&b, s6, sizeof s6 / sizeof s6[0]);
+	return b;
+}
+
+/* names_of with o. */
+static void names_with(const struct buf *b, const struct pprof_options *o, char *out, size_t size)
+{
+	char path[128];
+	write_pb(b, path, sizeof path);
+	char err[256];
+	struct source *s = source_open(path, err, sizeof err);
+	if (!s)
+		abort();
+	struct tree t;
+	tree_init(&t);
+	struct result r = { 0 };
+	pprof_load(&t, s, "p.pb", o, NULL, on_msg, &r);
+	source_close(s);
+	size_t k = 0;
+	for (size_t i = 0; i < strtab_count(&t.names) && k < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%s\n", strtab_str(&t.names, (strtab_id)i));
+	tree_finalize(&t, o->order);
+	FILE *f = fmemopen(out + (k < size ? k : size - 1), size - (k < size ? k : size - 1), "w");
+	if (!f)
+		abort();
+	tree_write_folded(&t, f);
+	fclose(f);
+	tree_free(&t);
+}
+
+static void test_half_of(int variant)
+{
+	uint64_t sums[8], total, nsamples, dangling;
+	char names[256];
+	struct buf b = half_profile(sums, &total, &nsamples, &dangling, names, sizeof names, variant);
+	/* by hand from the stacks above, root first, in name order */
+	char want[1024];
+	snprintf(want, sizeof want,
+	         "main %" PRIu64 "\nmain;[unknown];x %" PRIu64 "\nmain;a %" PRIu64 "\nmain;a;b %" PRIu64
+	         "\nmain;a;c %" PRIu64 "\nmain;a;late %" PRIu64 "\nmain;b %" PRIu64 "\nmain;late;later %" PRIu64 "\n",
+	         sums[0], sums[7], sums[1], sums[4], sums[3], sums[5], sums[2], sums[6]);
+	char msgs[sizeof ((struct result *)0)->msgs];
+	for (int th = 1; th <= 3; th++) {      /* 3: two threads, read from a pipe */
+		for (int o = 0; o < 2; o++) {
+			struct pprof_options opt = { .threads = th < 3 ? th : 2,
+			                             .order = o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME };
+			struct result *r = load_opts(&b, &opt, th == 3);
+			char name[128];
+			snprintf(name, sizeof name, "300,000 samples%s on %d thread(s)%s, %s order: the stacks' sums",
+			         variant == 1 ? " (one unpacked)" : variant == 2 ? " (strings among them)" : "", th < 3 ? th : 2, th == 3 ? " from a pipe" : "",
+			         o ? "weight" : "name");
+			is_str(r->folded, want, name);
+			ok(r->info.samples == nsamples && r->info.total == total, "... %llu samples, total %llu",
+			   (unsigned long long)nsamples, (unsigned long long)total);
+			char ref[64];
+			snprintf(ref, sizeof ref, "%" PRIu64 " references to locations", dangling);
+			okm(has(r->msgs, "skipped 2 malformed samples") && has(r->msgs, ref),
+			    "... 2 malformed samples, the dangling references counted", r->msgs);
+			if (th == 1)
+				snprintf(msgs, sizeof msgs, "%s", r->msgs);
+			else
+				is_str(r->msgs, msgs, "... the same messages as on one thread (the first malformed one)");
+		}
+	}
+	/* the name table and the stacks in input order: first appearance */
+	static char one[4096], two[4096];
+	names_with(&b, &(struct pprof_options){ .threads = 1, .order = TREE_ORDER_INPUT }, one, sizeof one);
+	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_INPUT }, two, sizeof two);
+	okm(strncmp(one, names + 1, strlen(names + 1)) == 0, "on one thread: the names in order of first appearance",
+	    one);
+	is_str(two, one, "on two threads: the same name table and stacks in input order");
+	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_NAME }, two, sizeof two);
+	okm(strncmp(two, names + 1, strlen(names + 1)) == 0, "on two threads, name order: the same name table", two);
+	free(b.p);
+}
+
+static void test_half(void)
+{
+	test_half_of(0);
+	test_half_of(1);        /* the second half read by the main thread after all */
+	test_half_of(2);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/tflame-test-pprof.%ld", (long)getpid());
@@ -1071,6 +1220,7 @@ int main(void)
 	test_go();
 	test_parts();
 	test_sorted();
+	test_half();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
