@@ -187,11 +187,16 @@ struct tree_stack {
 void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n);
 /* tree_add_stacks for stacks known to be new where their tails start:
  * no stack added before (nor one of s before it) holds the first `keep`
- * frames then tail[0] (as stacks sorted by their names' ids are, each
- * keeping what it shares with the one before, into a tree that held
- * nothing before them). Every tail frame is a new node: nothing is looked
- * up, nor put in the child hash until a later lookup needs it. Not for
- * flame charts (then as tree_add_stacks). */
+ * frames then tail[0] (as stacks sorted by their names, or their names'
+ * ids, are, each keeping what it shares with the one before, into a tree
+ * that held nothing before them). Every tail frame is a new node: nothing
+ * is looked up, nor put in the child hash until a later lookup needs it.
+ * Stacks in name order (tree_finalize's, by bytes: a name before the
+ * longer ones it starts, but for one with no samples of its own before a
+ * byte below ';') leave the nodes in preorder, which tree_finalize then
+ * neither sorts nor moves; any other order is seen (each new node's older
+ * sibling is compared with it) and sorted there. Not for flame charts
+ * (then as tree_add_stacks). */
 void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n);
 /* True when tree_add_stacks gains over one stack at a time: the child hash
  * is in use (the stacks came out of order) and t is no flame chart.

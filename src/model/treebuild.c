@@ -675,11 +675,20 @@ void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
 				xdie("internal error: tree_add_stacks_new with a name not interned");
 		treebuild_path_reserve(t, depth);
 		tree_idx cur = keep ? b->path[keep - 1] : TREE_ROOT;
-		if (s[i].ntail) {
-			/* a tree with nodes out of name order: finalize sorts
-			 * (the hash "in use", made when a lookup needs it) */
-			b->hashed = true;
-			b->stale = true;
+		if (s[i].ntail && !b->hashed && t->nodes[cur].end != KIDS_NONE) {
+			/* The first new node's older sibling left the path (its
+			 * self count is final): in name order before it, or
+			 * the tree's nodes are out of name order, and finalize
+			 * sorts (the hash "in use", made when a lookup needs
+			 * it). Stacks sorted by their names keep it out of the
+			 * sort, the renumbering and the moves. */
+			tree_idx a = kid_newest(&t->nodes[cur]);
+			strtab_id na = t->nodes[a].name, nb = s[i].tail[0];
+			if (treesort_cmp_names(strtab_str(&t->names, na), strtab_len(&t->names, na), has_self(t, a),
+			                       strtab_str(&t->names, nb), strtab_len(&t->names, nb), false) >= 0) {
+				b->hashed = true;
+				b->stale = true;
+			}
 		}
 		for (size_t k = 0; k < s[i].ntail; k++) {
 			tree_idx c = new_node(t, cur, s[i].tail[k]);

@@ -233,6 +233,10 @@ struct pp {
 	size_t nissues, capissues;
 	bool loc_identity;          /* location i has id i + 1 (Go's): no map */
 	struct arena names;         /* names made here (addresses, copies) */
+	const uint32_t *rank;       /* each name's rank by bytes (pprof.c's
+	                               name_ranks), made once for the trees
+	                               that share the names (parts), or NULL */
+	size_t nrank;
 	/* From here to the end: scratch, caches and counts, which a thread
 	 * reading parts has of its own (pprof.c's worker_init zeroes them). */
 	uint64_t *lines;            /* scratch: function ids of a location */

@@ -45,6 +45,11 @@ static uint64_t brand(void)
  * sibling order has its hard cases too. */
 static const char *const bnames[] = { "a", "ab", "a b", "a:", "b", "main", "f", "f(int)", "g", "x", "" };
 #define NBNAMES (sizeof bnames / sizeof bnames[0])
+/* Names whose byte order is the tree's name order whatever their counts
+ * (none starts another then holds a byte below ';'). */
+static const char *const plain_names[] = { "a", "ab", "b", "main", "f", "f_int", "g", "x" };
+static const char *const *bvocab = bnames;
+static size_t nbvocab = NBNAMES;
 
 struct bstack {
 	size_t keep, n;
@@ -65,7 +70,7 @@ static void bstacks(struct bstack *s, size_t n, size_t depth)
 		s[i].keep = keep;
 		s[i].n = d - keep;
 		for (size_t k = 0; k < s[i].n; k++) {
-			const char *nm = bnames[brand() % NBNAMES];
+			const char *nm = bvocab[brand() % nbvocab];
 			s[i].f[k] = (struct tree_frame){ nm, strlen(nm) };
 		}
 		if (brand() % 16 == 0)
@@ -150,14 +155,56 @@ static int cmp_ids(const void *a, const void *b)
 	return (sn[i] > sn[j]) - (sn[i] < sn[j]);
 }
 
+/* By the names' bytes, frame by frame (a name before the longer ones it
+ * starts; a stack before those it starts), as pprof adds its stacks. */
+static struct tree *sorting_in;
+static int bytes_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	int c = memcmp(a, b, la < lb ? la : lb);
+	return c ? c : (la > lb) - (la < lb);
+}
+static int cmp_names(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct strtab *st = &sorting_in->names;
+	for (size_t k = 0; k < sn[i] && k < sn[j]; k++) {
+		strtab_id x = sids[i][k], y = sids[j][k];
+		if (x != y)
+			return bytes_cmp(strtab_str(st, x), strtab_len(st, x), strtab_str(st, y), strtab_len(st, y));
+	}
+	return (sn[i] > sn[j]) - (sn[i] < sn[j]);
+}
+
+/* Whether some node of t (finalized in name order) has two children
+ * next to each other out of their names' byte order: the case where
+ * stacks sorted by bytes do not come in the tree's name order. */
+static bool bytes_not_name_order(const struct tree *t)
+{
+	for (tree_idx i = 0; i < tree_size(t); i++) {
+		const struct tree_node *x = tree_node(t, i);
+		tree_idx c = i + 1, prev = TREE_NONE;
+		for (; c < x->end; prev = c, c = tree_node(t, c)->end)
+			if (prev != TREE_NONE && bytes_cmp(tree_name(t, prev), strlen(tree_name(t, prev)),
+			                                   tree_name(t, c), strlen(tree_name(t, c))) > 0)
+				return true;
+	}
+	return false;
+}
+
 static void new_tests(void)
 {
 	enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT };
 	static struct bstack s[2000];
 	static struct tree_frame whole[2000][40];
 	static size_t order[2000];
-	for (int round = 0; round < 8; round++) {
-		size_t n = 200 + brand() % 1800, depth = 2 + brand() % 30, extra = brand() % 50;
+	int fast = 0, sorted_after = 0;
+	for (int round = 0; round < 24; round++) {
+		/* stacks sorted by ids (rounds 0-7), by names (8-23; from
+		 * 16 on, names whose byte order is the name order) */
+		bool by_names = round >= 8;
+		bvocab = round >= 16 ? plain_names : bnames;
+		nbvocab = round >= 16 ? sizeof plain_names / sizeof plain_names[0] : NBNAMES;
+		size_t n = 200 + brand() % 1800, depth = 2 + brand() % 30, extra = round % 2 ? brand() % 50 : 0;
 		bstacks(s, n, depth);
 		for (int o = 0; o < 2; o++) {
 			struct tree one, srt;
@@ -175,7 +222,8 @@ static void new_tests(void)
 					sids[i][k] = tree_intern(&srt, whole[i][k].s, whole[i][k].len);
 				order[i] = i;
 			}
-			qsort(order, n, sizeof order[0], cmp_ids);
+			sorting_in = &srt;
+			qsort(order, n, sizeof order[0], by_names ? cmp_names : cmp_ids);
 			struct tree_stack b[37];
 			for (size_t i = 0; i < n;) {
 				size_t k = 0, want = 1 + brand() % 37;
@@ -190,6 +238,9 @@ static void new_tests(void)
 				}
 				tree_add_stacks_new(&srt, b, k);
 			}
+			/* in the tree's name order: left unsorted, as finalize
+			 * then neither sorts nor moves its nodes */
+			bool left = !srt.b.hashed;
 			/* then stacks looked up (the child hash made then) */
 			for (size_t i = 0; i < extra; i++) {
 				size_t x = brand() % n;
@@ -199,12 +250,24 @@ static void new_tests(void)
 			tree_finalize(&one, orders[o]);
 			tree_finalize(&srt, orders[o]);
 			ok(same_nodes(&one, &srt) && one.stacks == srt.stacks,
-			   "tree_add_stacks_new, round %d, %zu stacks sorted by ids (%zu looked up after), %s order: "
-			   "the tree of one stack at a time", round, n, extra, o ? "weight" : "name");
+			   "tree_add_stacks_new, round %d, %zu stacks sorted by %s (%zu looked up after), %s order: "
+			   "the tree of one stack at a time", round, n, by_names ? "names" : "ids", extra,
+			   o ? "weight" : "name");
+			if (by_names && o == 0) {
+				bool want = !bytes_not_name_order(&one);
+				ok(left == want, "tree_add_stacks_new, round %d: stacks sorted by names %s the tree's "
+				   "name order (%s)", round, want ? "in" : "out of", left ? "left unsorted" : "sorted");
+				fast += left;
+			}
+			sorted_after += !by_names && left;
 			tree_free(&one);
 			tree_free(&srt);
 		}
 	}
+	bvocab = bnames;
+	nbvocab = NBNAMES;
+	ok(fast >= 8 && sorted_after == 0, "tree_add_stacks_new: stacks sorted by names in name order left "
+	   "unsorted in %d of 16 rounds (at least the 8 with plain names); by ids: %d", fast, sorted_after);
 }
 
 int main(void)
