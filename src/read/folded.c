@@ -180,7 +180,7 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_d
 }
 
 static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c);
-static size_t common_prefix(const char *a, const char *b, size_t n);
+static inline size_t common_prefix(const char *a, const char *b, size_t n);
 
 static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
 {
@@ -302,7 +302,8 @@ static inline uint64_t zero_bytes_exact(uint64_t w)
 /* The offset of the first '\n' in s[from..avail), or avail; appends the
  * offsets of the ';' before it to r->semis. One pass finds both: the
  * bytes past where a line parts from the previous stack are read once. */
-static size_t scan_line(struct folded_reader *r, const char *s, size_t from, size_t avail)
+static inline __attribute__((always_inline)) size_t scan_line(struct folded_reader *r, const char *s,
+                                                              size_t from, size_t avail)
 {
 	size_t at = from;
 #ifdef __SSE2__
@@ -349,7 +350,7 @@ static size_t scan_line(struct folded_reader *r, const char *s, size_t from, siz
 #if FOLDED_AVX2
 /* scan_line, 32 bytes a step. */
 FOLDED_TARGET_AVX2
-static size_t scan_line_avx2(struct folded_reader *r, const char *s, size_t from, size_t avail)
+static inline size_t scan_line_avx2(struct folded_reader *r, const char *s, size_t from, size_t avail)
 {
 	size_t at = from;
 	const __m256i semi = _mm256_set1_epi8(';'), nl = _mm256_set1_epi8('\n');
@@ -370,7 +371,7 @@ static size_t scan_line_avx2(struct folded_reader *r, const char *s, size_t from
 
 /* common_prefix, 32 bytes a step. */
 FOLDED_TARGET_AVX2
-static size_t common_prefix_avx2(const char *a, const char *b, size_t n)
+static inline size_t common_prefix_avx2(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
 	for (; i + 32 <= n; i += 32) {
@@ -410,7 +411,8 @@ static size_t split_frames(struct folded_reader *r, const char *s, size_t start,
 /* The line s[0..len) (without its newline), whose first `same` bytes are
  * those of the previous stack, or of its part before the line's end, and
  * whose ';' from `same` on are in r->semis. */
-static inline void parse_line(struct folded_reader *r, const char *s, size_t len, size_t same)
+static inline __attribute__((always_inline)) void parse_line(struct folded_reader *r, const char *s,
+                                                             size_t len, size_t same)
 {
 	struct tree_dec c, before;
 	switch (folded_parse_line(s, len, &len, &c, &before)) {
@@ -447,7 +449,7 @@ static inline void parse_line(struct folded_reader *r, const char *s, size_t len
 
 /* Length of the common prefix of a[0..n) and b[0..n): where the words
  * first differ, without a loop over the bytes of the last. */
-static size_t common_prefix(const char *a, const char *b, size_t n)
+static inline __attribute__((always_inline)) size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
 #ifdef __SSE2__
