@@ -25,6 +25,14 @@
  * enough for the misses of a depth to overlap. */
 #define FOLDED_BATCH 16
 
+/* The input is asked for this many bytes ahead of the line being read:
+ * the hardware's prefetcher stops at each 4 KiB page of the mapped file,
+ * and the first loads of a line's bytes stalled for them (a third of the
+ * parser's samples). 4 KiB did as well as 8 or 16, better than 1. */
+#ifndef FOLDED_AHEAD
+#define FOLDED_AHEAD 4096
+#endif
+
 struct folded_reader {
 	struct tree *t;
 	struct tree *before;    /* differential lines' first count, or NULL */
@@ -511,8 +519,12 @@ static inline __attribute__((always_inline)) void feed_lines(struct folded_reade
                                                              size_t len, bool wide)
 {
 	const char *p = buf, *end = buf + len;
+	const char *pf = buf;   /* the input asked for up to here */
 	(void)wide;
 	while (p < end) {
+		const char *want = (size_t)(end - p) > FOLDED_AHEAD ? p + FOLDED_AHEAD : end;
+		for (; pf < want; pf += 64)
+			__builtin_prefetch(pf);
 		size_t rest = (size_t)(end - p), same = 0, le;
 		size_t n = r->prevlen < rest ? r->prevlen : rest;
 		r->nsemis = 0;
