@@ -8,13 +8,13 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-/* The 32-byte scans: x86-64 with GCC or clang, compiled for AVX2 in
- * functions of their own and chosen at run time (the build is plain
- * x86-64). */
+/* The 32-byte scans: x86-64 with GCC or clang, compiled for AVX2 (and
+ * POPCNT, which every CPU with AVX2 has) in functions of their own and
+ * chosen at run time (the build is plain x86-64). */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__SSE2__)
 #define FOLDED_AVX2 1
 #include <immintrin.h>
-#define FOLDED_TARGET_AVX2 __attribute__((target("avx2")))
+#define FOLDED_TARGET_AVX2 __attribute__((target("avx2,popcnt")))
 #else
 #define FOLDED_AVX2 0
 #endif
@@ -81,7 +81,7 @@ bool folded_reader_set_wide(struct folded_reader *r, bool wide)
 	const char *e = getenv("TFLAME_FOLDED_PLAIN");
 	if (e && *e)
 		wide = false;
-	r->wide = wide && __builtin_cpu_supports("avx2");
+	r->wide = wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #else
 	(void)wide;
 	r->wide = false;
@@ -187,7 +187,8 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_d
 	return true;
 }
 
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c);
+static inline size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c,
+                                   size_t below);
 static inline size_t common_prefix(const char *a, const char *b, size_t n);
 
 static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
@@ -377,19 +378,52 @@ static inline size_t scan_line_avx2(struct folded_reader *r, const char *s, size
 	return scan_line(r, s, at, avail);
 }
 
-/* common_prefix, 32 bytes a step. */
+/* common_prefix, 32 bytes a step; also sets *semis to the number of ';'
+ * in a[0..returned): the frames of a that end before it (popcounts of
+ * the masks already made, where a binary search over the ends was a
+ * chain of dependent loads). */
 FOLDED_TARGET_AVX2
-static inline size_t common_prefix_avx2(const char *a, const char *b, size_t n)
+static inline size_t common_prefix_avx2(const char *a, const char *b, size_t n, size_t *semis)
 {
-	size_t i = 0;
+	const __m256i semi = _mm256_set1_epi8(';');
+	size_t i = 0, k = 0;
 	for (; i + 32 <= n; i += 32) {
 		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + i));
 		__m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
 		uint32_t d = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
-		if (d)
-			return i + (size_t)__builtin_ctz(d);
+		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, semi));
+		if (d) {
+			unsigned z = (unsigned)__builtin_ctz(d);
+			*semis = k + (size_t)__builtin_popcount(m & ((1u << z) - 1));
+			return i + z;
+		}
+		k += (size_t)__builtin_popcount(m);
 	}
-	return i + common_prefix(a + i, b + i, n - i);
+	if (i == n) {
+		*semis = k;
+		return n;
+	}
+	if (n >= 32) {
+		/* The last 32 bytes, less the sh before i already seen. */
+		size_t off = n - 32;
+		unsigned sh = (unsigned)(i - off);
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + off));
+		__m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(b + off));
+		uint32_t d = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)) >> sh;
+		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, semi)) >> sh;
+		if (d) {
+			unsigned z = (unsigned)__builtin_ctz(d);
+			*semis = k + (size_t)__builtin_popcount(m & ((1u << z) - 1));
+			return i + z;
+		}
+		*semis = k + (size_t)__builtin_popcount(m);
+		return n;
+	}
+	size_t c = common_prefix(a, b, n);
+	for (size_t j = 0; j < c; j++)
+		k += a[j] == ';';
+	*semis = k;
+	return c;
 }
 #endif
 
@@ -418,9 +452,10 @@ static size_t split_frames(struct folded_reader *r, const char *s, size_t start,
 
 /* The line s[0..len) (without its newline), whose first `same` bytes are
  * those of the previous stack, or of its part before the line's end, and
- * whose ';' from `same` on are in r->semis. */
+ * whose ';' from `same` on are in r->semis. below: the number of ';' in
+ * its first `same` bytes, or SIZE_MAX when not counted. */
 static inline __attribute__((always_inline)) void parse_line(struct folded_reader *r, const char *s,
-                                                             size_t len, size_t same)
+                                                             size_t len, size_t same, size_t below)
 {
 	struct tree_dec c, before;
 	switch (folded_parse_line(s, len, &len, &c, &before)) {
@@ -432,7 +467,7 @@ static inline __attribute__((always_inline)) void parse_line(struct folded_reade
 	case FOLDED_STACK:
 		break;
 	}
-	size_t keep = shared_frames(r, s, len, same < len ? same : len);
+	size_t keep = shared_frames(r, s, len, same < len ? same : len, same <= len ? below : SIZE_MAX);
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
 	r->nends = keep;
 	size_t n = start < len ? split_frames(r, s, start, len) : 0;
@@ -486,21 +521,28 @@ static inline __attribute__((always_inline)) size_t common_prefix(const char *a,
 }
 
 /* How many leading frames of s[0..len) are those of the previous stack,
- * given c, the length of their common prefix. */
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c)
+ * given c, the length of their common prefix, and below, the number of
+ * ';' in its first c bytes (SIZE_MAX: not counted). */
+static inline __attribute__((always_inline)) size_t shared_frames(const struct folded_reader *r, const char *s,
+                                                                  size_t len, size_t c, size_t below)
 {
 	if (!r->prev || len == 0)
 		return 0;   /* an empty stack has no frames, not one empty frame */
-	/* The frames that end before c, the first end at c or after: ends
-	 * rise, so a binary search (deep stacks share dozens of frames). */
+	/* The frames that end before c, the first end at c or after: those
+	 * of the ';' before c, or, not counted, by a binary search (ends rise;
+	 * deep stacks share dozens of frames). */
 	const size_t *e = r->ends;
 	size_t k = 0, n = r->nends;
-	while (n > 1) {
-		size_t half = n / 2;
-		k = e[k + half - 1] < c ? k + half : k;
-		n -= half;
+	if (below != SIZE_MAX) {
+		k = below;
+	} else {
+		while (n > 1) {
+			size_t half = n / 2;
+			k = e[k + half - 1] < c ? k + half : k;
+			n -= half;
+		}
+		k += n == 1 && e[k] < c;
 	}
-	k += n == 1 && e[k] < c;
 	/* A frame ending exactly where the bytes part is shared only if it
 	 * ends there in both stacks. */
 	if (k < r->nends && e[k] == c &&
@@ -529,9 +571,10 @@ static inline __attribute__((always_inline)) void feed_lines(struct folded_reade
 		size_t n = r->prevlen < rest ? r->prevlen : rest;
 		r->nsemis = 0;
 #if FOLDED_AVX2
+		size_t below = SIZE_MAX;    /* the frames of prev ending before same */
 		if (wide) {
 			if (r->prev)
-				same = common_prefix_avx2(r->prev, p, n);
+				same = common_prefix_avx2(r->prev, p, n, &below);
 			le = scan_line_avx2(r, p, same, rest);
 		} else
 #endif
@@ -541,7 +584,7 @@ static inline __attribute__((always_inline)) void feed_lines(struct folded_reade
 			le = scan_line(r, p, same, rest);
 		}
 		r->d.lines++;
-		parse_line(r, p, le, same);
+		parse_line(r, p, le, same, below);
 		p = le < rest ? p + le + 1 : end;
 	}
 	batch_flush(r);
