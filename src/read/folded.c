@@ -561,12 +561,13 @@ static inline __attribute__((always_inline)) void feed_lines(struct folded_reade
                                                              size_t len, bool wide)
 {
 	const char *p = buf, *end = buf + len;
-	const char *pf = buf;   /* the input asked for up to here */
+	size_t asked = 0;       /* buf[0..asked) asked for (offsets: no pointer past end) */
 	(void)wide;
 	while (p < end) {
-		const char *want = (size_t)(end - p) > FOLDED_AHEAD ? p + FOLDED_AHEAD : end;
-		for (; pf < want; pf += 64)
-			__builtin_prefetch(pf);
+		size_t at = (size_t)(p - buf);
+		size_t want = len - at > FOLDED_AHEAD ? at + FOLDED_AHEAD : len;
+		for (; asked < want; asked += 64)
+			__builtin_prefetch(buf + asked);
 		size_t rest = (size_t)(end - p), same = 0, le;
 		size_t n = r->prevlen < rest ? r->prevlen : rest;
 		r->nsemis = 0;
