@@ -4,8 +4,19 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+/* The 32-byte scans: x86-64 with GCC or clang, compiled for AVX2 (and
+ * POPCNT, which every CPU with AVX2 has) in functions of their own and
+ * chosen at run time (the build is plain x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__SSE2__)
+#define FOLDED_AVX2 1
+#include <immintrin.h>
+#define FOLDED_TARGET_AVX2 __attribute__((target("avx2,popcnt")))
+#else
+#define FOLDED_AVX2 0
 #endif
 #include "text.h"
 #include "xalloc.h"
@@ -13,6 +24,14 @@
 /* Lines added to the tree at once when it is hashing (see tree_add_stacks):
  * enough for the misses of a depth to overlap. */
 #define FOLDED_BATCH 16
+
+/* The input is asked for this many bytes ahead of the line being read:
+ * the hardware's prefetcher stops at each 4 KiB page of the mapped file,
+ * and the first loads of a line's bytes stalled for them (a third of the
+ * parser's samples). 4 KiB did as well as 8 or 16, better than 1. */
+#ifndef FOLDED_AHEAD
+#define FOLDED_AHEAD 4096
+#endif
 
 struct folded_reader {
 	struct tree *t;
@@ -35,6 +54,11 @@ struct folded_reader {
 	size_t nbatch;
 	strtab_id *bids;    /* their names, interned as each line is read */
 	size_t nbids, capbids;
+	/* The line being read: offsets of its ';' from where it parts from
+	 * the previous stack to its newline, found in the newline's scan. */
+	size_t *semis;
+	size_t nsemis, capsemis;
+	bool wide;          /* the AVX2 scans (the CPU has them) */
 };
 
 struct folded_reader *folded_reader_new(struct tree *t)
@@ -45,7 +69,24 @@ struct folded_reader *folded_reader_new(struct tree *t)
 	r->frames = xmalloc(r->cap * sizeof *r->frames);
 	r->capends = 256;
 	r->ends = xmalloc(r->capends * sizeof *r->ends);
+	r->capsemis = 256;
+	r->semis = xmalloc(r->capsemis * sizeof *r->semis);
+	folded_reader_set_wide(r, true);
 	return r;
+}
+
+bool folded_reader_set_wide(struct folded_reader *r, bool wide)
+{
+#if FOLDED_AVX2
+	const char *e = getenv("TFLAME_FOLDED_PLAIN");
+	if (e && *e)
+		wide = false;
+	r->wide = wide && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#else
+	(void)wide;
+	r->wide = false;
+#endif
+	return r->wide;
 }
 
 void folded_reader_set_before(struct folded_reader *r, struct tree *before)
@@ -59,6 +100,7 @@ void folded_reader_free(struct folded_reader *r)
 		return;
 	free(r->frames);
 	free(r->ends);
+	free(r->semis);
 	free(r->own);
 	free(r->bids);
 	free(r);
@@ -105,28 +147,6 @@ static inline uint64_t zero_bytes(uint64_t w)
 	return (w - ONES) & ~w & HIGHS;
 }
 
-/* The first ';' in s[p..len), or len. */
-static inline size_t next_semi(const char *s, size_t p, size_t len)
-{
-#if FOLDED_WORDS
-	const uint64_t semis = ONES * (unsigned char)';';
-	for (; p + 8 <= len; p += 8) {
-		uint64_t z = zero_bytes(load8(s + p) ^ semis);
-		if (z)
-			return p + (size_t)__builtin_ctzll(z) / 8;
-	}
-	if (p < len && len >= 8) {
-		/* The last word, less the bytes before p already seen. */
-		size_t back = p - (len - 8);
-		uint64_t z = zero_bytes(load8(s + len - 8) ^ semis) >> (8 * back);
-		return z ? p + (size_t)__builtin_ctzll(z) / 8 : len;
-	}
-#endif
-	while (p < len && s[p] != ';')
-		p++;
-	return p;
-}
-
 /* Parses the count that ends s[0..len), [0-9]+(\.[0-9]*)?, preceded by a
  * blank. Sets *start to where the number begins. False when there is none. */
 static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_dec *c)
@@ -167,8 +187,9 @@ static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_d
 	return true;
 }
 
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c);
-static size_t common_prefix(const char *a, const char *b, size_t n);
+static inline size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c,
+                                   size_t below);
+static inline size_t common_prefix(const char *a, const char *b, size_t n);
 
 static void bad_line(struct folded_reader *r, const char *why, const char *s, size_t len)
 {
@@ -260,47 +281,182 @@ static inline void frames_room(struct folded_reader *r, size_t n, size_t more)
 	}
 }
 
-/* Splits s[p..len) (p < len) at its ';' into r->frames (from the first)
- * and r->ends (after those kept); returns how many. s[0..avail) may be
- * read: with SSE2, 16 bytes at a time give the ';' of a stretch as the
- * bits of a mask, one test a frame, not one a word. */
-static size_t split_frames(struct folded_reader *r, const char *s, size_t p, size_t len, size_t avail)
+/* Room for `more` offsets after those in r->semis. */
+static inline void semis_room(struct folded_reader *r, size_t more)
 {
-	size_t n = 0, at = p;   /* at: where the search for ';' goes on */
+	if (r->nsemis + more <= r->capsemis)
+		return;
+	while (r->nsemis + more > r->capsemis)
+		r->capsemis *= 2;
+	r->semis = xreallocarray(r->semis, r->capsemis, sizeof *r->semis);
+}
+
+/* Appends at + k to r->semis for each bit k set in m (room made). */
+static inline void semis_push(struct folded_reader *r, size_t at, uint32_t m)
+{
+	for (; m; m &= m - 1)
+		r->semis[r->nsemis++] = at + (size_t)__builtin_ctz(m);
+}
+
+#if !defined(__SSE2__) && FOLDED_WORDS
+/* The bytes of w that are zero, each as its high bit, exactly (no borrow
+ * between bytes: a ":" after a ";" is not taken for one). */
+static inline uint64_t zero_bytes_exact(uint64_t w)
+{
+	const uint64_t lows = ~HIGHS;
+	return ~(((w & lows) + lows) | w) & HIGHS;
+}
+#endif
+
+/* The offset of the first '\n' in s[from..avail), or avail; appends the
+ * offsets of the ';' before it to r->semis. One pass finds both: the
+ * bytes past where a line parts from the previous stack are read once. */
+static inline __attribute__((always_inline)) size_t scan_line(struct folded_reader *r, const char *s,
+                                                              size_t from, size_t avail)
+{
+	size_t at = from;
 #ifdef __SSE2__
-	const __m128i semis = _mm_set1_epi8(';');
-	for (; at < len && at + 16 <= avail; at += 16) {
-		frames_room(r, n, 17);
+	const __m128i semi = _mm_set1_epi8(';'), nl = _mm_set1_epi8('\n');
+	for (; at + 16 <= avail; at += 16) {
+		semis_room(r, 16);
 		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, semis));
-		if (len - at < 16)
-			m &= (1u << (len - at)) - 1;
-		for (; m; m &= m - 1) {
-			size_t fe = at + (size_t)__builtin_ctz(m);
-			r->frames[n++] = (struct tree_frame){ s + p, fe - p };
-			r->ends[r->nends++] = fe;
-			p = fe + 1;
+		uint32_t ms = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(w, semi));
+		uint32_t mn = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(w, nl));
+		if (mn) {
+			unsigned b = (unsigned)__builtin_ctz(mn);
+			semis_push(r, at, ms & ((1u << b) - 1));
+			return at + b;
+		}
+		semis_push(r, at, ms);
+	}
+#elif FOLDED_WORDS
+	for (; at + 8 <= avail; at += 8) {
+		semis_room(r, 8);
+		uint64_t w = load8(s + at);
+		uint64_t zs = zero_bytes_exact(w ^ (ONES * (unsigned char)';'));
+		uint64_t zn = zero_bytes(w ^ (ONES * (unsigned char)'\n'));
+		if (zn) {
+			unsigned b = (unsigned)__builtin_ctzll(zn) / 8;
+			zs &= (1ULL << (8 * b)) - 1;
+		}
+		for (; zs; zs &= zs - 1)
+			r->semis[r->nsemis++] = at + (size_t)__builtin_ctzll(zs) / 8;
+		if (zn)
+			return at + (size_t)__builtin_ctzll(zn) / 8;
+	}
+#endif
+	for (; at < avail; at++) {
+		if (s[at] == '\n')
+			return at;
+		if (s[at] == ';') {
+			semis_room(r, 1);
+			r->semis[r->nsemis++] = at;
 		}
 	}
-	if (at > len)
-		at = len;
-#endif
-	for (;;) {
-		size_t fe = next_semi(s, at, len);
-		frames_room(r, n, 1);
-		r->frames[n++] = (struct tree_frame){ s + p, fe - p };
-		r->ends[r->nends++] = fe;
-		if (fe == len)
-			return n;
-		p = at = fe + 1;
+	return avail;
+}
+
+#if FOLDED_AVX2
+/* scan_line, 32 bytes a step. */
+FOLDED_TARGET_AVX2
+static inline size_t scan_line_avx2(struct folded_reader *r, const char *s, size_t from, size_t avail)
+{
+	size_t at = from;
+	const __m256i semi = _mm256_set1_epi8(';'), nl = _mm256_set1_epi8('\n');
+	for (; at + 32 <= avail; at += 32) {
+		semis_room(r, 32);
+		__m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(s + at));
+		uint32_t ms = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(w, semi));
+		uint32_t mn = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(w, nl));
+		if (mn) {
+			unsigned b = (unsigned)__builtin_ctz(mn);
+			semis_push(r, at, ms & ((1u << b) - 1));
+			return at + b;
+		}
+		semis_push(r, at, ms);
 	}
+	return scan_line(r, s, at, avail);
+}
+
+/* common_prefix, 32 bytes a step; also sets *semis to the number of ';'
+ * in a[0..returned): the frames of a that end before it (popcounts of
+ * the masks already made, where a binary search over the ends was a
+ * chain of dependent loads). */
+FOLDED_TARGET_AVX2
+static inline size_t common_prefix_avx2(const char *a, const char *b, size_t n, size_t *semis)
+{
+	const __m256i semi = _mm256_set1_epi8(';');
+	size_t i = 0, k = 0;
+	for (; i + 32 <= n; i += 32) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + i));
+		__m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+		uint32_t d = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
+		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, semi));
+		if (d) {
+			unsigned z = (unsigned)__builtin_ctz(d);
+			*semis = k + (size_t)__builtin_popcount(m & ((1u << z) - 1));
+			return i + z;
+		}
+		k += (size_t)__builtin_popcount(m);
+	}
+	if (i == n) {
+		*semis = k;
+		return n;
+	}
+	if (n >= 32) {
+		/* The last 32 bytes, less the sh before i already seen. */
+		size_t off = n - 32;
+		unsigned sh = (unsigned)(i - off);
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + off));
+		__m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(b + off));
+		uint32_t d = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)) >> sh;
+		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, semi)) >> sh;
+		if (d) {
+			unsigned z = (unsigned)__builtin_ctz(d);
+			*semis = k + (size_t)__builtin_popcount(m & ((1u << z) - 1));
+			return i + z;
+		}
+		*semis = k + (size_t)__builtin_popcount(m);
+		return n;
+	}
+	size_t c = common_prefix(a, b, n);
+	for (size_t j = 0; j < c; j++)
+		k += a[j] == ';';
+	*semis = k;
+	return c;
+}
+#endif
+
+/* Splits s[start..len) (start < len) at its ';' into r->frames (from the
+ * first) and r->ends (after those kept); returns how many. The ';' are
+ * those of r->semis from start on: the line's bytes from start to where
+ * it parts from the previous stack are a piece of one frame of it. */
+static size_t split_frames(struct folded_reader *r, const char *s, size_t start, size_t len)
+{
+	frames_room(r, 0, r->nsemis + 1);
+	size_t n = 0, p = start;
+	for (size_t i = 0; i < r->nsemis; i++) {
+		size_t q = r->semis[i];
+		if (q < start)
+			continue;
+		if (q >= len)
+			break;  /* trailing ';' dropped from the stack */
+		r->frames[n++] = (struct tree_frame){ s + p, q - p };
+		r->ends[r->nends++] = q;
+		p = q + 1;
+	}
+	r->frames[n++] = (struct tree_frame){ s + p, len - p };
+	r->ends[r->nends++] = len;
+	return n;
 }
 
 /* The line s[0..len) (without its newline), whose first `same` bytes are
- * those of the previous stack, or of its part before the line's end. */
-static void parse_line(struct folded_reader *r, const char *s, size_t len, size_t same)
+ * those of the previous stack, or of its part before the line's end, and
+ * whose ';' from `same` on are in r->semis. below: the number of ';' in
+ * its first `same` bytes, or SIZE_MAX when not counted. */
+static inline __attribute__((always_inline)) void parse_line(struct folded_reader *r, const char *s,
+                                                             size_t len, size_t same, size_t below)
 {
-	size_t line = len;
 	struct tree_dec c, before;
 	switch (folded_parse_line(s, len, &len, &c, &before)) {
 	case FOLDED_BLANK:
@@ -311,10 +467,10 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len, size_
 	case FOLDED_STACK:
 		break;
 	}
-	size_t keep = shared_frames(r, s, len, same < len ? same : len);
+	size_t keep = shared_frames(r, s, len, same < len ? same : len, same <= len ? below : SIZE_MAX);
 	size_t start = keep ? r->ends[keep - 1] + 1 : 0;
 	r->nends = keep;
-	size_t n = start < len ? split_frames(r, s, start, len, line) : 0;
+	size_t n = start < len ? split_frames(r, s, start, len) : 0;
 	r->prev = s;
 	r->prevlen = len;
 	if (c.saturated)
@@ -336,7 +492,7 @@ static void parse_line(struct folded_reader *r, const char *s, size_t len, size_
 
 /* Length of the common prefix of a[0..n) and b[0..n): where the words
  * first differ, without a loop over the bytes of the last. */
-static size_t common_prefix(const char *a, const char *b, size_t n)
+static inline __attribute__((always_inline)) size_t common_prefix(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
 #ifdef __SSE2__
@@ -365,21 +521,28 @@ static size_t common_prefix(const char *a, const char *b, size_t n)
 }
 
 /* How many leading frames of s[0..len) are those of the previous stack,
- * given c, the length of their common prefix. */
-static size_t shared_frames(const struct folded_reader *r, const char *s, size_t len, size_t c)
+ * given c, the length of their common prefix, and below, the number of
+ * ';' in its first c bytes (SIZE_MAX: not counted). */
+static inline __attribute__((always_inline)) size_t shared_frames(const struct folded_reader *r, const char *s,
+                                                                  size_t len, size_t c, size_t below)
 {
 	if (!r->prev || len == 0)
 		return 0;   /* an empty stack has no frames, not one empty frame */
-	/* The frames that end before c, the first end at c or after: ends
-	 * rise, so a binary search (deep stacks share dozens of frames). */
+	/* The frames that end before c, the first end at c or after: those
+	 * of the ';' before c, or, not counted, by a binary search (ends rise;
+	 * deep stacks share dozens of frames). */
 	const size_t *e = r->ends;
 	size_t k = 0, n = r->nends;
-	while (n > 1) {
-		size_t half = n / 2;
-		k = e[k + half - 1] < c ? k + half : k;
-		n -= half;
+	if (below != SIZE_MAX) {
+		k = below;
+	} else {
+		while (n > 1) {
+			size_t half = n / 2;
+			k = e[k + half - 1] < c ? k + half : k;
+			n -= half;
+		}
+		k += n == 1 && e[k] < c;
 	}
-	k += n == 1 && e[k] < c;
 	/* A frame ending exactly where the bytes part is shared only if it
 	 * ends there in both stacks. */
 	if (k < r->nends && e[k] == c &&
@@ -388,25 +551,68 @@ static size_t shared_frames(const struct folded_reader *r, const char *s, size_t
 	return k;
 }
 
-/* Reads the lines of buf[0..len) into the tree; r->prev is left in buf. */
-static void feed_block(struct folded_reader *r, const char *buf, size_t len)
+/* Reads the lines of buf[0..len) into the tree; r->prev is left in buf.
+ * Each line is compared with the previous stack first, then scanned for
+ * its newline and ';' from where they part: those bytes are read once,
+ * not twice. They part at the newline at the latest (a stack holds
+ * none). `wide`: the AVX2 scans (the body is inlined into each of the
+ * two callers below, which the compiler builds for their own targets). */
+static inline __attribute__((always_inline)) void feed_lines(struct folded_reader *r, const char *buf,
+                                                             size_t len, bool wide)
 {
 	const char *p = buf, *end = buf + len;
+	size_t asked = 0;       /* buf[0..asked) asked for (offsets: no pointer past end) */
+	(void)wide;
 	while (p < end) {
-		/* The bytes shared with the previous stack first, then the
-		 * newline from where they part: those bytes are read once, not
-		 * twice. They part at the newline at the latest (a stack holds
-		 * none), so the line's end is found past them. */
-		size_t rest = (size_t)(end - p), same = 0;
-		if (r->prev)
-			same = common_prefix(r->prev, p, r->prevlen < rest ? r->prevlen : rest);
-		const char *nl = memchr(p + same, '\n', rest - same);
-		const char *le = nl ? nl : end;
+		size_t at = (size_t)(p - buf);
+		size_t want = len - at > FOLDED_AHEAD ? at + FOLDED_AHEAD : len;
+		for (; asked < want; asked += 64)
+			__builtin_prefetch(buf + asked);
+		size_t rest = (size_t)(end - p), same = 0, le;
+		size_t n = r->prevlen < rest ? r->prevlen : rest;
+		r->nsemis = 0;
+#if FOLDED_AVX2
+		size_t below = SIZE_MAX;    /* the frames of prev ending before same */
+		if (wide) {
+			if (r->prev)
+				same = common_prefix_avx2(r->prev, p, n, &below);
+			le = scan_line_avx2(r, p, same, rest);
+		} else
+#endif
+		{
+			if (r->prev)
+				same = common_prefix(r->prev, p, n);
+			le = scan_line(r, p, same, rest);
+		}
 		r->d.lines++;
-		parse_line(r, p, (size_t)(le - p), same);
-		p = nl ? nl + 1 : end;
+		parse_line(r, p, le, same, below);
+		p = le < rest ? p + le + 1 : end;
 	}
 	batch_flush(r);
+}
+
+static void feed_block_plain(struct folded_reader *r, const char *buf, size_t len)
+{
+	feed_lines(r, buf, len, false);
+}
+
+#if FOLDED_AVX2
+FOLDED_TARGET_AVX2
+static void feed_block_avx2(struct folded_reader *r, const char *buf, size_t len)
+{
+	feed_lines(r, buf, len, true);
+}
+#endif
+
+static void feed_block(struct folded_reader *r, const char *buf, size_t len)
+{
+#if FOLDED_AVX2
+	if (r->wide) {
+		feed_block_avx2(r, buf, len);
+		return;
+	}
+#endif
+	feed_block_plain(r, buf, len);
 }
 
 void folded_reader_feed_kept(struct folded_reader *r, const char *buf, size_t len)

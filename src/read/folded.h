@@ -7,6 +7,7 @@
 #ifndef TFLAME_FOLDED_H
 #define TFLAME_FOLDED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "reader.h"
 #include "tree.h"
@@ -27,6 +28,12 @@ void folded_reader_feed_kept(struct folded_reader *r, const char *buf, size_t le
  * (lines with one count add 0), in the same order: a difffolded file gives
  * two trees of the same shape. NULL (the default): BEFORE is ignored. */
 void folded_reader_set_before(struct folded_reader *r, struct tree *before);
+/* The scans of 32 bytes a step (AVX2) when wide and the CPU has them,
+ * else those of 16 (SSE2) or words; the reader starts wide. The
+ * environment variable TFLAME_FOLDED_PLAIN, set and not empty, keeps
+ * every reader plain (tests compare the two). Returns whether r is wide
+ * now. Both give the same tree. */
+bool folded_reader_set_wide(struct folded_reader *r, bool wide);
 const struct reader_diag *folded_reader_diag(const struct folded_reader *r);
 
 /* One line as folded_reader_feed reads it. */
