@@ -46,9 +46,10 @@
 # Then the other readers on the pprof and JSON inputs (a quarter of the
 # main size), best of BENCH_LOAD_RUNS: the load (tflame --print -w 1, as
 # the folded rows) against the targets, then tflame --collapse: wall and
-# CPU (user + sys) seconds, MB/s of the uncompressed input by CPU time
-# (the steadier figure on a shared machine), --svg, and `go tool pprof
-# -traces` on the same pprof file when go is installed.
+# CPU (user + sys) seconds, MB/s of the uncompressed input by wall (the
+# targets', as the folded rows') and by CPU time (the steadier figure on a
+# shared machine), --svg, and `go tool pprof -traces` on the same pprof
+# file when go is installed.
 #
 # Last, perf.data files: two recordings of bench/workload/minisearch made
 # with perf record in a temp dir (frame pointers and DWARF, BENCH_PERFDATA_MB
@@ -635,9 +636,10 @@ fi
 # Each reader to folded text, and --svg; beside pprof, the tool its users
 # have (go tool pprof -traces, when go is installed), on the same file.
 echo
-echo "Other formats, best of $lruns: wall s, CPU s (user + sys), MB/s of the uncompressed input by CPU time;"
-echo "the load (tflame --print -w 1 F: read, build the tree, finalize, exit; as the folded rows) carries the"
-echo "target, then --collapse F and --svg F (> /dev/null), which also write the output"
+echo "Other formats, best of $lruns: wall s, CPU s (user + sys), MB/s of the uncompressed input by wall and"
+echo "by CPU time; the load (tflame --print -w 1 F: read, build the tree, finalize, exit; as the folded rows)"
+echo "carries the target, by wall as theirs (pprof reads on two threads), then --collapse F and --svg F"
+echo "(> /dev/null), which also write the output"
 # best_cmd CMD...: runs CMD $lruns times -> "WALL CPU RSS_MB": the lowest
 # wall and CPU times of any run, the largest peak RSS
 best_cmd() {
@@ -654,8 +656,8 @@ best_cmd() {
 	done
 	printf '%s %s %.0f\n' "$bw" "$bc" "$m"
 }
-frow() { printf '  %-28s %7s %-24s %7s %7s %8s %7s  %s\n' "$@"; }
-frow input MB command 'wall s' 'CPU s' 'MB/s' 'RSS MB' 'target (MB/s by CPU)'
+frow() { printf '  %-28s %7s %-24s %7s %7s %8s %8s %7s  %s\n' "$@"; }
+frow input MB command 'wall s' 'CPU s' 'MB/s' 'by CPU' 'RSS MB' 'target (MB/s by wall)'
 for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	bytes=$(filesize "$f")
 	case $f in
@@ -665,25 +667,26 @@ for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	esac
 	# shellcheck disable=SC2046
 	set -- $(best_cmd "$TFLAME" --print -w 1 "$f")
-	r=$(rate "$bytes" "$2")
-	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --print -w 1' "$1" "$2" "$r" "$3" ">=$tgt: $(verdict "$r" '>=' "$tgt")"
+	r=$(rate "$bytes" "$1")
+	frow "$(basename "$f")" "$(mb "$bytes")" 'tflame --print -w 1' "$1" "$2" "$r" "$(rate "$bytes" "$2")" "$3" \
+		">=$tgt: $(verdict "$r" '>=' "$tgt")"
 	# shellcheck disable=SC2046
 	set -- $(best_cmd "$TFLAME" --collapse "$f")
-	frow '' '' 'tflame --collapse' "$1" "$2" "$(rate "$bytes" "$2")" "$3" ''
+	frow '' '' 'tflame --collapse' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
 	case $f in
 	"$pp")  # --svg and go beside the first only
 		# shellcheck disable=SC2046
 		set -- $(best_cmd "$TFLAME" --svg "$f")
-		frow '' '' 'tflame --svg' "$1" "$2" "$(rate "$bytes" "$2")" "$3" ''
+		frow '' '' 'tflame --svg' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
 		if command -v go > /dev/null 2>&1; then
 			# once: it takes a minute and more on the big file
 			lr=$lruns lruns=1
 			# shellcheck disable=SC2046
 			set -- $(best_cmd go tool pprof -traces "$f")
 			lruns=$lr
-			frow '' '' 'go tool pprof -traces (1 run)' "$1" "$2" "$(rate "$bytes" "$2")" "$3" ''
+			frow '' '' 'go tool pprof -traces (1 run)' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
 		else
-			frow '' '' 'go tool pprof -traces' 'skipped: go is not installed' '' '' '' ''
+			frow '' '' 'go tool pprof -traces' 'skipped: go is not installed' '' '' '' '' ''
 		fi
 		;;
 	esac
