@@ -515,7 +515,7 @@ int main(int argc, char **argv)
 	 * every node (0.05 s on a tree of 17 million). */
 	tree_idx *renum = NULL;
 	tree_finalize_map(&t, set.order, tl.n ? &renum : NULL);
-	timeline_renumber(&tl, renum);
+	timeline_renumber(&tl, renum, tree_size(&t));
 	free(renum);
 	tree_finalize(&before, set.order);
 	uint64_t range_t0 = 0, range_t1 = UINT64_MAX;

@@ -14,12 +14,15 @@
 #include "timeline.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "xalloc.h"
 
 enum { F_THREAD = TIMELINE_F_THREAD, F_WEIGHT = TIMELINE_F_WEIGHT, F_ABS = TIMELINE_F_ABS,
        F_KILO = TIMELINE_F_KILO };
+
+static void materialize(struct timeline *tl);
 
 static void baseline(uint64_t *t, tree_idx *leaf, uint32_t *thread, uint64_t *w)
 {
@@ -43,6 +46,7 @@ void timeline_free(struct timeline *tl)
 	free(tl->thash);
 	free(tl->buf);
 	free(tl->blocks);
+	free(tl->map);
 	timeline_init(tl);
 }
 
@@ -175,6 +179,7 @@ void timeline_add(struct timeline *tl, uint64_t time, tree_idx leaf, uint32_t th
 {
 	if (thread >= tl->nthreads)
 		xdie("internal error: timeline_add with thread %u of %zu", thread, tl->nthreads);
+	materialize(tl);
 	struct timeline_sample s = { time, leaf, thread, weight };
 	encode(tl, &s);
 	struct timeline_thread *th = &tl->threads[thread];
@@ -189,7 +194,9 @@ void timeline_cursor_block(struct timeline_cursor *c, const struct timeline *tl,
 	uint64_t first = (uint64_t)b * TIMELINE_BLOCK;
 	c->p = tl->buf + tl->blocks[b].off;
 	c->left = tl->n - first < TIMELINE_BLOCK ? (uint32_t)(tl->n - first) : TIMELINE_BLOCK;
-	baseline(&c->cur.time, &c->cur.leaf, &c->cur.thread, &c->cur.weight);
+	baseline(&c->cur.time, &c->raw, &c->cur.thread, &c->cur.weight);
+	c->cur.leaf = c->raw;
+	c->map = tl->map;
 }
 
 /* Opens the first block from it->block on that may hold entries of the
@@ -279,6 +286,7 @@ static void recode(struct timeline *dst, const struct timeline *src, timeline_le
 void timeline_append(struct timeline *tl, const struct timeline *src, timeline_leaf_fn *leaf,
                      void *arg, int64_t shift)
 {
+	materialize(tl);
 	uint32_t *tmap = xmalloc((src->nthreads ? src->nthreads : 1) * sizeof *tmap);
 	for (size_t i = 0; i < src->nthreads; i++) {
 		const struct timeline_thread *th = &src->threads[i];
@@ -286,6 +294,39 @@ void timeline_append(struct timeline *tl, const struct timeline *src, timeline_l
 	}
 	recode(tl, src, leaf, arg, tmap, shift);
 	free(tmap);
+}
+
+/* tl's entries become fresh's (coded again, with no map); its threads
+ * stay. */
+static void take_entries(struct timeline *tl, struct timeline *fresh)
+{
+	free(tl->buf);
+	free(tl->blocks);
+	free(tl->map);
+	tl->buf = fresh->buf;
+	tl->len = fresh->len;
+	tl->cap = fresh->cap;
+	tl->blocks = fresh->blocks;
+	tl->nblocks = fresh->nblocks;
+	tl->capblocks = fresh->capblocks;
+	tl->prev_t = fresh->prev_t;
+	tl->prev_leaf = fresh->prev_leaf;
+	tl->prev_thread = fresh->prev_thread;
+	tl->prev_w = fresh->prev_w;
+	tl->map = NULL;
+	tl->nmap = 0;
+}
+
+/* A kept map applied to the entries themselves: before more are added,
+ * whose leaves are the new ids. */
+static void materialize(struct timeline *tl)
+{
+	if (!tl->map)
+		return;
+	struct timeline fresh;
+	timeline_init(&fresh);
+	recode(&fresh, tl, NULL, NULL, NULL, 0);        /* (read through the map) */
+	take_entries(tl, &fresh);
 }
 
 /* Gives the slack of the doubling growth back: adding is over. */
@@ -301,27 +342,32 @@ static void shrink(struct timeline *tl)
 	}
 }
 
-void timeline_renumber(struct timeline *tl, const tree_idx *map)
+unsigned timeline_map_share = 4;
+
+void timeline_renumber(struct timeline *tl, const tree_idx *map, size_t n)
 {
 	if (!map || tl->n == 0) {
+		shrink(tl);
+		return;
+	}
+	size_t was = tl->map ? tl->nmap : n;    /* the ids as coded */
+	if (timeline_map_share != UINT_MAX && was <= tl->len / sizeof *map / (timeline_map_share ? timeline_map_share : 1)) {
+		/* kept: composed with one kept before */
+		tree_idx *m = xmalloc((was ? was : 1) * sizeof *m);
+		for (size_t i = 0; i < was; i++) {
+			tree_idx v = tl->map ? tl->map[i] : (tree_idx)i;
+			m[i] = v < n ? map[v] : TREE_NONE;
+		}
+		free(tl->map);
+		tl->map = m;
+		tl->nmap = was;
 		shrink(tl);
 		return;
 	}
 	struct timeline fresh;
 	timeline_init(&fresh);
 	recode(&fresh, tl, timeline_leaf_map, (void *)map, NULL, 0);
-	free(tl->buf);
-	free(tl->blocks);
-	tl->buf = fresh.buf;
-	tl->len = fresh.len;
-	tl->cap = fresh.cap;
-	tl->blocks = fresh.blocks;
-	tl->nblocks = fresh.nblocks;
-	tl->capblocks = fresh.capblocks;
-	tl->prev_t = fresh.prev_t;
-	tl->prev_leaf = fresh.prev_leaf;
-	tl->prev_thread = fresh.prev_thread;
-	tl->prev_w = fresh.prev_w;
+	take_entries(tl, &fresh);
 	shrink(tl);
 }
 
@@ -548,7 +594,7 @@ bool timeline_parse_range(const struct timeline *tl, const char *arg, uint64_t *
 
 size_t timeline_bytes(const struct timeline *tl)
 {
-	size_t b = tl->cap + tl->capblocks * sizeof *tl->blocks +
+	size_t b = tl->cap + tl->capblocks * sizeof *tl->blocks + tl->nmap * sizeof *tl->map +
 	           tl->capthreads * sizeof *tl->threads + tl->capthash * sizeof *tl->thash;
 	for (size_t i = 0; i < tl->nthreads; i++)
 		b += strlen(tl->threads[i].comm) + 1;

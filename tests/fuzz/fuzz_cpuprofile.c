@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
 	tree_idx *map;
 	tree_finalize_map(&t, orders[(sel >> 2) % 3], &map);
-	timeline_renumber(&tl, map);
+	timeline_renumber(&tl, map, tree_size(&t));
 	free(map);
 	/* the timed samples of a leaf are some of its samples */
 	uint64_t *self = calloc(tree_size(&t), sizeof *self);

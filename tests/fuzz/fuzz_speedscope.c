@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
 	tree_idx *map;
 	tree_finalize_map(&t, orders[(sel >> 3) % 3], &map);    /* as fuzz_use_tree would */
-	timeline_renumber(&tl, map);
+	timeline_renumber(&tl, map, tree_size(&t));
 	free(map);
 	/* integer weights: a leaf's timed weight is its self weight */
 	uint64_t *self = calloc(tree_size(&t), sizeof *self);

@@ -214,7 +214,7 @@ static char *times_of(const char *doc, struct cpuprofile_info *info)
 	source_close(s);
 	tree_idx *map;
 	tree_finalize_map(&t, TREE_ORDER_NAME, &map);
-	timeline_renumber(&tl, map);
+	timeline_renumber(&tl, map, tree_size(&t));
 	free(map);
 	size_t cap = 4096, len = 0;
 	char *out = malloc(cap);

@@ -30,7 +30,7 @@ static void finish(struct tree *t, struct timeline *tl)
 {
 	tree_idx *map;
 	tree_finalize_map(t, TREE_ORDER_NAME, &map);
-	timeline_renumber(tl, map);
+	timeline_renumber(tl, map, tree_size(t));
 	free(map);
 }
 

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
@@ -130,7 +131,7 @@ static void test_hand(void)
 	}
 	tree_idx *map;
 	tree_finalize_map(&t, TREE_ORDER_NAME, &map);
-	timeline_renumber(&tl, map);
+	timeline_renumber(&tl, map, tree_size(&t));
 	free(map);
 	ok(tl.n == 5 && tl.tmin == 1000 && tl.tmax == 4000, "5 entries from 1000 to 4000 ns");
 	ok(same_as_ref(&tl, &t, r, 5, 0, UINT64_MAX), "all entries back, in input order");
@@ -177,7 +178,7 @@ static void test_random(void)
 	tree_idx *map;
 	tree_finalize_map(&t, TREE_ORDER_WEIGHT, &map);
 	ok(map != NULL, "weight order renumbers the random tree");
-	timeline_renumber(&tl, map);
+	timeline_renumber(&tl, map, tree_size(&t));
 	free(map);
 	ok(tl.nblocks == (N + TIMELINE_BLOCK - 1) / TIMELINE_BLOCK, "%zu blocks of %u", tl.nblocks,
 	   TIMELINE_BLOCK);
@@ -264,7 +265,7 @@ static void test_merge(void)
 	free(map);
 	timeline_free(&tl[1]);
 	tree_finalize_map(&t[0], TREE_ORDER_NAME, &map);
-	timeline_renumber(&tl[0], map);
+	timeline_renumber(&tl[0], map, tree_size(&t[0]));
 	free(map);
 	ok(tl[0].nthreads == 3, "merged: the 3 threads once each");
 	ok(same_as_ref(&tl[0], &t[0], ref, N, 0, UINT64_MAX), "merged pieces: every entry as added");
@@ -315,9 +316,70 @@ static void test_range(void)
 	timeline_free(&tl);
 }
 
+/* A renumbering kept as a map (timeline_map_share 0) or coded into the
+ * entries (UINT_MAX): the same entries either way, and entries added after
+ * a kept map (the map is then applied to the entries first). */
+static void test_kept_map(unsigned share)
+{
+	enum { N = 5000, M = 700 };
+	timeline_map_share = share;
+	struct ref *ref = malloc((N + M) * sizeof *ref);
+	struct tree t;
+	struct timeline tl;
+	tree_init(&t);
+	timeline_init(&tl);
+	for (uint32_t i = 0; i < 3; i++) {
+		char name[16];
+		int len = snprintf(name, sizeof name, "t%u", i);
+		timeline_thread(&tl, 100, 100 + i, name, (size_t)len);
+	}
+	uint64_t clock = 1000000000;
+	for (size_t i = 0; i < N; i++) {
+		random_ref(&ref[i], &clock, 3);
+		add_ref(&t, &tl, &ref[i]);
+	}
+	tree_idx *map;
+	tree_finalize_map(&t, TREE_ORDER_WEIGHT, &map);
+	timeline_renumber(&tl, map, tree_size(&t));
+	free(map);
+	ok((tl.map != NULL) == (share == 0), "map share %u: the renumbering %s", share,
+	   share == 0 ? "kept as a map" : "coded into the entries");
+	ok(same_as_ref(&tl, &t, ref, N, 0, UINT64_MAX), "map share %u: %d entries back, as added", share, N);
+	/* M more: copies of the first M (their new leaves as read), later */
+	struct timeline_iter it;
+	struct timeline_sample x;
+	tree_idx *leaf = malloc(M * sizeof *leaf);
+	timeline_iter_init(&it, &tl, 0, UINT64_MAX);
+	for (size_t i = 0; i < M && timeline_next(&it, &x); i++)
+		leaf[i] = x.leaf;
+	for (size_t i = 0; i < M; i++) {
+		ref[N + i] = ref[i];
+		ref[N + i].time = clock + 1000 * (i + 1);
+		timeline_add(&tl, ref[N + i].time, leaf[i], ref[N + i].thread, ref[N + i].weight);
+	}
+	free(leaf);
+	ok(tl.map == NULL && same_as_ref(&tl, &t, ref, N + M, 0, UINT64_MAX),
+	   "map share %u: %d entries added after the renumbering, all %d back", share, M, N + M);
+	timeline_free(&tl);
+	tree_free(&t);
+	free(ref);
+	timeline_map_share = 4;
+}
+
 int main(void)
 {
 	test_range();
+	test_hand();
+	test_random();
+	test_merge();
+	test_kept_map(0);
+	test_kept_map(UINT_MAX);
+	/* the rest with every renumbering kept as a map, then with none */
+	timeline_map_share = 0;
+	test_hand();
+	test_random();
+	test_merge();
+	timeline_map_share = UINT_MAX;
 	test_hand();
 	test_random();
 	test_merge();
