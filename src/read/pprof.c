@@ -1000,17 +1000,15 @@ static bool half_wanted(struct pp *d, const struct tree *t)
 	       d->nmarks >= 2 && repeats_often(d);
 }
 
-/* Frees what was the thread's own. */
-static void half_free(struct pp_half *h)
+/* Frees the scratch and caches a reader's copy on another thread has of
+ * its own (a half's, a part worker's). */
+static void copy_free(struct pp *c)
 {
-	struct pp *c = &h->d;
-	free(c->lines);
 	free(c->slocs);
 	free(c->dslocs);
 	free(c->ids);
 	free(c->labelbuf);
 	free(c->seen.mem);
-	free(c->seen.slots);
 	free(c->seen.rec);
 	for (int k = 0; k < 2; k++) {
 		free(c->frid[k]);
@@ -1020,6 +1018,15 @@ static void half_free(struct pp_half *h)
 		free(c->prev[k].locs);
 		free(c->bids[k]);
 	}
+}
+
+/* Frees what was the thread's own. */
+static void half_free(struct pp_half *h)
+{
+	struct pp *c = &h->d;
+	free(c->lines);
+	free(c->seen.slots);
+	copy_free(c);
 }
 
 /* The stacks h's cache holds into d's, after d's own (see above), and what
@@ -1425,20 +1432,7 @@ static void worker_merge(struct pp *d, struct pprof_info *info, struct pp_worker
 		worker_count(d, info, w);
 	tree0_fresh(c);
 	free(c->lf);
-	free(c->slocs);
-	free(c->dslocs);
-	free(c->ids);
-	free(c->labelbuf);
-	free(c->seen.mem);
-	free(c->seen.rec);
-	for (int k = 0; k < 2; k++) {
-		free(c->frid[k]);
-		free(c->lrec[k]);
-		free(c->mids[k]);
-		free(c->prev[k].ids);
-		free(c->prev[k].locs);
-		free(c->bids[k]);
-	}
+	copy_free(c);
 }
 
 /* Into shared: the first frames of the parts' stacks (finalized parts,

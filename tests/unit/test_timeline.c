@@ -157,24 +157,32 @@ static void test_hand(void)
 	tree_free(&t);
 }
 
+/* n random entries on nth threads into t and tl (initialised here), as
+ * ref; returns the clock after the last. */
+static uint64_t random_timeline(struct tree *t, struct timeline *tl, struct ref *ref, size_t n, uint32_t nth)
+{
+	tree_init(t);
+	timeline_init(tl);
+	for (uint32_t i = 0; i < nth; i++) {
+		char name[16];
+		int len = snprintf(name, sizeof name, "t%u", i);
+		timeline_thread(tl, 100, 100 + i, name, (size_t)len);
+	}
+	uint64_t clock = 1000000000;
+	for (size_t i = 0; i < n; i++) {
+		random_ref(&ref[i], &clock, nth);
+		add_ref(t, tl, &ref[i]);
+	}
+	return clock;
+}
+
 static void test_random(void)
 {
 	enum { N = 20000 };
 	struct ref *ref = malloc(N * sizeof *ref);
 	struct tree t;
 	struct timeline tl;
-	tree_init(&t);
-	timeline_init(&tl);
-	for (uint32_t i = 0; i < 5; i++) {
-		char name[16];
-		int len = snprintf(name, sizeof name, "t%u", i);
-		timeline_thread(&tl, 100, 100 + i, name, (size_t)len);
-	}
-	uint64_t clock = 1000000000;
-	for (size_t i = 0; i < N; i++) {
-		random_ref(&ref[i], &clock, 5);
-		add_ref(&t, &tl, &ref[i]);
-	}
+	random_timeline(&t, &tl, ref, N, 5);
 	tree_idx *map;
 	tree_finalize_map(&t, TREE_ORDER_WEIGHT, &map);
 	ok(map != NULL, "weight order renumbers the random tree");
@@ -326,18 +334,7 @@ static void test_kept_map(unsigned share)
 	struct ref *ref = malloc((N + M) * sizeof *ref);
 	struct tree t;
 	struct timeline tl;
-	tree_init(&t);
-	timeline_init(&tl);
-	for (uint32_t i = 0; i < 3; i++) {
-		char name[16];
-		int len = snprintf(name, sizeof name, "t%u", i);
-		timeline_thread(&tl, 100, 100 + i, name, (size_t)len);
-	}
-	uint64_t clock = 1000000000;
-	for (size_t i = 0; i < N; i++) {
-		random_ref(&ref[i], &clock, 3);
-		add_ref(&t, &tl, &ref[i]);
-	}
+	uint64_t clock = random_timeline(&t, &tl, ref, N, 3);
 	tree_idx *map;
 	tree_finalize_map(&t, TREE_ORDER_WEIGHT, &map);
 	timeline_renumber(&tl, map, tree_size(&t));
