@@ -912,9 +912,10 @@ static struct buf random_profile(unsigned seed, enum pack pack, uint64_t big)
 	return b;
 }
 
-/* The names of the tree read from b in order (its name table, id by id,
- * one a line, then a blank line, then its folded stacks) into out. */
-static void names_of(const struct buf *b, enum tree_order order, char *out, size_t size)
+/* The names of the tree read from b with o (its name table, id by id,
+ * one a line, then, with blank, a blank line, then its folded stacks)
+ * into out. */
+static void names_with(const struct buf *b, const struct pprof_options *o, bool blank, char *out, size_t size)
 {
 	char path[128];
 	write_pb(b, path, sizeof path);
@@ -925,20 +926,26 @@ static void names_of(const struct buf *b, enum tree_order order, char *out, size
 	struct tree t;
 	tree_init(&t);
 	struct result r = { 0 };
-	pprof_load(&t, s, "p.pb", &(struct pprof_options){ .order = order }, NULL, on_msg, &r);
+	pprof_load(&t, s, "p.pb", o, NULL, on_msg, &r);
 	source_close(s);
 	size_t k = 0;
 	for (size_t i = 0; i < strtab_count(&t.names) && k < size; i++)
 		k += (size_t)snprintf(out + k, size - k, "%s\n", strtab_str(&t.names, (strtab_id)i));
-	if (k < size)
+	if (blank && k < size)
 		k += (size_t)snprintf(out + k, size - k, "\n");
-	tree_finalize(&t, order);
+	tree_finalize(&t, o->order);
 	FILE *f = fmemopen(out + (k < size ? k : size - 1), size - (k < size ? k : size - 1), "w");
 	if (!f)
 		abort();
 	tree_write_folded(&t, f);
 	fclose(f);
 	tree_free(&t);
+}
+
+/* names_with in order. */
+static void names_of(const struct buf *b, enum tree_order order, char *out, size_t size)
+{
+	names_with(b, &(struct pprof_options){ .order = order }, true, out, size);
 }
 
 /* Held stacks go to the tree sorted by their names in name and weight
@@ -1120,32 +1127,6 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 	return b;
 }
 
-/* names_of with o. */
-static void names_with(const struct buf *b, const struct pprof_options *o, char *out, size_t size)
-{
-	char path[128];
-	write_pb(b, path, sizeof path);
-	char err[256];
-	struct source *s = source_open(path, err, sizeof err);
-	if (!s)
-		abort();
-	struct tree t;
-	tree_init(&t);
-	struct result r = { 0 };
-	pprof_load(&t, s, "p.pb", o, NULL, on_msg, &r);
-	source_close(s);
-	size_t k = 0;
-	for (size_t i = 0; i < strtab_count(&t.names) && k < size; i++)
-		k += (size_t)snprintf(out + k, size - k, "%s\n", strtab_str(&t.names, (strtab_id)i));
-	tree_finalize(&t, o->order);
-	FILE *f = fmemopen(out + (k < size ? k : size - 1), size - (k < size ? k : size - 1), "w");
-	if (!f)
-		abort();
-	tree_write_folded(&t, f);
-	fclose(f);
-	tree_free(&t);
-}
-
 static void test_half_of(int variant)
 {
 	uint64_t sums[8], total, nsamples, dangling;
@@ -1182,12 +1163,12 @@ static void test_half_of(int variant)
 	}
 	/* the name table and the stacks in input order: first appearance */
 	static char one[4096], two[4096];
-	names_with(&b, &(struct pprof_options){ .threads = 1, .order = TREE_ORDER_INPUT }, one, sizeof one);
-	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_INPUT }, two, sizeof two);
+	names_with(&b, &(struct pprof_options){ .threads = 1, .order = TREE_ORDER_INPUT }, false, one, sizeof one);
+	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_INPUT }, false, two, sizeof two);
 	okm(strncmp(one, names + 1, strlen(names + 1)) == 0, "on one thread: the names in order of first appearance",
 	    one);
 	is_str(two, one, "on two threads: the same name table and stacks in input order");
-	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_NAME }, two, sizeof two);
+	names_with(&b, &(struct pprof_options){ .threads = 2, .order = TREE_ORDER_NAME }, false, two, sizeof two);
 	okm(strncmp(two, names + 1, strlen(names + 1)) == 0, "on two threads, name order: the same name table", two);
 	free(b.p);
 }
