@@ -95,6 +95,17 @@ static void same_tree(const struct tree *a, const struct tree *b, const char *na
 		printf("# first difference: %s\n", d);
 }
 
+/* Encoded s added to st[0..m) unless there already: the new count. */
+static size_t add_distinct(struct stack *st, size_t m, const struct stack *s)
+{
+	size_t k;
+	for (k = 0; k < m && cmp_stack(&st[k], s) != 0; k++)
+		;
+	if (k == m)
+		st[m++] = *s;
+	return m;
+}
+
 /* Builds n random distinct stacks over names that are prefixes of each
  * other followed by bytes below and above ';'. */
 static size_t make_stacks(struct stack *st, size_t n, uint64_t seed, bool semicolons)
@@ -108,11 +119,7 @@ static size_t make_stacks(struct stack *st, size_t n, uint64_t seed, bool semico
 			s.f[i] = alpha[rnd(&seed) % na];
 		s.count = 1 + rnd(&seed) % 9;
 		encode(&s);
-		size_t k;
-		for (k = 0; k < m && cmp_stack(&st[k], &s) != 0; k++)
-			;
-		if (k == m)
-			st[m++] = s;
+		m = add_distinct(st, m, &s);
 	}
 	return m;
 }
@@ -313,11 +320,7 @@ static size_t make_revisits(struct stack *st, size_t n, uint64_t seed, bool rare
 			s.f[i] = pref ? pre[rnd(&seed) % 8] : other[rnd(&seed) % 10];
 		s.count = 1 + rnd(&seed) % 9;
 		encode(&s);
-		size_t k;
-		for (k = 0; k < m && cmp_stack(&st[k], &s) != 0; k++)
-			;
-		if (k == m)
-			st[m++] = s;
+		m = add_distinct(st, m, &s);
 	}
 	return m;
 }
