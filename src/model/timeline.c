@@ -266,20 +266,26 @@ static uint64_t shifted(uint64_t t, int64_t shift)
 static void recode(struct timeline *dst, const struct timeline *src, timeline_leaf_fn *leaf,
                    void *arg, const uint32_t *tmap, int64_t shift)
 {
-	struct timeline_iter it;
-	struct timeline_sample s;
-	timeline_iter_init(&it, src, 0, UINT64_MAX);
-	while (timeline_next(&it, &s)) {
-		if (leaf && (s.leaf = leaf(arg, s.leaf)) == TREE_NONE)
-			continue;
-		s.time = shifted(s.time, shift);
-		if (tmap) {
-			s.thread = tmap[s.thread];
-			struct timeline_thread *th = &dst->threads[s.thread];
-			th->samples++;
-			th->weight = th->weight + s.weight < s.weight ? UINT64_MAX : th->weight + s.weight;
+	/* every entry, block by block: a range iterator ([0, UINT64_MAX))
+	 * left out one at UINT64_MAX (a hostile time, clamped), and the
+	 * timeline said one entry more than it held */
+	for (size_t b = 0; b < src->nblocks; b++) {
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, src, b);
+		while (c.left) {
+			timeline_cursor_next(&c);
+			struct timeline_sample s = c.cur;
+			if (leaf && (s.leaf = leaf(arg, s.leaf)) == TREE_NONE)
+				continue;
+			s.time = shifted(s.time, shift);
+			if (tmap) {
+				s.thread = tmap[s.thread];
+				struct timeline_thread *th = &dst->threads[s.thread];
+				th->samples++;
+				th->weight = th->weight + s.weight < s.weight ? UINT64_MAX : th->weight + s.weight;
+			}
+			encode(dst, &s);
 		}
-		encode(dst, &s);
 	}
 }
 
@@ -313,6 +319,9 @@ static void take_entries(struct timeline *tl, struct timeline *fresh)
 	tl->prev_leaf = fresh->prev_leaf;
 	tl->prev_thread = fresh->prev_thread;
 	tl->prev_w = fresh->prev_w;
+	tl->n = fresh->n;
+	tl->tmin = fresh->tmin;
+	tl->tmax = fresh->tmax;
 	tl->map = NULL;
 	tl->nmap = 0;
 }

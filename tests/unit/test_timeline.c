@@ -363,8 +363,53 @@ static void test_kept_map(unsigned share)
 	timeline_map_share = 4;
 }
 
+/* An entry at time UINT64_MAX (a hostile input's time, clamped) is
+ * outside every range [t0, t1) but still an entry: coding the entries
+ * again (renumbering without a kept map) left it out while the count kept
+ * it, and reading every entry then read past the coded bytes. Worked by
+ * hand: 3 entries at 100, UINT64_MAX and 200 ns. */
+static void test_max_time(void)
+{
+	timeline_map_share = UINT_MAX;
+	struct tree t;
+	struct timeline tl;
+	tree_init(&t);
+	timeline_init(&tl);
+	uint32_t th = timeline_thread(&tl, 1, 1, "m", 1);
+	/* z before a: name order moves them (a renumbering to do) */
+	struct tree_frame fz = { "z", 1 }, fa = { "a", 1 };
+	tree_idx l1 = tree_add_stack(&t, &fz, 1, 1), l2 = tree_add_stack(&t, &fa, 1, 1);
+	timeline_add(&tl, 100, l2, th, 1);
+	timeline_add(&tl, UINT64_MAX, l1, th, 1);
+	timeline_add(&tl, 200, l2, th, 1);
+	tree_idx *map;
+	tree_finalize_map(&t, TREE_ORDER_NAME, &map);
+	ok(map != NULL, "z, then a: renumbered");
+	timeline_renumber(&tl, map, tree_size(&t));
+	free(map);
+	uint64_t times[4] = { 0 };
+	size_t k = 0;
+	for (size_t b = 0; b < tl.nblocks; b++) {
+		struct timeline_cursor c;
+		timeline_cursor_block(&c, &tl, b);
+		while (c.left && k < 4) {
+			timeline_cursor_next(&c);
+			times[k++] = c.cur.time;
+		}
+	}
+	ok(tl.n == 3 && k == 3 && times[0] == 100 && times[1] == UINT64_MAX && times[2] == 200 &&
+	   tl.tmax == UINT64_MAX, "an entry at UINT64_MAX ns kept when the entries are coded again (%zu of %"
+	   PRIu64 ")", k, tl.n);
+	uint64_t self[3] = { 0 };
+	ok(timeline_self(&tl, 0, UINT64_MAX, NULL, self, 3) == 2, "[0, UINT64_MAX) holds the other 2");
+	timeline_free(&tl);
+	tree_free(&t);
+	timeline_map_share = 4;
+}
+
 int main(void)
 {
+	test_max_time();
 	test_range();
 	test_hand();
 	test_random();
