@@ -1000,6 +1000,28 @@ static bool half_wanted(struct pp *d, const struct tree *t)
 	       d->nmarks >= 2 && repeats_often(d);
 }
 
+/* Adds what a reader's copy on another thread (a half's, a part
+ * worker's) counted, c and ci, to d and info; its first bad sample is
+ * d's when it comes first in the file. */
+static void copy_count(struct pp *d, struct pprof_info *info, const struct pp *c, const struct pprof_info *ci)
+{
+	d->bad_refs += c->bad_refs;
+	d->bad_strs += c->bad_strs;
+	d->negative += c->negative;
+	d->cut_stacks += c->cut_stacks;
+	d->no_label += c->no_label;
+	if (c->bad_samples) {
+		if (!d->bad_samples || c->first_bad_sample < d->first_bad_sample) {
+			d->first_bad_sample = c->first_bad_sample;
+			memcpy(d->why_sample_buf, c->why_sample_buf, sizeof d->why_sample_buf);
+			d->why_sample = d->why_sample_buf;
+		}
+		d->bad_samples += c->bad_samples;
+	}
+	info->samples += ci->samples;
+	info->total = info->total + ci->total < info->total ? UINT64_MAX : info->total + ci->total;
+}
+
 /* Frees the scratch and caches a reader's copy on another thread has of
  * its own (a half's, a part worker's). */
 static void copy_free(struct pp *c)
@@ -1089,19 +1111,7 @@ static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, st
 	}
 	pp_flush(d, 0);
 	t->stacks = stacks + h->t.stacks;
-	d->bad_refs += c->bad_refs;
-	d->negative += c->negative;
-	d->cut_stacks += c->cut_stacks;
-	if (c->bad_samples) {
-		if (!d->bad_samples) {      /* the first in the file: d's half is before */
-			d->first_bad_sample = c->first_bad_sample;
-			memcpy(d->why_sample_buf, c->why_sample_buf, sizeof d->why_sample_buf);
-			d->why_sample = d->why_sample_buf;
-		}
-		d->bad_samples += c->bad_samples;
-	}
-	info->samples += h->info.samples;
-	info->total = info->total + h->info.total < info->total ? UINT64_MAX : info->total + h->info.total;
+	copy_count(d, info, c, &h->info);
 }
 
 static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
@@ -1403,21 +1413,7 @@ static void *worker_run(void *arg)
 static void worker_count(struct pp *d, struct pprof_info *info, const struct pp_worker *w)
 {
 	const struct pp *c = &w->d;
-	d->bad_refs += c->bad_refs;
-	d->bad_strs += c->bad_strs;
-	d->negative += c->negative;
-	d->cut_stacks += c->cut_stacks;
-	d->no_label += c->no_label;
-	if (c->bad_samples) {
-		if (!d->bad_samples || c->first_bad_sample < d->first_bad_sample) {
-			d->first_bad_sample = c->first_bad_sample;
-			memcpy(d->why_sample_buf, c->why_sample_buf, sizeof d->why_sample_buf);
-			d->why_sample = d->why_sample_buf;
-		}
-		d->bad_samples += c->bad_samples;
-	}
-	info->samples += w->info.samples;
-	info->total = info->total + w->info.total < info->total ? UINT64_MAX : info->total + w->info.total;
+	copy_count(d, info, c, &w->info);
 	for (size_t i = 0; i < d->nloc; i++)
 		if (d->lf[i].issue && !c->lf[i].issue)
 			pp_loc_issue(d, (uint32_t)i);     /* reached: counted once */
