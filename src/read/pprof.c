@@ -308,13 +308,13 @@ struct srt {
 };
 
 /* The 64 / bits names of the stack ids[0..nf) from depth dep on, each its
- * name's rank + 1 (0 past the stack's end: a stack sorts before those it
- * starts), the first in the highest bits. */
+ * name's rank (rank NULL: its id) + 1 (0 past the stack's end: a stack
+ * sorts before those it starts), the first in the highest bits. */
 static inline uint64_t rec_key(const uint32_t *ids, size_t nf, size_t dep, unsigned bits, const uint32_t *rank)
 {
 	uint64_t k = 0;
 	for (unsigned i = 0; i < 64 / bits; i++)
-		k = k << bits | (dep + i < nf ? (uint64_t)rank[ids[dep + i]] + 1 : 0);
+		k = k << bits | (dep + i < nf ? (uint64_t)(rank ? rank[ids[dep + i]] : ids[dep + i]) + 1 : 0);
 	return k;
 }
 
@@ -463,10 +463,16 @@ static void seen_add_sorted(struct pp *d)
 	size_t n = s->n, k = 0;
 	struct srt *v = xmalloc((n ? n : 1) * sizeof *v);
 	unsigned bits = strtab_count(&d->t->names) < 65535 ? 16 : 32;
+	/* by the names' ranks where that leaves the tree in name order (a
+	 * tree empty before, finalized by name); elsewhere finalize sorts
+	 * whatever the order, and ids are enough */
 	uint32_t *own = NULL;
-	const uint32_t *rank = d->rank && d->nrank == strtab_count(&d->t->names) ? d->rank : NULL;
-	if (!rank)
-		rank = own = name_ranks(&d->t->names);
+	const uint32_t *rank = NULL;
+	if (d->o->order == TREE_ORDER_NAME && tree_size(d->t) == 1) {
+		rank = d->rank && d->nrank == strtab_count(&d->t->names) ? d->rank : NULL;
+		if (!rank)
+			rank = own = name_ranks(&d->t->names);
+	}
 	/* the counts into the records, which are in the entries' order */
 	for (size_t i = s->added, at = 0; i < s->nmem; i += seen_step(s->mem + i)) {
 		const struct pp_seen_e *e = (const struct pp_seen_e *)(s->mem + i);
@@ -1472,10 +1478,10 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	for (size_t r = 0; r < d->nfrm; r++)
 		ids[r] = tree_intern(t, d->frm[r].s, d->frm[r].len);
 	struct pp_job job = { t, parts, offs, bound, ids, vi, PTHREAD_MUTEX_INITIALIZER, 0 };
-	/* the parts' names are t's: ranked once for all */
-	uint32_t *rank = name_ranks(&t->names);
+	/* the parts' names are t's: ranked once for all (name order) */
+	uint32_t *rank = d->o->order == TREE_ORDER_NAME ? name_ranks(&t->names) : NULL;
 	d->rank = rank;
-	d->nrank = strtab_count(&t->names);
+	d->nrank = rank ? strtab_count(&t->names) : 0;
 	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
 	struct pp_worker *w = xcalloc((size_t)nthr, sizeof *w);
 	int started = 1;
