@@ -304,35 +304,42 @@ PATH="$T_TMP/noperf:$PATH" TMPDIR="$T_TMP/rect" "$TFLAME" record -- true > "$T_T
 
 # ---- compressed input: gzip, xz, zstd, as files and on pipes ----------------
 "$TFLAME" --collapse "$T_TMP/p.folded" > "$T_TMP/plain.out"
-for z in gzip xz zstd; do
-	if ! command -v $z > /dev/null 2>&1; then
-		skip "$z: file and pipe read as the plain file" "no $z command"
-		continue
+# gzip twice: by ISA-L (when built with it) and by zlib (TFLAME_INFLATE=zlib)
+for inf in isal zlib; do
+	TFLAME_INFLATE=$inf; export TFLAME_INFLATE
+	zs="gzip xz zstd"; by=""
+	[ $inf = zlib ] && zs=gzip by=" (zlib)"
+	for z in $zs; do
+		if ! command -v $z > /dev/null 2>&1; then
+			skip "$z$by: file and pipe read as the plain file" "no $z command"
+			continue
+		fi
+		$z -c < "$T_TMP/p.folded" > "$T_TMP/p.$z"
+		"$TFLAME" --collapse "$T_TMP/p.$z" > "$T_TMP/z.out" 2> "$T_TMP/z.err"
+		same "$z$by: a compressed file reads as the plain one" "$T_TMP/z.out" "$T_TMP/plain.out"
+		"$TFLAME" --collapse - < "$T_TMP/p.$z" > "$T_TMP/z.out" 2> "$T_TMP/z.err"
+		cat "$T_TMP/p.$z" | "$TFLAME" --collapse - > "$T_TMP/z2.out" 2> "$T_TMP/z.err"
+		same "$z$by: on a pipe too" "$T_TMP/z2.out" "$T_TMP/plain.out"
+		# cut in the middle: an error that says so, exit 1
+		n=$(wc -c < "$T_TMP/p.$z")
+		head -c $((n / 2)) "$T_TMP/p.$z" > "$T_TMP/cut.$z"
+		"$TFLAME" --collapse "$T_TMP/cut.$z" > /dev/null 2> "$T_TMP/z.err"; rc=$?
+		[ $rc -eq 1 ] && grep -q "the $z data is cut short" "$T_TMP/z.err" &&
+			pass "$z$by: cut short: says so, exit 1" || fail "$z$by: cut short: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
+	done
+	if command -v gzip > /dev/null 2>&1; then
+		# two members one after the other (cat a.gz b.gz): both are read
+		{ gzip -c < "$T_TMP/p.folded"; gzip -c < "$T_TMP/p.folded"; } > "$T_TMP/two.gz"
+		"$TFLAME" --collapse "$T_TMP/two.gz" | awk '{ s += $NF } END { print s }' > "$T_TMP/two.sum"
+		awk '{ s += 2 * $NF } END { print s }' "$T_TMP/plain.out" > "$T_TMP/two.want"
+		same "gzip$by: concatenated members count twice" "$T_TMP/two.sum" "$T_TMP/two.want"
+		printf '\037\213\010\000not deflate data at all' > "$T_TMP/bad.gz"
+		"$TFLAME" --collapse "$T_TMP/bad.gz" > /dev/null 2> "$T_TMP/z.err"; rc=$?
+		[ $rc -eq 1 ] && grep -q 'the gzip data is corrupt' "$T_TMP/z.err" &&
+			pass "gzip$by: corrupt data: says so, exit 1" || fail "gzip$by: corrupt data: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
 	fi
-	$z -c < "$T_TMP/p.folded" > "$T_TMP/p.$z"
-	"$TFLAME" --collapse "$T_TMP/p.$z" > "$T_TMP/z.out" 2> "$T_TMP/z.err"
-	same "$z: a compressed file reads as the plain one" "$T_TMP/z.out" "$T_TMP/plain.out"
-	"$TFLAME" --collapse - < "$T_TMP/p.$z" > "$T_TMP/z.out" 2> "$T_TMP/z.err"
-	cat "$T_TMP/p.$z" | "$TFLAME" --collapse - > "$T_TMP/z2.out" 2> "$T_TMP/z.err"
-	same "$z: on a pipe too" "$T_TMP/z2.out" "$T_TMP/plain.out"
-	# cut in the middle: an error that says so, exit 1
-	n=$(wc -c < "$T_TMP/p.$z")
-	head -c $((n / 2)) "$T_TMP/p.$z" > "$T_TMP/cut.$z"
-	"$TFLAME" --collapse "$T_TMP/cut.$z" > /dev/null 2> "$T_TMP/z.err"; rc=$?
-	[ $rc -eq 1 ] && grep -q "the $z data is cut short" "$T_TMP/z.err" &&
-		pass "$z: cut short: says so, exit 1" || fail "$z: cut short: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
 done
-if command -v gzip > /dev/null 2>&1; then
-	# two members one after the other (cat a.gz b.gz): both are read
-	{ gzip -c < "$T_TMP/p.folded"; gzip -c < "$T_TMP/p.folded"; } > "$T_TMP/two.gz"
-	"$TFLAME" --collapse "$T_TMP/two.gz" | awk '{ s += $NF } END { print s }' > "$T_TMP/two.sum"
-	awk '{ s += 2 * $NF } END { print s }' "$T_TMP/plain.out" > "$T_TMP/two.want"
-	same "gzip: concatenated members count twice" "$T_TMP/two.sum" "$T_TMP/two.want"
-	printf '\037\213\010\000not deflate data at all' > "$T_TMP/bad.gz"
-	"$TFLAME" --collapse "$T_TMP/bad.gz" > /dev/null 2> "$T_TMP/z.err"; rc=$?
-	[ $rc -eq 1 ] && grep -q 'the gzip data is corrupt' "$T_TMP/z.err" &&
-		pass "gzip: corrupt data: says so, exit 1" || fail "gzip: corrupt data: says so, exit 1" "rc=$rc" "$(cat "$T_TMP/z.err")"
-fi
+unset TFLAME_INFLATE
 
 # ---- pprof: the real binary on Go's profiles (expected from go tool pprof -raw,
 # tests/data/pprof/README) --------------------------------------------------------

@@ -14,6 +14,9 @@
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 #include "xalloc.h"
 
 /* mmap'ed files are handed out in blocks of about this size, so progress
@@ -61,7 +64,14 @@ struct source {
 	bool prod_done, prod_err;       /* the producer ended, with s->err */
 	bool stop;                      /* source_close asks it to */
 	uint64_t raw_seen;              /* raw bytes behind what was read */
-	z_stream *gz;
+	z_stream *gz;           /* gzip by zlib, when ig is NULL */
+#ifdef HAVE_ISAL
+	/* gzip by ISA-L: the member's header is parsed here (ISA-L 2.30
+	 * rejects a header CRC whose header came in two reads), the deflate
+	 * data and the trailer's CRC and size by ISA-L */
+	struct inflate_state *ig;
+	struct gzhead { int st; uint8_t flg; uint8_t b[10]; unsigned nb; uint32_t skip, crc; } gh;
+#endif
 	lzma_stream *xz;
 	ZSTD_DStream *zs;
 };
@@ -161,16 +171,107 @@ static const char *codec_name(int c)
 	return c == CODEC_GZIP ? "gzip" : c == CODEC_XZ ? "xz" : "zstd";
 }
 
+#ifdef HAVE_ISAL
+enum { GH_FIXED, GH_XLEN, GH_EXTRA, GH_NAME, GH_COMMENT, GH_HCRC, GH_DONE };
+#define GZ_FHCRC 2
+#define GZ_FEXTRA 4
+#define GZ_FNAME 8
+#define GZ_FCOMMENT 16
+
+/* Takes what it can of a gzip member's header (RFC 1952) from in[0..n):
+ * *used gets the bytes taken; returns 1 once the header is whole, 0 when it
+ * wants more, -1 when it is not one zlib would take either (magic, method,
+ * reserved flags, header CRC). */
+static int gzhead_take(struct gzhead *h, const unsigned char *in, size_t n, size_t *used)
+{
+	size_t i = 0;
+	while (h->st != GH_DONE && i < n) {
+		size_t from = i;
+		int st = h->st;
+		switch (st) {
+		case GH_FIXED:
+		case GH_XLEN:
+		case GH_HCRC: {
+			unsigned want = h->st == GH_FIXED ? 10 : 2;
+			while (h->nb < want && i < n)
+				h->b[h->nb++] = in[i++];
+			if (h->nb < want)
+				break;
+			h->nb = 0;
+			if (h->st == GH_HCRC) {
+				if ((h->crc & 0xffff) != (uint32_t)(h->b[0] | h->b[1] << 8))
+					return -1;
+				h->st = GH_DONE;
+				break;
+			}
+			if (h->st == GH_FIXED) {
+				if (h->b[0] != 0x1f || h->b[1] != 0x8b || h->b[2] != 8 || (h->b[3] & 0xe0))
+					return -1;
+				h->flg = h->b[3];
+				h->st = h->flg & GZ_FEXTRA ? GH_XLEN : GH_NAME;
+			} else {
+				h->skip = (uint32_t)(h->b[0] | h->b[1] << 8);
+				h->st = GH_EXTRA;
+			}
+			break;
+		}
+		case GH_EXTRA: {
+			size_t k = n - i < h->skip ? n - i : h->skip;
+			i += k;
+			h->skip -= (uint32_t)k;
+			if (!h->skip)
+				h->st = GH_NAME;
+			break;
+		}
+		case GH_NAME:
+		case GH_COMMENT: {
+			uint8_t f = h->st == GH_NAME ? GZ_FNAME : GZ_FCOMMENT;
+			if (h->flg & f) {
+				const unsigned char *z = memchr(in + i, 0, n - i);
+				i = z ? (size_t)(z - in) + 1 : n;
+				if (!z)
+					break;
+			}
+			h->st = h->st == GH_NAME ? GH_COMMENT : h->flg & GZ_FHCRC ? GH_HCRC : GH_DONE;
+			break;
+		}
+		}
+		if (st != GH_HCRC && i > from)  /* the header CRC covers all before it */
+			h->crc = (uint32_t)crc32_z(h->crc, in + from, i - from);
+	}
+	*used = i;
+	return h->st == GH_DONE;
+}
+
+static void gzhead_start(struct source *s)
+{
+	memset(&s->gh, 0, sizeof s->gh);
+	s->gh.crc = (uint32_t)crc32(0, NULL, 0);
+	isal_inflate_reset(s->ig);
+	s->ig->crc_flag = ISAL_GZIP_NO_HDR_VER;     /* the trailer's CRC and size checked */
+}
+#endif
+
 /* Sets up the decoder of s->codec. */
 static void codec_start(struct source *s)
 {
 	switch (s->codec) {
-	case CODEC_GZIP:
+	case CODEC_GZIP: {
+#ifdef HAVE_ISAL
+		const char *e = getenv("TFLAME_INFLATE");
+		if (!e || strcmp(e, "zlib") != 0) {
+			s->ig = xmalloc(sizeof *s->ig);
+			isal_inflate_init(s->ig);
+			gzhead_start(s);
+			break;
+		}
+#endif
 		s->gz = xcalloc(1, sizeof *s->gz);
 		/* 15 + 32: a zlib or gzip header, found by looking */
 		if (inflateInit2(s->gz, 15 + 32) != Z_OK)
 			xdie("out of memory");
 		break;
+	}
 	case CODEC_XZ: {
 		lzma_stream init = LZMA_STREAM_INIT;
 		s->xz = xmalloc(sizeof *s->xz);
@@ -195,6 +296,9 @@ static void codec_end(struct source *s)
 		inflateEnd(s->gz);
 		free(s->gz);
 	}
+#ifdef HAVE_ISAL
+	free(s->ig);
+#endif
 	if (s->xz) {
 		lzma_end(s->xz);
 		free(s->xz);
@@ -272,6 +376,11 @@ static ssize_t codec_read(struct source *s, unsigned char *dst, size_t n)
 					snprintf(s->err, sizeof s->err, "trailing bytes after the gzip data");
 					return -1;
 				}
+#ifdef HAVE_ISAL
+				if (s->ig)
+					gzhead_start(s);
+				else
+#endif
 				inflateReset(s->gz);
 			}
 			s->dec_end = false;
@@ -280,6 +389,28 @@ static ssize_t codec_read(struct source *s, unsigned char *dst, size_t n)
 		bool end = false, bad = false;
 		switch (s->codec) {
 		case CODEC_GZIP: {
+#ifdef HAVE_ISAL
+			if (s->ig && s->gh.st != GH_DONE) {
+				int h = gzhead_take(&s->gh, in, avail, &used);
+				bad = h < 0;
+				break;
+			}
+			if (s->ig) {
+				struct inflate_state *g = s->ig;
+				g->next_in = (uint8_t *)in;
+				g->avail_in = (uint32_t)(avail > UINT32_MAX ? UINT32_MAX : avail);
+				g->next_out = dst + made;
+				g->avail_out = (uint32_t)(n - made > UINT32_MAX ? UINT32_MAX : n - made);
+				uint32_t ai = g->avail_in, ao = g->avail_out;
+				int r = isal_inflate(g);
+				used = ai - g->avail_in;
+				out = ao - g->avail_out;
+				/* the member's trailer checked too: its end */
+				end = r == ISAL_DECOMP_OK && g->block_state == ISAL_BLOCK_FINISH;
+				bad = r != ISAL_DECOMP_OK;
+				break;
+			}
+#endif
 			s->gz->next_in = (unsigned char *)in;
 			s->gz->avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
 			s->gz->next_out = dst + made;

@@ -31,10 +31,11 @@ flags="-g -O1 -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -fsanitize=fuzzer,a
 # Every file of the library (all of src/ but main.c): a file split in two
 # needs no change here.
 srcs=$(cd "$src" && ls ./*.c ./*/*.c | sed 's|^\./||; s|\.c$||' | grep -v '^main$')
-# load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib and libiberty
+# load.c reads perf.data too: libdw, libelf, libzstd, liblzma, zlib (and ISA-L
+# where configure found it) and libiberty
 # (as READER_LIBS in Makefile.am)
 # and the regexes (rx.c) PCRE2
-libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
+libs="$(pkg-config --libs libdw libelf libzstd 2>/dev/null || echo -ldw -lelf -lzstd) $(pkg-config --libs liblzma 2>/dev/null) $(pkg-config --libs zlib 2>/dev/null || echo -lz) $(pkg-config --libs libisal 2>/dev/null) -liberty $(pkg-config --libs yajl 2>/dev/null || echo -lyajl) $(pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8) -lm"
 # the views' curses code is linked into every harness (called by few)
 libs="$libs $(pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)"
 # The library compiled once (a file again only when its source, or any
