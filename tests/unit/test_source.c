@@ -72,6 +72,8 @@ static void text(struct buf *b, size_t n)
 	b->p[b->len - 1] = '\n';
 }
 
+static size_t name_len;    /* FNAME's length with its NUL, when not 0 */
+
 /* One gzip member of plain[0..n) into out: flags picks the optional header
  * fields (FHCRC 2, FEXTRA 4, FNAME 8, FCOMMENT 16); level 0 stores. */
 static void member(struct buf *out, const unsigned char *plain, size_t n, int flags, int level)
@@ -83,7 +85,11 @@ static void member(struct buf *out, const unsigned char *plain, size_t n, int fl
 		unsigned char x[2 + 4 + 7] = { 11, 0, 'T', 'f', 7, 0, 'e', 'x', 't', 'r', 'a', '!', '!' };
 		put(&h, x, sizeof x);
 	}
-	if (flags & 8)
+	if (flags & 8 && name_len) {
+		for (size_t i = 0; i + 1 < name_len; i++)
+			put(&h, "n", 1);
+		put(&h, "", 1);
+	} else if (flags & 8)
 		put(&h, "a-rather-long-original-file-name-for-the-header.folded", 55);
 	if (flags & 16)
 		put(&h, "a comment, made by test_source", 31);
@@ -315,6 +321,23 @@ static void run_all(void)
 	put(&gz, "garbage\n", 8);
 	check("garbage after the last member", gz.p, gz.len, plain.p, plain.len,
 	      "trailing bytes after the gzip data");
+
+	/* A file that ends on a page boundary: a decoder that read past the
+	 * end of its input (8 bytes at a time, say) would fault on the
+	 * mapping's end. The name pads the member to 3 pages exactly. */
+	plain.len = gz.len = 0;
+	text(&plain, 30000);
+	name_len = 1;
+	member(&gz, plain.p, plain.len, 8, 6);
+	if (gz.len <= 3 * 4096) {
+		name_len = 3 * 4096 - gz.len + 1;
+		gz.len = 0;
+		member(&gz, plain.p, plain.len, 8, 6);
+		check("a file of exactly 3 pages", gz.p, gz.len, plain.p, plain.len, NULL);
+	} else {
+		ok(0, "the 3-page member: %zu bytes with no name", gz.len);
+	}
+	name_len = 0;
 
 	/* a member cut short after 299 whole ones: those come out first */
 	put(&many, many.p, 1000);
