@@ -16,25 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "bufutil.h"
 #include "source.h"
 #include "tap.h"
-
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
 
 static void put_le32(struct buf *b, uint32_t v)
 {
@@ -58,18 +42,18 @@ static void text(struct buf *b, size_t n)
 {
 	static const char *names[] = { "main", "run", "parse_line", "std::vector<int>::push_back",
 	                               "malloc", "[unknown]", "do_syscall_64", "f(int)" };
-	size_t start = b->len;
-	while (b->len - start < n) {
+	size_t start = b->n;
+	while (b->n - start < n) {
 		char line[256];
 		int k = 0, depth = 1 + (int)(rnd() % 6);
 		for (int d = 0; d < depth; d++)
 			k += snprintf(line + k, sizeof line - (size_t)k, "%s%s", d ? ";" : "",
 			              names[rnd() % 8]);
 		k += snprintf(line + k, sizeof line - (size_t)k, " %u\n", rnd() % 1000);
-		size_t room = n - (b->len - start);
+		size_t room = n - (b->n - start);
 		put(b, line, (size_t)k < room ? (size_t)k : room);
 	}
-	b->p[b->len - 1] = '\n';
+	b->p[b->n - 1] = '\n';
 }
 
 static size_t name_len;    /* FNAME's length with its NUL, when not 0 */
@@ -94,11 +78,11 @@ static void member(struct buf *out, const unsigned char *plain, size_t n, int fl
 	if (flags & 16)
 		put(&h, "a comment, made by test_source", 31);
 	if (flags & 2) {
-		uint32_t c = (uint32_t)crc32(0, h.p, (uInt)h.len);
+		uint32_t c = (uint32_t)crc32(0, h.p, (uInt)h.n);
 		unsigned char hc[2] = { (unsigned char)c, (unsigned char)(c >> 8) };
 		put(&h, hc, 2);
 	}
-	put(out, h.p, h.len);
+	put(out, h.p, h.n);
 	free(h.p);
 
 	z_stream z;
@@ -137,7 +121,7 @@ static unsigned char *drain(struct source *s, size_t *got, char *err, size_t err
 		put(&b, blk, (size_t)r);
 	if (r < 0)
 		snprintf(err, errsize, "%s", source_error(s));
-	*got = b.len;
+	*got = b.n;
 	return b.p;
 }
 
@@ -244,104 +228,104 @@ static void run_all(void)
 	static const int flagsets[] = { 0, 8, 2 | 4 | 8 | 16 };
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
 		for (size_t f = 0; f < sizeof flagsets / sizeof *flagsets; f++) {
-			plain.len = gz.len = 0;
+			plain.n = gz.n = 0;
 			text(&plain, sizes[i]);
-			member(&gz, plain.p, plain.len, flagsets[f], 6);
+			member(&gz, plain.p, plain.n, flagsets[f], 6);
 			char name[96];
 			snprintf(name, sizeof name, "one member of %zu bytes, flags %d", sizes[i],
 			         flagsets[f]);
-			check(name, gz.p, gz.len, plain.p, plain.len, NULL);
+			check(name, gz.p, gz.n, plain.p, plain.n, NULL);
 		}
 
 	/* stored blocks (level 0): what the fast paths see least */
-	plain.len = gz.len = 0;
+	plain.n = gz.n = 0;
 	text(&plain, 200000);
-	member(&gz, plain.p, plain.len, 0, 0);
-	check("stored blocks", gz.p, gz.len, plain.p, plain.len, NULL);
+	member(&gz, plain.p, plain.n, 0, 0);
+	check("stored blocks", gz.p, gz.n, plain.p, plain.n, NULL);
 
 	/* 300 members one after the other (cat a.gz b.gz ...), of all header
 	 * kinds and sizes, one of them empty: read as one text */
-	plain.len = gz.len = 0;
+	plain.n = gz.n = 0;
 	for (int m = 0; m < 300; m++) {
-		size_t at = plain.len;
+		size_t at = plain.n;
 		size_t k = m == 150 ? 0 : 1 + rnd() % (m % 10 == 0 ? 20000 : 300);
 		if (k)
 			text(&plain, k);
 		member(&gz, plain.p + at, k, (int)(rnd() % 32) & 0x1e, m % 3 ? 6 : 1);
 	}
-	check("300 members, one empty", gz.p, gz.len, plain.p, plain.len, NULL);
+	check("300 members, one empty", gz.p, gz.n, plain.p, plain.n, NULL);
 	struct buf many = { 0 }, many_plain = { 0 };
-	put(&many, gz.p, gz.len);
-	put(&many_plain, plain.p, plain.len);
+	put(&many, gz.p, gz.n);
+	put(&many_plain, plain.p, plain.n);
 
 	/* Damaged: a member's CRC, its size, its data; cut short at several
 	 * places; bytes after the end that are not another member. */
-	plain.len = gz.len = 0;
+	plain.n = gz.n = 0;
 	text(&plain, 150000);
-	member(&gz, plain.p, plain.len, 8, 6);
-	size_t len = gz.len;
+	member(&gz, plain.p, plain.n, 8, 6);
+	size_t len = gz.n;
 	gz.p[len - 8] ^= 0x01;
-	check("a wrong CRC", gz.p, len, plain.p, plain.len, "the gzip data is corrupt");
+	check("a wrong CRC", gz.p, len, plain.p, plain.n, "the gzip data is corrupt");
 	gz.p[len - 8] ^= 0x01;
 	gz.p[len - 3] ^= 0x40;
-	check("a wrong size in the trailer", gz.p, len, plain.p, plain.len, "the gzip data is corrupt");
+	check("a wrong size in the trailer", gz.p, len, plain.p, plain.n, "the gzip data is corrupt");
 	gz.p[len - 3] ^= 0x40;
 	gz.p[10 + 55] = 0xff;   /* the first block header: type 3 is no block type */
 	gz.p[10 + 55 + 1] = 0xff;
-	check("bad deflate data", gz.p, len, plain.p, plain.len, "the gzip data is corrupt");
+	check("bad deflate data", gz.p, len, plain.p, plain.n, "the gzip data is corrupt");
 
 	/* headers zlib refuses: a wrong header CRC, a reserved flag, a
 	 * method other than deflate */
-	plain.len = gz.len = 0;
+	plain.n = gz.n = 0;
 	text(&plain, 5000);
-	member(&gz, plain.p, plain.len, 2 | 8, 6);
+	member(&gz, plain.p, plain.n, 2 | 8, 6);
 	gz.p[10 + 55] ^= 0x10;
-	check("a wrong header CRC", gz.p, gz.len, plain.p, plain.len, "the gzip data is corrupt");
+	check("a wrong header CRC", gz.p, gz.n, plain.p, plain.n, "the gzip data is corrupt");
 	gz.p[10 + 55] ^= 0x10;
-	check("the header CRC put right", gz.p, gz.len, plain.p, plain.len, NULL);
-	gz.len = 0;         /* no header CRC from here: the checks alone */
-	member(&gz, plain.p, plain.len, 8, 6);
+	check("the header CRC put right", gz.p, gz.n, plain.p, plain.n, NULL);
+	gz.n = 0;         /* no header CRC from here: the checks alone */
+	member(&gz, plain.p, plain.n, 8, 6);
 	gz.p[3] |= 0x20;
-	check("a reserved header flag", gz.p, gz.len, plain.p, plain.len, "the gzip data is corrupt");
+	check("a reserved header flag", gz.p, gz.n, plain.p, plain.n, "the gzip data is corrupt");
 	gz.p[3] &= 0x1f;
 	gz.p[2] = 7;
-	check("method 7", gz.p, gz.len, plain.p, plain.len, "the gzip data is corrupt");
+	check("method 7", gz.p, gz.n, plain.p, plain.n, "the gzip data is corrupt");
 
-	plain.len = gz.len = 0;
+	plain.n = gz.n = 0;
 	text(&plain, 150000);
-	member(&gz, plain.p, plain.len, 8, 6);
-	size_t cuts[] = { 3, 20, 1000, gz.len / 2, gz.len - 20 };
+	member(&gz, plain.p, plain.n, 8, 6);
+	size_t cuts[] = { 3, 20, 1000, gz.n / 2, gz.n - 20 };
 	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
 		char name[64];
-		snprintf(name, sizeof name, "cut after %zu of %zu bytes", cuts[i], gz.len);
-		check(name, gz.p, cuts[i], plain.p, plain.len, "the gzip data is cut short");
+		snprintf(name, sizeof name, "cut after %zu of %zu bytes", cuts[i], gz.n);
+		check(name, gz.p, cuts[i], plain.p, plain.n, "the gzip data is cut short");
 	}
-	check("cut inside the trailer", gz.p, gz.len - 3, plain.p, plain.len,
+	check("cut inside the trailer", gz.p, gz.n - 3, plain.p, plain.n,
 	      "the gzip data is cut short");
 	put(&gz, "garbage\n", 8);
-	check("garbage after the last member", gz.p, gz.len, plain.p, plain.len,
+	check("garbage after the last member", gz.p, gz.n, plain.p, plain.n,
 	      "trailing bytes after the gzip data");
 
 	/* A file that ends on a page boundary: a decoder that read past the
 	 * end of its input (8 bytes at a time, say) would fault on the
 	 * mapping's end. The name pads the member to 3 pages exactly. */
-	plain.len = gz.len = 0;
+	plain.n = gz.n = 0;
 	text(&plain, 30000);
 	name_len = 1;
-	member(&gz, plain.p, plain.len, 8, 6);
-	if (gz.len <= 3 * 4096) {
-		name_len = 3 * 4096 - gz.len + 1;
-		gz.len = 0;
-		member(&gz, plain.p, plain.len, 8, 6);
-		check("a file of exactly 3 pages", gz.p, gz.len, plain.p, plain.len, NULL);
+	member(&gz, plain.p, plain.n, 8, 6);
+	if (gz.n <= 3 * 4096) {
+		name_len = 3 * 4096 - gz.n + 1;
+		gz.n = 0;
+		member(&gz, plain.p, plain.n, 8, 6);
+		check("a file of exactly 3 pages", gz.p, gz.n, plain.p, plain.n, NULL);
 	} else {
-		ok(0, "the 3-page member: %zu bytes with no name", gz.len);
+		ok(0, "the 3-page member: %zu bytes with no name", gz.n);
 	}
 	name_len = 0;
 
 	/* a member cut short after 299 whole ones: those come out first */
 	put(&many, many.p, 1000);
-	check("300 members, then a cut one", many.p, many.len, many_plain.p, many_plain.len,
+	check("300 members, then a cut one", many.p, many.n, many_plain.p, many_plain.n,
 	      "the gzip data is cut short");
 
 	free(plain.p);
