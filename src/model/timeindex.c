@@ -299,19 +299,19 @@ static void thread_flush(struct tstate *t)
 	t->count = 0;
 }
 
-/* The depth of the deepest frame stacks a and b share. O(depths). */
+/* The depth of the deepest frame stacks a and b share: up from the
+ * shallower one to the first frame whose subtree holds the other (one
+ * chain, not two). O(depth). */
 static uint32_t shared_depth(const struct tree *t, tree_idx a, tree_idx b)
 {
-	uint32_t da = tree_depth(t, a), db = tree_depth(t, b);
-	for (; da > db; da--)
-		a = tree_parent(t, a);
-	for (; db > da; db--)
-		b = tree_parent(t, b);
-	for (; a != b; da--) {
-		a = tree_parent(t, a);
-		b = tree_parent(t, b);
+	if (tree_depth(t, a) > tree_depth(t, b)) {
+		tree_idx x = a;
+		a = b;
+		b = x;
 	}
-	return da;
+	while (!tree_contains(t, a, b))
+		a = tree_parent(t, a);
+	return tree_depth(t, a);
 }
 
 static void runs_put(struct build *b, uint64_t v)
