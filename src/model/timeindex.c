@@ -452,6 +452,8 @@ static void take(struct build *b, const struct timeline_sample *s)
 	b->pos++;
 }
 
+#define AHEAD 16u
+
 /* Every sample once; false when told to stop. */
 static bool pass(struct build *b)
 {
@@ -462,11 +464,33 @@ static bool pass(struct build *b)
 			return false;
 		struct timeline_cursor c;
 		timeline_cursor_block(&c, tl, i);
-		while (c.left) {
-			timeline_cursor_next(&c);
-			if (c.cur.leaf >= nself || c.cur.thread >= tl->nthreads)
-				xdie("internal error: a timeline sample beyond its tree or threads");
-			take(b, &c.cur);
+		/* Samples are read AHEAD before they are taken, their keys'
+		 * memory and their leaves' nodes fetched meanwhile: a sample's
+		 * stack is seldom the one before's, and those reads miss. */
+		struct timeline_sample ring[AHEAD];
+		unsigned head = 0, n = 0;
+		while (c.left || n) {
+			while (c.left && n < AHEAD) {
+				timeline_cursor_next(&c);
+				if (c.cur.leaf >= nself || c.cur.thread >= tl->nthreads)
+					xdie("internal error: a timeline sample beyond its tree or threads");
+				struct timeline_sample *r = &ring[(head + n++) % AHEAD];
+				*r = c.cur;
+				__builtin_prefetch(tree_node(b->ti->tree, r->leaf));
+				if (b->dense)
+					__builtin_prefetch(&b->dense[(size_t)r->leaf * tl->nthreads + r->thread]);
+				/* half way: the key's dense entry is in, its hot one
+				 * is fetched */
+				if (b->dense && n > AHEAD / 2) {
+					const struct timeline_sample *m = &ring[(head + n - 1 - AHEAD / 2) % AHEAD];
+					uint32_t k = b->dense[(size_t)m->leaf * tl->nthreads + m->thread];
+					if (k)
+						__builtin_prefetch(&b->hot[k - 1]);
+				}
+			}
+			take(b, &ring[head]);
+			head = (head + 1) % AHEAD;
+			n--;
 		}
 	}
 	for (size_t i = 0; i < tl->nthreads; i++)
