@@ -501,8 +501,10 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	t->b.slots = NULL;
 	t->b.nslots = 0;
 	free(t->b.path);
+	free(t->b.pathkeys);
 	t->b.path = NULL;
-	t->b.pathlen = t->b.pathcap = 0;
+	t->b.pathkeys = NULL;
+	t->b.pathlen = t->b.pathcap = t->b.pathkeyed = 0;
 	free(t->b.bpath);
 	free(t->b.bat);
 	t->b.bpath = NULL;

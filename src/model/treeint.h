@@ -63,6 +63,9 @@ tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name);
 tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name);
 /* Room for a path of n nodes in t->b.path; dies after finalize. */
 void treebuild_path_reserve(struct tree *t, size_t n);
+/* Sets the keys of the whole path (b.pathkeys) from its names, after a
+ * change of the path other than tree_add_stack*'s. */
+void treebuild_path_rekey(struct tree *t);
 /* Compares the text of stack a[0..na) with that of b[0..nb) (nodes of t),
  * as `LC_ALL=C sort` orders folded lines (see treebuild.c). */
 int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t na,

@@ -130,6 +130,7 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 		for (size_t k = 0; k < src->b.pathlen; k++)
 			dst->b.path[k] = map[src->b.path[k]];
 		dst->b.pathlen = src->b.pathlen;
+		treebuild_path_rekey(dst);
 	}
 	if (mapout)
 		*mapout = map;
