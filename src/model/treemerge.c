@@ -83,6 +83,11 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 	bool append = !dst->b.hashed && src->decimals == dst->decimals;
 	if (append)
 		tree_reserve(dst, src->n);
+	/* The path of src's first stack: first[d - 1] at depth d. */
+	size_t firstlen = src->b.first_leaf != TREE_NONE ? src->nodes[src->b.first_leaf].depth : 0;
+	tree_idx *first = xmalloc((firstlen ? firstlen : 1) * sizeof *first);
+	for (tree_idx k = firstlen, c = src->b.first_leaf; k > 0; k--, c = src->nodes[c].parent)
+		first[k - 1] = c;
 	for (size_t i = 0; i < src->n; i++) {
 		if (release && (i & 0xfffff) == 0 && i)
 			treemerge_release(src, i, &released, 0);
@@ -108,10 +113,14 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 			tree_idx p = map[sn->parent];
 			map[i] = p >= fresh ? treebuild_child_add(dst, p, names[sn->name])
 			                    : treebuild_child_get(dst, p, names[sn->name]);
-			/* As in extend_path: an old node off dst's last path. */
+			/* As in extend_path, an old node reached again after
+			 * other nodes were made: off dst's last path, or by a
+			 * stack of src after its first (which made i otherwise:
+			 * "p;f" in dst, then "p;f(int)" and "p;f;x" in src). */
 			tree_idx c = map[i];
 			uint32_t d = dst->nodes[c].depth;
-			if (c < fresh && !(d - 1 < dst->b.pathlen && dst->b.path[d - 1] == c))
+			if (c < fresh && (!(d - 1 < dst->b.pathlen && dst->b.path[d - 1] == c) ||
+			                  !(d <= firstlen && first[d - 1] == i)))
 				dst->b.revisited = true;
 		}
 		struct tree_node *dn = &dst->nodes[map[i]];
@@ -137,6 +146,7 @@ static void merge(struct tree *dst, const struct tree *src, bool release, tree_i
 	else
 		free(map);
 	free(names);
+	free(first);
 	dst->stacks += src->stacks;
 	dst->saturated |= src->saturated;
 	dst->rounded += src->rounded;

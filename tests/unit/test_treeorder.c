@@ -477,6 +477,38 @@ int main(void)
 		tree_free(&t);
 	}
 
+	/* A revisit made by the merge's second tree alone: "p;f" in a, then
+	 * "p;f(int)" and "p;f;x" in b, merged in order. f is on a's last
+	 * path, but b's second stack goes back to it after f(int) was made:
+	 * x is f's child, after f(int) in index order. By hand (name order):
+	 * all p f x f(int); f's total 1 + 4 over [2, 4), f(int) from 5. */
+	{
+		struct tree a, b, one;
+		tree_init(&a);
+		tree_init(&b);
+		tree_init(&one);
+		add(&a, "p;f", 1);
+		add(&b, "p;f(int)", 2);
+		add(&b, "p;f;x", 4);
+		add(&one, "p;f", 1);
+		add(&one, "p;f(int)", 2);
+		add(&one, "p;f;x", 4);
+		tree_merge(&a, &b);
+		ok(!a.b.hashed && a.b.revisited, "merged in order; f revisited by the second tree's second stack");
+		tree_finalize(&a, TREE_ORDER_NAME);
+		tree_finalize(&one, TREE_ORDER_NAME);
+		const char *want[] = { "all", "p", "f", "x", "f(int)" };
+		int good = tree_size(&a) == 5;
+		for (tree_idx i = 0; good && i < 5; i++)
+			good &= strcmp(tree_name(&a, i), want[i]) == 0;
+		ok(good && tree_node(&a, 3)->parent == 2 && tree_end(&a, 2) == 4 && tree_total_d(&a, 2) == 5 &&
+		   tree_off_d(&a, 4) == 5, "revisit in the merged tree: all p f x f(int), x under f, f(int) at 5");
+		same_tree(&a, &one, "revisit in the merged tree: as one tree of the three stacks");
+		tree_free(&a);
+		tree_free(&b);
+		tree_free(&one);
+	}
+
 	/* Random sorted stacks with revisits at all depths, nested, against
 	 * the oracle (a plain sort of the distinct prefixes): every field of
 	 * every node in first-appearance order, and the map of new ids. With
