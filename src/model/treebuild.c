@@ -412,24 +412,43 @@ static __attribute__((noinline)) void revisit_open(struct tree *t, tree_idx c, s
 	/* A node with children, or more revisits than a list of them is
 	 * worth (12 bytes each against 40 a node: at most 2% more). */
 	if (t->nodes[c].end != KIDS_NONE || b->nrv >= t->n / 16 + 1024) {
-		b->rv_lost = true;
-		free(b->rv);
-		free(b->rvopen);
-		b->rv = NULL;
-		b->rvopen = NULL;
-		b->nrv = b->caprv = b->nrvopen = b->caprvopen = 0;
+		treebuild_revisits_lost(t);
 		return;
 	}
+	treebuild_revisit_add(t, (struct tree_revisit){ c, (tree_idx)old, TREE_NONE });
+}
+
+void treebuild_revisits_lost(struct tree *t)
+{
+	struct tree_build *b = &t->b;
+	b->rv_lost = true;
+	free(b->rv);
+	free(b->rvopen);
+	b->rv = NULL;
+	b->rvopen = NULL;
+	b->nrv = b->caprv = b->nrvopen = b->caprvopen = 0;
+}
+
+void treebuild_revisit_add(struct tree *t, struct tree_revisit r)
+{
+	struct tree_build *b = &t->b;
 	if (b->nrv == b->caprv) {
 		b->caprv = b->caprv ? b->caprv * 2 : 64;
 		b->rv = xreallocarray(b->rv, b->caprv, sizeof *b->rv);
 	}
+	b->rv[b->nrv++] = r;
+	if (r.end == TREE_NONE)
+		treebuild_revisit_open(t, b->nrv - 1);
+}
+
+void treebuild_revisit_open(struct tree *t, size_t k)
+{
+	struct tree_build *b = &t->b;
 	if (b->nrvopen == b->caprvopen) {
 		b->caprvopen = b->caprvopen ? b->caprvopen * 2 : 16;
 		b->rvopen = xreallocarray(b->rvopen, b->caprvopen, sizeof *b->rvopen);
 	}
-	b->rvopen[b->nrvopen++] = b->nrv;
-	b->rv[b->nrv++] = (struct tree_revisit){ c, (tree_idx)old, TREE_NONE };
+	b->rvopen[b->nrvopen++] = k;
 }
 
 /* One frame down from cur, to the child named name, at depth i of the path;

@@ -552,9 +552,9 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		moved = number_by_offsets(t, order, late, &from, &nfrom);
 	else if (by_index && !t->b.revisited)
 		;
-	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
-		;
 	else if (by_index && (repaired = number_by_revisits(t, &moved, &from, &nfrom)))
+		;
+	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
 		;
 	else if (by_index && late)
 		moved = number_by_index(t, &from, &nfrom);

@@ -63,6 +63,13 @@ tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name);
 tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name);
 /* Room for a path of n nodes in t->b.path; dies after finalize. */
 void treebuild_path_reserve(struct tree *t, size_t n);
+/* Drops the list of revisits (t->b.rv): finalize renumbers every node. */
+void treebuild_revisits_lost(struct tree *t);
+/* Lists revisit r (open, on the path, when r.end is TREE_NONE: the
+ * deepest open one so far). */
+void treebuild_revisit_add(struct tree *t, struct tree_revisit r);
+/* Puts listed revisit k on the open list (the deepest so far). */
+void treebuild_revisit_open(struct tree *t, size_t k);
 /* Sets the keys of the whole path (b.pathkeys) from its names, after a
  * change of the path other than tree_add_stack*'s. */
 void treebuild_path_rekey(struct tree *t);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tree.h"
+#include "treeint.h"
 #include "tap.h"
 #include "treeutil.h"
 
@@ -615,6 +616,68 @@ int main(void)
 		   sorted, n * n - sorted, wrong);
 	}
 
+	/* The same stacks in chunks, each a tree of its own, merged in order
+	 * (as the loader's pieces on several threads): the revisits listed
+	 * as one tree lists them (the merges' own too: a chunk that goes back
+	 * to a leaf of the tree before it), so that finalize moves only their
+	 * nodes; and the oracle's tree. */
+	{
+		static struct stack rs[2000];
+		for (int round = 0; round < 8; round++) {
+			bool rare = round >= 4;
+			size_t n = make_revisits(rs, rare ? 2000 : (round % 2 ? 1000 : 200), 700 + (uint64_t)round, rare);
+			qsort(rs, n, sizeof *rs, cmp_stack);
+			struct tree one, t, part;
+			tree_init(&one);
+			tree_init(&t);
+			for (size_t i = 0; i < n; i++)
+				add_stack(&one, &rs[i]);
+			uint64_t seed = 77 + (uint64_t)round;
+			size_t chunks = 0;
+			for (size_t i = 0; i < n;) {
+				size_t len = 1 + rnd(&seed) % (n / 4 + 1);
+				if (len > n - i)
+					len = n - i;
+				tree_init(&part);
+				for (size_t k = i; k < i + len; k++)
+					add_stack(i ? &part : &t, &rs[k]);
+				if (i)
+					tree_merge_free(&t, &part);
+				else
+					tree_free(&part);
+				i += len;
+				chunks++;
+			}
+			int same = !t.b.hashed && !t.b.rv_lost && !one.b.rv_lost && t.b.nrv == one.b.nrv &&
+			           t.b.nrvopen == one.b.nrvopen && tree_size(&t) == tree_size(&one);
+			/* the same revisits, in any order (the merged tree lists a
+			 * merge's own before the second tree's), the same open */
+			for (size_t k = 0; same && k < t.b.nrv; k++) {
+				size_t m = 0;
+				while (m < one.b.nrv && memcmp(&one.b.rv[m], &t.b.rv[k], sizeof t.b.rv[k]) != 0)
+					m++;
+				same = m < one.b.nrv;
+			}
+			for (size_t k = 0; same && k < t.b.nrvopen; k++)
+				same = memcmp(&t.b.rv[t.b.rvopen[k]], &one.b.rv[one.b.rvopen[k]], sizeof t.b.rv[0]) == 0;
+			char name[160];
+			snprintf(name, sizeof name, "revisits in %zu merged chunks, round %d: as one tree lists them (%zu, %zu open)",
+			         chunks, round, one.b.nrv, one.b.nrvopen);
+			ok(same && one.b.nrv > 0, "%s", name);
+			tree_idx *map = NULL;
+			tree_finalize_map(&t, TREE_ORDER_INPUT, &map);
+			size_t moved = 0;
+			const char *d = oracle_diff(&t, map, rs, n, &moved);
+			snprintf(name, sizeof name, "revisits in %zu merged chunks, round %d: the oracle's tree", chunks, round);
+			ok(d == NULL, "%s", name);
+			if (d)
+				printf("# first difference: %s\n", d);
+			free(map);
+			tree_free(&t);
+			tree_free(&one);
+		}
+	}
+
 	/* More revisits than the list is worth (one a group of 4 nodes:
 	 * 3000 against 12001 / 16 + 1024): the list is dropped and every
 	 * node numbered, with the same result. "pNNNN;f 1", "pNNNN;f! 2",
@@ -679,12 +742,13 @@ int main(void)
 			const char *kind = round % 2 ? "fractions" : "saturating sums";
 			snprintf(name, sizeof name, "revisit counts round %d (%s): listed, no hash", round, kind);
 			ok(!a.b.hashed && !a.b.rv_lost && a.b.nrv > 0 && b.b.hashed, "%s", name);
-			/* c merged into an empty tree: its revisits go unlisted */
+			/* c merged into an empty tree: its revisits listed still */
 			tree_merge(&empty, &c);
-			ok(empty.b.rv_lost, "a merge's revisits are not listed");
+			ok(!empty.b.rv_lost && empty.b.nrv == c.b.nrv, "a merge into an empty tree keeps the revisits listed");
 			struct tree a2;
 			tree_init(&a2);
-			tree_merge(&a2, &a);    /* a copy of a, renumbered in full */
+			tree_merge(&a2, &a);    /* a copy of a, renumbered in full: */
+			treebuild_revisits_lost(&a2);
 			tree_finalize(&a, TREE_ORDER_NAME);
 			tree_finalize(&b, TREE_ORDER_NAME);
 			snprintf(name, sizeof name, "revisit counts round %d (%s): sorted and shuffled, name order", round, kind);
