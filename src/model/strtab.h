@@ -61,7 +61,8 @@ void strtab_free(struct strtab *st);
  * Inline: the recent-name cache's first way is where most names are
  * found (a sorted folded file interns most of its frames), and the call
  * cost as much as that look. */
-static inline strtab_id strtab_intern(struct strtab *st, const char *s, size_t len);
+static inline __attribute__((always_inline)) strtab_id strtab_intern(struct strtab *st, const char *s,
+                                                                    size_t len);
 /* strtab_intern past the first way of its set rc (key head, tail). */
 strtab_id strtab_intern_slow(struct strtab *st, const char *s, size_t len, uint64_t head, uint64_t tail,
                              struct strtab_recent *rc);
@@ -145,7 +146,7 @@ static inline bool strtab_recent_is(const struct strtab_recent *rc, const char *
 	       (len <= 16 || strtab_same_bytes(rc->s + 8, s + 8, len - 16));
 }
 
-static inline strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
+static inline __attribute__((always_inline)) strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
 {
 	uint64_t head, tail;
 	strtab_recent_key(s, len, &head, &tail);
