@@ -338,7 +338,7 @@ static void hash_rebuild(struct tree *t)
 			hash_insert(t, (tree_idx)i);
 }
 
-void treebuild_path_reserve(struct tree *t, size_t n)
+void treebuild_path_grow(struct tree *t, size_t n)
 {
 	if (t->finalized)
 		xdie("internal error: tree_add_stack after tree_finalize");
@@ -586,9 +586,13 @@ static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame
 		tree_idx p = b->path[keep];
 		/* find_sorted's walk would end at p, the newest child: it
 		 * is not the frame, nor does its name start with it */
-		if (kid_newest(&t->nodes[cur]) == p && t->nodes[p].name != id && key_not_started(k0, b->pathkeys[keep]))
-			cur = treebuild_child_add(t, cur, id);
-		else
+		if (kid_newest(&t->nodes[cur]) == p && t->nodes[p].name != id &&
+		    key_not_started(k0, b->pathkeys[keep])) {
+			/* treebuild_child_add without the hash */
+			tree_idx c = new_node(t, cur, id);
+			t->nodes[cur].end = t->nodes[cur].end == KIDS_NONE ? c : KIDS_MANY;
+			cur = c;
+		} else
 			cur = path_step(t, keep, cur, old, id);
 		b->path[keep] = cur;
 		b->pathkeys[keep] = k0;

@@ -62,7 +62,14 @@ tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name);
 /* The child of parent named name, created when missing. */
 tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name);
 /* Room for a path of n nodes in t->b.path; dies after finalize. */
-void treebuild_path_reserve(struct tree *t, size_t n);
+static inline void treebuild_path_reserve(struct tree *t, size_t n);
+/* treebuild_path_reserve's growth (and its check). */
+void treebuild_path_grow(struct tree *t, size_t n);
+static inline void treebuild_path_reserve(struct tree *t, size_t n)
+{
+	if (t->finalized || n > t->b.pathcap)
+		treebuild_path_grow(t, n);
+}
 /* Drops the list of revisits (t->b.rv): finalize renumbers every node. */
 void treebuild_revisits_lost(struct tree *t);
 /* Lists revisit r (open, on the path, when r.end is TREE_NONE: the
