@@ -586,7 +586,9 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		permute(t, moved, from, nfrom);     /* parents are renumbered below */
 	free(from);
 	nd = t->nodes;
-	if (!(split ? treepar_ends(t, late, &parts) : ends_and_offsets(t, late))) {
+	bool walked = true;
+	if (!(split ? treepar_ends(t, late, &parts)
+	            : treepar_walk(t, late, &walked) ? walked : ends_and_offsets(t, late))) {
 		/* The sums overflowed: totals the saturating way. */
 		for (size_t i = 0; i < n; i++)
 			memset(&nd[i].total, 0, sizeof nd[i].total);

@@ -141,6 +141,15 @@ bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before,
  * the same results and return value. */
 bool treepar_ends(struct tree *t, bool totals, const struct treepar_split *sp);
 
+/* ends_and_offsets (treefinal.c) of a tree in preorder on up to
+ * treepar_threads threads: parts start at root children; each part's
+ * thread first sums the self counts of the part before it (while that
+ * part is walked), then walks its own from the sum of those before it.
+ * *ok: ends_and_offsets' return value. False (nothing done) when that
+ * does not apply: one thread, a small tree, no root child to cut at, a
+ * flame chart, saturated counts. */
+bool treepar_walk(struct tree *t, bool totals, bool *ok);
+
 /* ---- treesort.c: sibling order */
 /* Sorts the child list of every node with two children or more in
  * `order` (name or weight; weight needs the totals; input keeps them),
