@@ -390,6 +390,13 @@ static void totals_backward(struct tree *t)
 	}
 }
 
+/* treefinal_walk asks for the nodes this far ahead: the hardware's
+ * prefetcher stops at each 4 KiB page (finalize_s 0.123 -> 0.094 on a
+ * 1 GiB sorted file; 128 did as well). */
+#ifndef WALK_AHEAD
+#define WALK_AHEAD 64
+#endif
+
 /* Ends, parents and, for integer counts, offsets (and totals when `totals`)
  * of nodes in preorder, in one pass forwards along the path from the root
  * (stk[d]: its node at depth d); the parents are renumbered here for free,
@@ -398,9 +405,6 @@ static void totals_backward(struct tree *t)
  * ancestors (the rest are whole subtrees to its left), and its total is
  * `before` where its subtree ends less `before` at i. Returns false when
  * those sums would overflow: then neither offsets nor totals are set. */
-#ifndef WALK_AHEAD
-#define WALK_AHEAD 64
-#endif
 bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before, bool sums, bool totals,
                     bool close_root)
 {
@@ -412,8 +416,6 @@ bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before,
 	start[0] = 0;
 	cum[0] = nd[0].self.u;
 	for (size_t i = lo; i < hi; i++) {
-		/* The hardware's prefetcher stops at each 4 KiB page: the
-		 * nodes ahead are asked for, for writing. */
 		if (i + WALK_AHEAD < hi)
 			__builtin_prefetch(&nd[i + WALK_AHEAD], 1);
 		size_t d = nd[i].depth;
