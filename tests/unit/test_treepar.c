@@ -142,28 +142,29 @@ int main(void)
 	/* Random sorted stacks, whole or merged from pieces, by name and in
 	 * input order: every thread count gives the one-thread tree. */
 	static struct line ln[4000];
-	const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_INPUT };
+	const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_INPUT, TREE_ORDER_WEIGHT };
+	const char *oname[] = { "name", "input", "weight" };
 	for (int round = 0; round < 8; round++) {
 		size_t roots = round < 4 ? 40 : 3;
 		size_t n = make_lines(ln, round % 2 ? 4000 : 500, roots, 77 + (uint64_t)round);
-		for (int o = 0; o < 4; o++) {
+		for (int o = 0; o < 6; o++) {
 			for (int chunks = 1; chunks <= 3; chunks += 2) {
 				struct tree one;
-				bool lost = o >= 2;
-				build(&one, ln, n, chunks, 1, orders[o % 2], lost);
+				bool lost = o >= 3;
+				build(&one, ln, n, chunks, 1, orders[o % 3], lost);
 				int good = 1;
 				const char *d = NULL;
 				int bad = 0;
 				for (int th = 2; th <= 6 && good; th++) {
 					struct tree par;
-					build(&par, ln, n, chunks, th, orders[o % 2], lost);
+					build(&par, ln, n, chunks, th, orders[o % 3], lost);
 					d = tree_diff(&one, &par);
 					good = d == NULL;
 					bad = th;
 					tree_free(&par);
 				}
 				ok(good, "round %d: %zu stacks, %zu roots, %s order, %d piece(s)%s: 2 to 6 threads "
-				   "give the one-thread tree", round, n, roots, o % 2 ? "input" : "name", chunks,
+				   "give the one-thread tree", round, n, roots, oname[o % 3], chunks,
 				   lost ? ", revisits not listed" : "");
 				if (!good)
 					printf("# %d threads: first difference: %s\n", bad, d);
