@@ -77,30 +77,6 @@ static void grow_slots(struct strtab *st)
 	st->nslots = n;
 }
 
-static inline uint64_t load8(const char *s)
-{
-	uint64_t w;
-	memcpy(&w, s, 8);
-	return w;
-}
-
-/* memcmp(a, b, n) == 0 inline: most names are short, and a call costs
- * as much as comparing them. From 8 bytes on, the last word overlaps the
- * one before rather than ending in a loop of bytes. */
-static inline bool same_bytes(const char *a, const char *b, size_t n)
-{
-	if (n >= 8) {
-		for (size_t i = 0; i + 8 < n; i += 8)
-			if (load8(a + i) != load8(b + i))
-				return false;
-		return load8(a + n - 8) == load8(b + n - 8);
-	}
-	while (n--)
-		if (*a++ != *b++)
-			return false;
-	return true;
-}
-
 /* Slot holding s, or the empty slot where it belongs. */
 static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t h32)
 {
@@ -112,7 +88,7 @@ static size_t probe(const struct strtab *st, const char *s, size_t len, uint32_t
 		if (sl->h32 == h32) {
 			uint32_t l;
 			memcpy(&l, sl->s - 4, 4);
-			if (l == len && same_bytes(sl->s, s, len))
+			if (l == len && strtab_same_bytes(sl->s, s, len))
 				return j;
 		}
 		j = (j + 1) & mask;
@@ -126,54 +102,10 @@ int64_t strtab_find(const struct strtab *st, const char *s, size_t len)
 	return id1 == EMPTY ? -1 : (int64_t)id1 - 1;
 }
 
-/* The key of s in the recent-name cache: its first and last 8 bytes
- * (overlapping when shorter than 16; 4 and 4 below 8; the first, middle
- * and last byte below 4), which with the length are all of a name of 16
- * bytes or fewer. Read without a loop, and never past s + len. */
-static inline void recent_key(const char *s, size_t len, uint64_t *head, uint64_t *tail)
+strtab_id strtab_intern_slow(struct strtab *st, const char *s, size_t len, uint64_t head, uint64_t tail,
+                             struct strtab_recent *rc)
 {
-	if (len >= 8) {
-		*head = load8(s);
-		*tail = load8(s + len - 8);
-	} else if (len >= 4) {
-		uint32_t x, y;
-		memcpy(&x, s, 4);
-		memcpy(&y, s + len - 4, 4);
-		*head = x;
-		*tail = y;
-	} else {
-		*head = len ? (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
-		              (uint64_t)(unsigned char)s[len - 1] << 16
-		            : 0;
-		*tail = 0;
-	}
-}
-
-/* The first of the two slots (ways) where s may be: the newer first. */
-static inline size_t recent_set(uint64_t head, uint64_t tail, size_t len)
-{
-	uint64_t h = (head ^ (tail * 0x9e3779b97f4a7c15ULL) ^ len) * 0xbf58476d1ce4e5b9ULL;
-	return (size_t)(h >> 40) & (STRTAB_RECENT - 2);
-}
-
-/* Whether slot rc holds s, whose key is head, tail: the key is all of a
- * name of 16 bytes or fewer, else the bytes between its ends are compared
- * too. */
-static inline bool recent_is(const struct strtab_recent *rc, const char *s, size_t len, uint64_t head,
-                             uint64_t tail)
-{
-	return rc->id1 && rc->len == len && rc->head == head && rc->tail == tail &&
-	       (len <= 16 || same_bytes(rc->s + 8, s + 8, len - 16));
-}
-
-strtab_id strtab_intern(struct strtab *st, const char *s, size_t len)
-{
-	uint64_t head, tail;
-	recent_key(s, len, &head, &tail);
-	struct strtab_recent *rc = &st->recent[recent_set(head, tail, len)];
-	if (recent_is(&rc[0], s, len, head, tail))
-		return rc[0].id1 - 1;
-	if (recent_is(&rc[1], s, len, head, tail)) {
+	if (strtab_recent_is(&rc[1], s, len, head, tail)) {
 		struct strtab_recent x = rc[1];     /* the newer way */
 		rc[1] = rc[0];
 		rc[0] = x;

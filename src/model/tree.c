@@ -34,6 +34,7 @@ void tree_init_nodes(struct tree *t, void *mem, size_t bytes)
 	t->nodes[0].name = strtab_intern(&t->names, "all", 3);
 	t->b.pathcap = 64;
 	t->b.path = xmalloc(t->b.pathcap * sizeof *t->b.path);
+	t->b.pathkeys = xmalloc(t->b.pathcap * sizeof *t->b.pathkeys);
 	t->b.first_leaf = TREE_NONE;
 }
 
@@ -51,6 +52,7 @@ void tree_free(struct tree *t)
 	free(t->nodes);
 	free(t->b.slots);
 	free(t->b.path);
+	free(t->b.pathkeys);
 	free(t->b.bpath);
 	free(t->b.bat);
 	free(t->b.rv);
@@ -279,7 +281,7 @@ int tree_format_count(const struct tree *t, tree_count c, char *buf, size_t size
 size_t tree_bytes(const struct tree *t)
 {
 	return t->cap * sizeof *t->nodes + t->b.nslots * sizeof *t->b.slots +
-	       t->b.pathcap * sizeof *t->b.path +
+	       t->b.pathcap * (sizeof *t->b.path + sizeof *t->b.pathkeys) +
 	       t->b.bpathcap * sizeof *t->b.bpath + t->b.batcap * sizeof *t->b.bat +
 	       t->b.caprv * sizeof *t->b.rv + t->b.caprvopen * sizeof *t->b.rvopen +
 	       strtab_bytes(&t->names);

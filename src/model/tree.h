@@ -102,6 +102,17 @@ struct tree_build {
 	size_t nslots, nhashed;
 	tree_idx *path;     /* nodes of the previous stack, for prefix reuse */
 	size_t pathlen, pathcap;
+	/* The names of path[0..pathkeyed) in short, beside path (pathcap of
+	 * them): their first 8 bytes (little-endian, zero-padded) and length,
+	 * so that the new frame of a sorted stack is told from the previous
+	 * stack's without reading that name's entry and bytes (treebuild.c:
+	 * key_order). Set by tree_add_stack*, 0 after other changes of the
+	 * path. */
+	struct tree_pathkey {
+		uint64_t head;
+		size_t len;
+	} *pathkeys;
+	size_t pathkeyed;
 	tree_idx first_leaf;    /* where the first stack added ended (TREE_NONE:
 	                           none yet), for tree_merge's order check */
 	/* tree_add_stacks' scratch: paths, where each stack's starts */

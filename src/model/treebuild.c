@@ -338,7 +338,7 @@ static void hash_rebuild(struct tree *t)
 			hash_insert(t, (tree_idx)i);
 }
 
-void treebuild_path_reserve(struct tree *t, size_t n)
+void treebuild_path_grow(struct tree *t, size_t n)
 {
 	if (t->finalized)
 		xdie("internal error: tree_add_stack after tree_finalize");
@@ -346,6 +346,7 @@ void treebuild_path_reserve(struct tree *t, size_t n)
 		while (t->b.pathcap < n)
 			t->b.pathcap *= 2;
 		t->b.path = xreallocarray(t->b.path, t->b.pathcap, sizeof *t->b.path);
+		t->b.pathkeys = xreallocarray(t->b.pathkeys, t->b.pathcap, sizeof *t->b.pathkeys);
 	}
 }
 
@@ -411,24 +412,43 @@ static __attribute__((noinline)) void revisit_open(struct tree *t, tree_idx c, s
 	/* A node with children, or more revisits than a list of them is
 	 * worth (12 bytes each against 40 a node: at most 2% more). */
 	if (t->nodes[c].end != KIDS_NONE || b->nrv >= t->n / 16 + 1024) {
-		b->rv_lost = true;
-		free(b->rv);
-		free(b->rvopen);
-		b->rv = NULL;
-		b->rvopen = NULL;
-		b->nrv = b->caprv = b->nrvopen = b->caprvopen = 0;
+		treebuild_revisits_lost(t);
 		return;
 	}
+	treebuild_revisit_add(t, (struct tree_revisit){ c, (tree_idx)old, TREE_NONE });
+}
+
+void treebuild_revisits_lost(struct tree *t)
+{
+	struct tree_build *b = &t->b;
+	b->rv_lost = true;
+	free(b->rv);
+	free(b->rvopen);
+	b->rv = NULL;
+	b->rvopen = NULL;
+	b->nrv = b->caprv = b->nrvopen = b->caprvopen = 0;
+}
+
+void treebuild_revisit_add(struct tree *t, struct tree_revisit r)
+{
+	struct tree_build *b = &t->b;
 	if (b->nrv == b->caprv) {
 		b->caprv = b->caprv ? b->caprv * 2 : 64;
 		b->rv = xreallocarray(b->rv, b->caprv, sizeof *b->rv);
 	}
+	b->rv[b->nrv++] = r;
+	if (r.end == TREE_NONE)
+		treebuild_revisit_open(t, b->nrv - 1);
+}
+
+void treebuild_revisit_open(struct tree *t, size_t k)
+{
+	struct tree_build *b = &t->b;
 	if (b->nrvopen == b->caprvopen) {
 		b->caprvopen = b->caprvopen ? b->caprvopen * 2 : 16;
 		b->rvopen = xreallocarray(b->rvopen, b->caprvopen, sizeof *b->rvopen);
 	}
-	b->rvopen[b->nrvopen++] = b->nrv;
-	b->rv[b->nrv++] = (struct tree_revisit){ c, (tree_idx)old, TREE_NONE };
+	b->rvopen[b->nrvopen++] = k;
 }
 
 /* One frame down from cur, to the child named name, at depth i of the path;
@@ -454,27 +474,147 @@ static tree_idx path_end(struct tree *t, size_t len, tree_idx leaf)
 	return leaf;
 }
 
+/* ---- the path's keys (struct tree_pathkey) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PATH_KEYS 1
+#else
+#define PATH_KEYS 0     /* byte k of a head is its bits 8k..8k+7 */
+#endif
+
+/* The first 8 bytes of s[0..len) as a little-endian word, zero-padded,
+ * read without a loop and never past s + len. */
+static inline uint64_t name_head(const char *s, size_t len)
+{
+	if (len >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		return w;
+	}
+	if (len >= 4) {     /* two words of 4 that overlap */
+		uint32_t x, y;
+		memcpy(&x, s, 4);
+		memcpy(&y, s + len - 4, 4);
+		return x | (uint64_t)y << (8 * (len - 4));
+	}
+	if (len == 0)
+		return 0;
+	return (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << (8 * (len / 2)) |
+	       (uint64_t)(unsigned char)s[len - 1] << (8 * (len - 1));
+}
+
+static inline unsigned head_byte(uint64_t h, size_t k)
+{
+	return (unsigned)(h >> (8 * k)) & 0xffu;
+}
+
+/* treebuild_cmp_stacks of stack a (na frames) and b (nb), whose first
+ * frames are named a0 and b0 (head and length), from those keys alone:
+ * -1 or 1 when their first 8 bytes decide, else 0 (equal there, or both
+ * longer than 8). sa: a0's bytes (read only below its length). */
+static inline int key_order(struct tree_pathkey a0, const char *sa, size_t na, struct tree_pathkey b0, size_t nb)
+{
+	size_t m = a0.len < b0.len ? a0.len : b0.len;
+	if (m > 8)
+		m = 8;
+	uint64_t x = a0.head ^ b0.head;
+	if (m < 8)
+		x &= ((uint64_t)1 << (8 * m)) - 1;
+	if (x) {
+		size_t k = (size_t)__builtin_ctzll(x) / 8;
+		return head_byte(a0.head, k) < head_byte(b0.head, k) ? -1 : 1;
+	}
+	if (a0.len == b0.len || m == 8)
+		return 0;
+	/* One name starts the other, within 8 bytes: as cmp_stacks goes on */
+	if (a0.len < b0.len)
+		return na == 1 || head_byte(b0.head, a0.len) >= ';' ? -1 : 1;
+	return nb == 1 || (unsigned char)sa[b0.len] >= ';' ? 1 : -1;
+}
+
+/* Whether the name keyed b0 can be told from the keys alone not to start
+ * with name a0 (find_sorted's test that ends its walk at that child). */
+static inline bool key_not_started(struct tree_pathkey a0, struct tree_pathkey b0)
+{
+	if (b0.len <= a0.len)
+		return true;
+	uint64_t x = a0.head ^ b0.head;
+	if (a0.len < 8)
+		x &= ((uint64_t)1 << (8 * a0.len)) - 1;
+	return x != 0;
+}
+
+void treebuild_path_rekey(struct tree *t)
+{
+	struct tree_build *b = &t->b;
+	b->pathkeyed = 0;
+	if (!PATH_KEYS)
+		return;
+	for (size_t d = 0; d < b->pathlen; d++) {
+		strtab_id id = t->nodes[b->path[d]].name;
+		size_t len = strtab_len(&t->names, id);
+		b->pathkeys[d] = (struct tree_pathkey){ name_head(strtab_str(&t->names, id), len), len };
+	}
+	b->pathkeyed = b->pathlen;
+}
+
 /* Extends path[0..keep) by frames f[0..n) and returns the leaf. A stack that
  * sorts before the previous one ends the hash-free building. */
 static tree_idx extend_path(struct tree *t, size_t keep, const struct tree_frame *f, size_t n)
 {
+	struct tree_build *b = &t->b;
 	treebuild_path_reserve(t, keep + n);
-	if (!t->b.hashed && !t->chart && t->b.first_leaf != TREE_NONE &&
-	    treebuild_cmp_stacks(t, f, n, t->b.path + keep, t->b.pathlen - keep) < 0)
-		treebuild_ensure_hash(t);
-	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
+	/* The first new frame against the previous stack's at its depth, by
+	 * their keys: on sorted input, a line's first frame past those it
+	 * shares with the line before, and the previous stack's frame there
+	 * is the newest child of its parent. Its name's entry and bytes,
+	 * which cmp_stacks and find_sorted would read, are far in memory
+	 * (a cache miss or two a line). */
+	bool keyed = PATH_KEYS && n && keep < b->pathkeyed && keep < b->pathlen && !t->chart;
+	struct tree_pathkey k0 = { keyed ? name_head(f[0].s, f[0].len) : 0, n ? f[0].len : 0 };
+	if (!b->hashed && !t->chart && b->first_leaf != TREE_NONE) {
+		int c = keyed ? key_order(k0, f[0].s, n, b->pathkeys[keep], b->pathlen - keep) : 0;
+		if (c == 0)
+			c = treebuild_cmp_stacks(t, f, n, b->path + keep, b->pathlen - keep);
+		if (c < 0)
+			treebuild_ensure_hash(t);
+	}
+	tree_idx cur = keep ? b->path[keep - 1] : TREE_ROOT;
 	size_t old = t->n;  /* nodes below this index existed before */
 	size_t i = 0;
-	for (; i < n && (cur < old || t->chart); i++)
+	if (keyed && !b->hashed) {
+		strtab_id id = strtab_intern(&t->names, f[0].s, f[0].len);
+		tree_idx p = b->path[keep];
+		/* find_sorted's walk would end at p, the newest child: it
+		 * is not the frame, nor does its name start with it */
+		if (kid_newest(&t->nodes[cur]) == p && t->nodes[p].name != id &&
+		    key_not_started(k0, b->pathkeys[keep])) {
+			/* treebuild_child_add without the hash */
+			tree_idx c = new_node(t, cur, id);
+			t->nodes[cur].end = t->nodes[cur].end == KIDS_NONE ? c : KIDS_MANY;
+			cur = c;
+		} else
+			cur = path_step(t, keep, cur, old, id);
+		b->path[keep] = cur;
+		b->pathkeys[keep] = k0;
+		i = 1;
+	}
+	for (; i < n && (cur < old || t->chart); i++) {
 		cur = path_step(t, keep + i, cur, old, strtab_intern(&t->names, f[i].s, f[i].len));
+		if (PATH_KEYS)
+			b->pathkeys[keep + i] = (struct tree_pathkey){ name_head(f[i].s, f[i].len), f[i].len };
+	}
 	/* Below a node this stack made, all are new: nothing to look up (on
 	 * sorted input, most frames after those kept from the stack before). */
 	for (; i < n; i++) {
 		/* treebuild_child_add of the first child */
 		tree_idx c = new_node(t, cur, strtab_intern(&t->names, f[i].s, f[i].len));
 		t->nodes[cur].end = c;
-		t->b.path[keep + i] = cur = c;
+		b->path[keep + i] = cur = c;
+		if (PATH_KEYS)
+			b->pathkeys[keep + i] = (struct tree_pathkey){ name_head(f[i].s, f[i].len), f[i].len };
 	}
+	if (PATH_KEYS && b->pathkeyed >= keep)
+		b->pathkeyed = keep + n;
 	path_end(t, keep + n, cur);
 	if (t->b.nrvopen)
 		revisits_close(t, old, t->b.pathlen);
@@ -487,6 +627,8 @@ static tree_idx extend_path_ids(struct tree *t, size_t keep, const strtab_id *id
 {
 	treebuild_path_reserve(t, keep + n);
 	treebuild_ensure_hash(t);
+	if (t->b.pathkeyed > keep)
+		t->b.pathkeyed = keep;
 	tree_idx cur = keep ? t->b.path[keep - 1] : TREE_ROOT;
 	size_t old = t->n;
 	for (size_t i = 0; i < n; i++)
@@ -657,6 +799,7 @@ void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 	treebuild_path_reserve(t, last);
 	memcpy(b->path, bp + at[n - 1], last * sizeof *b->path);
 	b->pathlen = last;
+	b->pathkeyed = 0;
 }
 
 void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
@@ -674,6 +817,8 @@ void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
 			if (s[i].tail[k] >= strtab_count(&t->names))
 				xdie("internal error: tree_add_stacks_new with a name not interned");
 		treebuild_path_reserve(t, depth);
+		if (b->pathkeyed > keep)
+			b->pathkeyed = keep;
 		tree_idx cur = keep ? b->path[keep - 1] : TREE_ROOT;
 		if (s[i].ntail && !b->hashed && t->nodes[cur].end != KIDS_NONE) {
 			/* The first new node's older sibling left the path (its

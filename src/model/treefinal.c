@@ -390,6 +390,13 @@ static void totals_backward(struct tree *t)
 	}
 }
 
+/* treefinal_walk asks for the nodes this far ahead: the hardware's
+ * prefetcher stops at each 4 KiB page (finalize_s 0.123 -> 0.094 on a
+ * 1 GiB sorted file; 128 did as well). */
+#ifndef WALK_AHEAD
+#define WALK_AHEAD 64
+#endif
+
 /* Ends, parents and, for integer counts, offsets (and totals when `totals`)
  * of nodes in preorder, in one pass forwards along the path from the root
  * (stk[d]: its node at depth d); the parents are renumbered here for free,
@@ -409,6 +416,8 @@ bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before,
 	start[0] = 0;
 	cum[0] = nd[0].self.u;
 	for (size_t i = lo; i < hi; i++) {
+		if (i + WALK_AHEAD < hi)
+			__builtin_prefetch(&nd[i + WALK_AHEAD], 1);
 		size_t d = nd[i].depth;
 		while (sp > d) {
 			tree_idx j = stk[--sp];
@@ -494,8 +503,10 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 	t->b.slots = NULL;
 	t->b.nslots = 0;
 	free(t->b.path);
+	free(t->b.pathkeys);
 	t->b.path = NULL;
-	t->b.pathlen = t->b.pathcap = 0;
+	t->b.pathkeys = NULL;
+	t->b.pathlen = t->b.pathcap = t->b.pathkeyed = 0;
 	free(t->b.bpath);
 	free(t->b.bat);
 	t->b.bpath = NULL;
@@ -543,9 +554,9 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		moved = number_by_offsets(t, order, late, &from, &nfrom);
 	else if (by_index && !t->b.revisited)
 		;
-	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
-		;
 	else if (by_index && (repaired = number_by_revisits(t, &moved, &from, &nfrom)))
+		;
+	else if (by_index && late && (split = treepar_number(t, &parts, &moved, &from, &nfrom)))
 		;
 	else if (by_index && late)
 		moved = number_by_index(t, &from, &nfrom);
@@ -577,7 +588,9 @@ void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 		permute(t, moved, from, nfrom);     /* parents are renumbered below */
 	free(from);
 	nd = t->nodes;
-	if (!(split ? treepar_ends(t, late, &parts) : ends_and_offsets(t, late))) {
+	bool walked = true;
+	if (!(split ? treepar_ends(t, late, &parts)
+	            : treepar_walk(t, late, &walked) ? walked : ends_and_offsets(t, late))) {
 		/* The sums overflowed: totals the saturating way. */
 		for (size_t i = 0; i < n; i++)
 			memset(&nd[i].total, 0, sizeof nd[i].total);

@@ -62,7 +62,24 @@ tree_idx treebuild_child_add(struct tree *t, tree_idx parent, strtab_id name);
 /* The child of parent named name, created when missing. */
 tree_idx treebuild_child_get(struct tree *t, tree_idx parent, strtab_id name);
 /* Room for a path of n nodes in t->b.path; dies after finalize. */
-void treebuild_path_reserve(struct tree *t, size_t n);
+static inline void treebuild_path_reserve(struct tree *t, size_t n);
+/* treebuild_path_reserve's growth (and its check). */
+void treebuild_path_grow(struct tree *t, size_t n);
+static inline void treebuild_path_reserve(struct tree *t, size_t n)
+{
+	if (t->finalized || n > t->b.pathcap)
+		treebuild_path_grow(t, n);
+}
+/* Drops the list of revisits (t->b.rv): finalize renumbers every node. */
+void treebuild_revisits_lost(struct tree *t);
+/* Lists revisit r (open, on the path, when r.end is TREE_NONE: the
+ * deepest open one so far). */
+void treebuild_revisit_add(struct tree *t, struct tree_revisit r);
+/* Puts listed revisit k on the open list (the deepest so far). */
+void treebuild_revisit_open(struct tree *t, size_t k);
+/* Sets the keys of the whole path (b.pathkeys) from its names, after a
+ * change of the path other than tree_add_stack*'s. */
+void treebuild_path_rekey(struct tree *t);
 /* Compares the text of stack a[0..na) with that of b[0..nb) (nodes of t),
  * as `LC_ALL=C sort` orders folded lines (see treebuild.c). */
 int treebuild_cmp_stacks(const struct tree *t, const struct tree_frame *a, size_t na,
@@ -123,6 +140,15 @@ bool treefinal_walk(struct tree_node *nd, size_t lo, size_t hi, uint64_t before,
  * one a thread, each starting from the sum of the self counts before it;
  * the same results and return value. */
 bool treepar_ends(struct tree *t, bool totals, const struct treepar_split *sp);
+
+/* ends_and_offsets (treefinal.c) of a tree in preorder on up to
+ * treepar_threads threads: parts start at root children; each part's
+ * thread first sums the self counts of the part before it (while that
+ * part is walked), then walks its own from the sum of those before it.
+ * *ok: ends_and_offsets' return value. False (nothing done) when that
+ * does not apply: one thread, a small tree, no root child to cut at, a
+ * flame chart, saturated counts. */
+bool treepar_walk(struct tree *t, bool totals, bool *ok);
 
 /* ---- treesort.c: sibling order */
 /* Sorts the child list of every node with two children or more in

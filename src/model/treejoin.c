@@ -450,6 +450,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	/* dst is a finalized tree of all the parts' stacks */
 	free(dst->b.slots);
 	free(dst->b.path);
+	free(dst->b.pathkeys);
 	free(dst->b.bpath);
 	free(dst->b.bat);
 	memset(&dst->b, 0, sizeof dst->b);

@@ -385,3 +385,128 @@ bool treepar_ends(struct tree *t, bool totals, const struct treepar_split *sp)
 		nd[0].off.u = 0;
 	return sums || t->chart || t->saturated;
 }
+
+/* ---- ends and offsets of a tree in preorder --------------------------- */
+
+/* The parts' shared state: part j's walk needs the self counts of the
+ * parts before it, which the threads of the parts after them sum. */
+struct wshared {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int k, summed;              /* parts, sums published (under mu) */
+	size_t at[TREEPAR_MAX_PARTS + 1];
+	uint64_t sum[TREEPAR_MAX_PARTS];    /* part j's self counts */
+	bool sum_ok[TREEPAR_MAX_PARTS];
+};
+
+struct wpart {
+	struct tree_node *nd;
+	struct wshared *sh;
+	int j;
+	bool totals;
+	bool ok;                    /* the sums held */
+};
+
+/* Part j's first step (j >= 1): the sum of part j - 1's self counts,
+ * published; then it waits for the others'. */
+static void wpart_sum(struct wpart *w)
+{
+	struct wshared *sh = w->sh;
+	int j = w->j;
+	uint64_t sum = 0;
+	bool ok = true;
+	for (size_t i = sh->at[j - 1]; i < sh->at[j]; i++)
+		ok &= !__builtin_add_overflow(sum, w->nd[i].self.u, &sum);
+	pthread_mutex_lock(&sh->mu);
+	sh->sum[j - 1] = sum;
+	sh->sum_ok[j - 1] = ok;
+	if (++sh->summed == sh->k - 1)
+		pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->mu);
+}
+
+/* Part j's walk, once the sums before it are known. */
+static void wpart_walk(struct wpart *w)
+{
+	struct wshared *sh = w->sh;
+	int j = w->j;
+	if (j) {
+		pthread_mutex_lock(&sh->mu);
+		while (sh->summed < sh->k - 1)
+			pthread_cond_wait(&sh->cv, &sh->mu);
+		pthread_mutex_unlock(&sh->mu);
+	}
+	uint64_t base = w->nd[0].self.u;
+	bool sums = true;
+	for (int i = 0; i < j; i++)
+		sums = sums && sh->sum_ok[i] && !__builtin_add_overflow(base, sh->sum[i], &base);
+	w->ok = treefinal_walk(w->nd, sh->at[j], sh->at[j + 1], base, sums, w->totals, false) && sums;
+}
+
+static void *wpart_main(void *arg)
+{
+	wpart_sum(arg);
+	wpart_walk(arg);
+	return NULL;
+}
+
+bool treepar_walk(struct tree *t, bool totals, bool *ok)
+{
+	struct tree_node *nd = t->nodes;
+	size_t n = t->n;
+	int k = treepar_threads;
+	if (k < 2 || n < TREEPAR_MIN_NODES || n < 3 || t->chart || t->saturated)
+		return false;
+	struct wshared sh = { .k = 0 };
+	/* Parts start at root children, found from (n - 1) / k * j on */
+	sh.at[0] = 1;
+	int parts = 1;
+	for (int j = 1; j < k; j++) {
+		size_t i = 1 + (n - 1) / (size_t)k * (size_t)j, stop = i + (n - 1) / (size_t)k;
+		if (i <= sh.at[parts - 1])
+			i = sh.at[parts - 1] + 1;
+		while (i < n && i < stop && nd[i].depth != 1)
+			i++;
+		if (i < n && i < stop && nd[i].depth == 1)
+			sh.at[parts++] = i;
+	}
+	if (parts < 2)
+		return false;
+	sh.k = parts;
+	sh.at[parts] = n;
+	pthread_mutex_init(&sh.mu, NULL);
+	pthread_cond_init(&sh.cv, NULL);
+	struct wpart w[TREEPAR_MAX_PARTS];
+	pthread_t tid[TREEPAR_MAX_PARTS];
+	bool on[TREEPAR_MAX_PARTS] = { false };
+	for (int j = 0; j < parts; j++)
+		w[j] = (struct wpart){ nd, &sh, j, totals, false };
+	for (int j = 1; j < parts; j++)
+		on[j] = pthread_create(&tid[j], NULL, wpart_main, &w[j]) == 0;
+	/* Parts without a thread of their own: summed and walked here */
+	for (int j = 1; j < parts; j++)
+		if (!on[j])
+			wpart_sum(&w[j]);
+	wpart_walk(&w[0]);
+	bool sums = w[0].ok;
+	for (int j = 1; j < parts; j++) {
+		if (on[j])
+			pthread_join(tid[j], NULL);
+		else
+			wpart_walk(&w[j]);
+		sums &= w[j].ok;
+	}
+	pthread_mutex_destroy(&sh.mu);
+	pthread_cond_destroy(&sh.cv);
+	nd[0].end = (tree_idx)n;
+	if (sums && totals) {   /* the root's: its own and its children's */
+		uint64_t total = nd[0].self.u;
+		for (size_t c = 1; c < n && sums; c = nd[c].end)
+			sums = !__builtin_add_overflow(total, nd[c].total.u, &total);
+		nd[0].total.u = total;
+	}
+	if (sums)
+		nd[0].off.u = 0;
+	*ok = sums;
+	return true;
+}

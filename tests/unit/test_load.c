@@ -905,6 +905,47 @@ static void live_sample(void)
 	rmdir(dir);
 }
 
+/* Sorted lines whose one revisit the second piece alone makes: 200000
+ * lines "a;NNNNNN 1" (2200000 bytes), "p;f 1", "p;f(int) 2", "p;f;x 4",
+ * 199998 lines "z;NNNNNN 1": 4400003 bytes, cut on two threads at the
+ * first line start past 2200001, after "p;f 1". The second piece, parsed on a
+ * thread of its own, goes back to f after f(int); merged, x went under
+ * f(int), as nothing else in the file made finalize renumber. Whether the
+ * main thread parses that piece itself depends on timing (the first is
+ * big enough for the other thread to take the second): five loads. */
+static void merged_revisit(void)
+{
+	char dir[] = "/tmp/tflame-test-load-XXXXXX";
+	if (!scratch_dir(dir))
+		return;
+	char path[64];
+	snprintf(path, sizeof path, "%s/revisit", dir);
+	size_t cap = 4400100, len = 0;
+	char *text = malloc(cap);
+	for (int k = 0; k < 200000; k++)
+		len += (size_t)snprintf(text + len, cap - len, "a;%06d 1\n", k);
+	len += (size_t)snprintf(text + len, cap - len, "p;f 1\np;f(int) 2\np;f;x 4\n");
+	for (int k = 0; k < 199998; k++)
+		len += (size_t)snprintf(text + len, cap - len, "z;%06d 1\n", k);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	setenv("TFLAME_PIECE_BYTES", "1000000", 1);
+	int good = 0;
+	for (int round = 0; round < 5; round++) {
+		char *folded;
+		free(load_text(path, 2, TREE_ORDER_NAME, &folded));
+		good += strcmp(folded, text) == 0;
+		free(folded);
+	}
+	ok(len == 4400003 && good == 5, "a revisit made in the second piece alone: --collapse on 2 threads is the file, "
+	   "%d of 5 loads", good);
+	unsetenv("TFLAME_PIECE_BYTES");
+	free(text);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "--limited") == 0)
@@ -912,6 +953,7 @@ int main(int argc, char **argv)
 	few_newlines();
 	random_files();
 	same_trees();
+	merged_revisit();
 	in_parts();
 	deep_parts();
 	frame_words();

@@ -8,16 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tree.h"
+#include "treeint.h"
 #include "tap.h"
 #include "treeutil.h"
 
 #define MAXF 6
+#define NAMEMAX 16      /* bytes of the longest name here */
 
 struct stack {
 	int nf;
 	const char *f[MAXF];
 	uint64_t count;
-	uint16_t key[MAXF * 8 + 2];    /* the sort key, see encode */
+	uint16_t key[MAXF * (NAMEMAX + 1) + 2];    /* the sort key, see encode */
 	size_t keylen;
 };
 
@@ -140,7 +142,7 @@ static void shuffle(struct stack *st, size_t n, uint64_t seed)
 /* A distinct prefix of the stacks: frames st[k].f[0..depth) of the first
  * stack k that has it. */
 struct prefix {
-	char key[MAXF * 8 + 8];     /* frames joined by \1 */
+	char key[MAXF * (NAMEMAX + 1) + 8];     /* frames joined by \1 */
 	int k, depth;
 	size_t created;     /* the builder's index: first appearance */
 	size_t pos;         /* place in the oracle's preorder */
@@ -202,7 +204,7 @@ static size_t prefix_find(const struct prefix *p, size_t np, const char *key)
 static const char *oracle_diff(const struct tree *t, const tree_idx *map, const struct stack *st, size_t n,
                                size_t *moved)
 {
-	static char why[160];
+	static char why[320];
 	size_t cap = n * MAXF + 1, np = 0;
 	struct prefix *p = calloc(cap, sizeof *p);
 	uint64_t rootself = 0;
@@ -238,7 +240,7 @@ static const char *oracle_diff(const struct tree *t, const tree_idx *map, const 
 		}
 	for (size_t i = 0; i < np; i++)
 		p[ix[i]].created = i + 1;
-	char key[MAXF * 8 + 8];
+	char key[MAXF * (NAMEMAX + 1) + 8];
 	for (size_t i = 0; i < np; i++) {
 		const struct stack *s = &st[p[i].k];
 		for (int d = 1; d <= p[i].depth; d++) {
@@ -307,9 +309,9 @@ static const char *oracle_diff(const struct tree *t, const tree_idx *map, const 
  * so that sorted input revisits nodes at all depths, nested; `rare`: most
  * stacks over other names, few revisits (finalize then lists the nodes
  * that move). */
-static size_t make_revisits(struct stack *st, size_t n, uint64_t seed, bool rare)
+static size_t make_names(struct stack *st, size_t n, uint64_t seed, bool rare, const char *const *pre,
+                         size_t npre)
 {
-	static const char *pre[] = { "f", "f(int)", "f!", "f<T>", "f ", "f:", "g", "g(x)" };
 	static const char *other[] = { "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9" };
 	size_t m = 0;
 	for (size_t tries = 0; m < n && tries < n * 20; tries++) {
@@ -317,12 +319,27 @@ static size_t make_revisits(struct stack *st, size_t n, uint64_t seed, bool rare
 		s.nf = 1 + (int)(rnd(&seed) % MAXF);
 		bool pref = !rare || rnd(&seed) % 64 == 0;
 		for (int i = 0; i < s.nf; i++)
-			s.f[i] = pref ? pre[rnd(&seed) % 8] : other[rnd(&seed) % 10];
+			s.f[i] = pref ? pre[rnd(&seed) % npre] : other[rnd(&seed) % 10];
 		s.count = 1 + rnd(&seed) % 9;
 		encode(&s);
 		m = add_distinct(st, m, &s);
 	}
 	return m;
+}
+
+static size_t make_revisits(struct stack *st, size_t n, uint64_t seed, bool rare)
+{
+	static const char *pre[] = { "f", "f(int)", "f!", "f<T>", "f ", "f:", "g", "g(x)" };
+	return make_names(st, n, seed, rare, pre, 8);
+}
+
+/* Frames stack a shares with stack b from the first. */
+static size_t shared_frames(const struct stack *a, const struct stack *b)
+{
+	size_t k = 0;
+	while ((int)k < a->nf && (int)k < b->nf && strcmp(a->f[k], b->f[k]) == 0)
+		k++;
+	return k;
 }
 
 int main(void)
@@ -461,6 +478,38 @@ int main(void)
 		tree_free(&t);
 	}
 
+	/* A revisit made by the merge's second tree alone: "p;f" in a, then
+	 * "p;f(int)" and "p;f;x" in b, merged in order. f is on a's last
+	 * path, but b's second stack goes back to it after f(int) was made:
+	 * x is f's child, after f(int) in index order. By hand (name order):
+	 * all p f x f(int); f's total 1 + 4 over [2, 4), f(int) from 5. */
+	{
+		struct tree a, b, one;
+		tree_init(&a);
+		tree_init(&b);
+		tree_init(&one);
+		add(&a, "p;f", 1);
+		add(&b, "p;f(int)", 2);
+		add(&b, "p;f;x", 4);
+		add(&one, "p;f", 1);
+		add(&one, "p;f(int)", 2);
+		add(&one, "p;f;x", 4);
+		tree_merge(&a, &b);
+		ok(!a.b.hashed && a.b.revisited, "merged in order; f revisited by the second tree's second stack");
+		tree_finalize(&a, TREE_ORDER_NAME);
+		tree_finalize(&one, TREE_ORDER_NAME);
+		const char *want[] = { "all", "p", "f", "x", "f(int)" };
+		int good = tree_size(&a) == 5;
+		for (tree_idx i = 0; good && i < 5; i++)
+			good &= strcmp(tree_name(&a, i), want[i]) == 0;
+		ok(good && tree_node(&a, 3)->parent == 2 && tree_end(&a, 2) == 4 && tree_total_d(&a, 2) == 5 &&
+		   tree_off_d(&a, 4) == 5, "revisit in the merged tree: all p f x f(int), x under f, f(int) at 5");
+		same_tree(&a, &one, "revisit in the merged tree: as one tree of the three stacks");
+		tree_free(&a);
+		tree_free(&b);
+		tree_free(&one);
+	}
+
 	/* Random sorted stacks with revisits at all depths, nested, against
 	 * the oracle (a plain sort of the distinct prefixes): every field of
 	 * every node in first-appearance order, and the map of new ids. With
@@ -491,6 +540,141 @@ int main(void)
 				printf("# first difference: %s\n", d);
 			free(map);
 			tree_free(&t);
+		}
+	}
+
+	/* Names alike in their first 8 bytes, or starting one another within
+	 * them, with bytes below and above ';' (and above 127) after: the
+	 * builder tells a sorted stack's first new frame from the previous
+	 * stack's at that depth by those 8 bytes and the lengths (treebuild.c:
+	 * key_order, key_not_started) where it can. Sorted, the stacks must
+	 * build without the hash and give the oracle's tree: one added whole,
+	 * one by tails that keep fewer frames than they share (the new frame
+	 * then equals the previous one), one in three parts merged in order
+	 * (the path's keys made again from the names), each with stacks added
+	 * after. */
+	{
+		static const char *pre[] = { "abcdefgh", "abcdefghi", "abcdefgh!", "abcdefgh(int)", "abcdefgh;",
+			                     "abcdefgi", "abcdefg", "abcdefg(", "abcdefg ", "abcdefg\xc3\xa9",
+			                     "abcdefgz", "ab", "ab(", "a", "\xc3\xa9t\xc3\xa9", "", "abcdefghij!",
+			                     "abcdefghijklmnop", "ab;", "ab;c" };
+		static struct stack rs[2000];
+		for (int round = 0; round < 6; round++) {
+			size_t n = make_names(rs, 2000, 1300 + (uint64_t)round, round >= 4, pre, round % 2 ? 20 : 4);
+			qsort(rs, n, sizeof *rs, cmp_stack);
+			struct tree t[3], b;
+			for (int v = 0; v < 3; v++)
+				tree_init(&t[v]);
+			tree_init(&b);
+			for (size_t i = 0; i < n; i++) {
+				add_stack(&t[0], &rs[i]);
+				size_t keep = i ? shared_frames(&rs[i], &rs[i - 1]) / 2 : 0;
+				struct tree_frame f[MAXF];
+				for (int k = 0; k < rs[i].nf; k++)
+					f[k] = (struct tree_frame){ rs[i].f[k], strlen(rs[i].f[k]) };
+				tree_add_stack_tail(&t[1], keep, f + keep, (size_t)rs[i].nf - keep, rs[i].count);
+				add_stack(i < n / 3 || i >= 2 * n / 3 ? &t[2] : &b, &rs[i]);
+				if (i + 1 == 2 * n / 3)
+					tree_merge(&t[2], &b);
+			}
+			for (int v = 0; v < 3; v++) {
+				static const char *how[] = { "whole", "by short tails", "merged" };
+				char name[160];
+				snprintf(name, sizeof name, "names alike round %d, %s: %zu sorted stacks, no hash", round,
+				         how[v], n);
+				ok(!t[v].b.hashed, "%s", name);
+				tree_idx *map = NULL;
+				tree_finalize_map(&t[v], TREE_ORDER_INPUT, &map);
+				size_t moved = 0;
+				const char *d = oracle_diff(&t[v], v == 2 ? NULL : map, rs, n, &moved);
+				snprintf(name, sizeof name, "names alike round %d, %s: the oracle's tree (%zu nodes)", round,
+				         how[v], tree_size(&t[v]));
+				ok(d == NULL, "%s", name);
+				if (d)
+					printf("# first difference: %s\n", d);
+				free(map);
+				tree_free(&t[v]);
+			}
+			tree_free(&b);
+		}
+		/* Two stacks of those names, one after the other: the hash is
+		 * on exactly when the second sorts before the first (the
+		 * encoding's order), for every pair of 150 stacks. */
+		size_t n = make_names(rs, 150, 1400, false, pre, 20), wrong = 0, sorted = 0;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++) {
+				struct tree t;
+				tree_init(&t);
+				add_stack(&t, &rs[i]);
+				add_stack(&t, &rs[j]);
+				bool before = cmp_stack(&rs[j], &rs[i]) < 0;
+				wrong += t.b.hashed != before;
+				sorted += !before;
+				tree_free(&t);
+			}
+		ok(wrong == 0, "names alike: %zu pairs in order and %zu not, hashed exactly when not (%zu wrong)",
+		   sorted, n * n - sorted, wrong);
+	}
+
+	/* The same stacks in chunks, each a tree of its own, merged in order
+	 * (as the loader's pieces on several threads): the revisits listed
+	 * as one tree lists them (the merges' own too: a chunk that goes back
+	 * to a leaf of the tree before it), so that finalize moves only their
+	 * nodes; and the oracle's tree. */
+	{
+		static struct stack rs[2000];
+		for (int round = 0; round < 8; round++) {
+			bool rare = round >= 4;
+			size_t n = make_revisits(rs, rare ? 2000 : (round % 2 ? 1000 : 200), 700 + (uint64_t)round, rare);
+			qsort(rs, n, sizeof *rs, cmp_stack);
+			struct tree one, t, part;
+			tree_init(&one);
+			tree_init(&t);
+			for (size_t i = 0; i < n; i++)
+				add_stack(&one, &rs[i]);
+			uint64_t seed = 77 + (uint64_t)round;
+			size_t chunks = 0;
+			for (size_t i = 0; i < n;) {
+				size_t len = 1 + rnd(&seed) % (n / 4 + 1);
+				if (len > n - i)
+					len = n - i;
+				tree_init(&part);
+				for (size_t k = i; k < i + len; k++)
+					add_stack(i ? &part : &t, &rs[k]);
+				if (i)
+					tree_merge_free(&t, &part);
+				else
+					tree_free(&part);
+				i += len;
+				chunks++;
+			}
+			int same = !t.b.hashed && !t.b.rv_lost && !one.b.rv_lost && t.b.nrv == one.b.nrv &&
+			           t.b.nrvopen == one.b.nrvopen && tree_size(&t) == tree_size(&one);
+			/* the same revisits, in any order (the merged tree lists a
+			 * merge's own before the second tree's), the same open */
+			for (size_t k = 0; same && k < t.b.nrv; k++) {
+				size_t m = 0;
+				while (m < one.b.nrv && memcmp(&one.b.rv[m], &t.b.rv[k], sizeof t.b.rv[k]) != 0)
+					m++;
+				same = m < one.b.nrv;
+			}
+			for (size_t k = 0; same && k < t.b.nrvopen; k++)
+				same = memcmp(&t.b.rv[t.b.rvopen[k]], &one.b.rv[one.b.rvopen[k]], sizeof t.b.rv[0]) == 0;
+			char name[160];
+			snprintf(name, sizeof name, "revisits in %zu merged chunks, round %d: as one tree lists them (%zu, %zu open)",
+			         chunks, round, one.b.nrv, one.b.nrvopen);
+			ok(same && one.b.nrv > 0, "%s", name);
+			tree_idx *map = NULL;
+			tree_finalize_map(&t, TREE_ORDER_INPUT, &map);
+			size_t moved = 0;
+			const char *d = oracle_diff(&t, map, rs, n, &moved);
+			snprintf(name, sizeof name, "revisits in %zu merged chunks, round %d: the oracle's tree", chunks, round);
+			ok(d == NULL, "%s", name);
+			if (d)
+				printf("# first difference: %s\n", d);
+			free(map);
+			tree_free(&t);
+			tree_free(&one);
 		}
 	}
 
@@ -558,12 +742,13 @@ int main(void)
 			const char *kind = round % 2 ? "fractions" : "saturating sums";
 			snprintf(name, sizeof name, "revisit counts round %d (%s): listed, no hash", round, kind);
 			ok(!a.b.hashed && !a.b.rv_lost && a.b.nrv > 0 && b.b.hashed, "%s", name);
-			/* c merged into an empty tree: its revisits go unlisted */
+			/* c merged into an empty tree: its revisits listed still */
 			tree_merge(&empty, &c);
-			ok(empty.b.rv_lost, "a merge's revisits are not listed");
+			ok(!empty.b.rv_lost && empty.b.nrv == c.b.nrv, "a merge into an empty tree keeps the revisits listed");
 			struct tree a2;
 			tree_init(&a2);
-			tree_merge(&a2, &a);    /* a copy of a, renumbered in full */
+			tree_merge(&a2, &a);    /* a copy of a, renumbered in full: */
+			treebuild_revisits_lost(&a2);
 			tree_finalize(&a, TREE_ORDER_NAME);
 			tree_finalize(&b, TREE_ORDER_NAME);
 			snprintf(name, sizeof name, "revisit counts round %d (%s): sorted and shuffled, name order", round, kind);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tree.h"
+#include "treeint.h"
 #include "tap.h"
 #include "treeutil.h"
 
@@ -80,18 +81,24 @@ static size_t make_lines(struct line *ln, size_t n, size_t roots, uint64_t seed)
 }
 
 /* The tree of ln[0..n), in `chunks` pieces merged in order as the
- * parallel loader does, finalized on `threads` threads. */
+ * parallel loader does, finalized on `threads` threads; `lost`: without
+ * the list of revisits (finalize then numbers every node, on threads:
+ * treepar_number; with it, only the nodes that move, then treepar_walk). */
 static void build(struct tree *t, const struct line *ln, size_t n, int chunks, int threads,
-                  enum tree_order order)
+                  enum tree_order order, bool lost)
 {
 	tree_init(t);
 	for (int c = 0; c < chunks; c++) {
 		struct tree part;
 		tree_init(&part);
+		if (c == 0)
+			tree_add_stack(&part, NULL, 0, 3);     /* the root's own: every offset past it */
 		for (size_t i = n * (size_t)c / (size_t)chunks; i < n * (size_t)(c + 1) / (size_t)chunks; i++)
 			add(&part, ln[i].text, ln[i].count);
 		tree_merge_free(t, &part);
 	}
+	if (lost)
+		treebuild_revisits_lost(t);
 	tree_set_threads(threads);
 	tree_finalize(t, order);
 	tree_set_threads(1);
@@ -115,6 +122,7 @@ int main(void)
 		add(&t, "r0;z", 4);
 		add(&t, "r1;w", 8);
 		ok(!t.b.hashed && t.b.revisited, "by hand: built in order, r0 revisited");
+		treebuild_revisits_lost(&t);    /* finalize numbers all: treepar_number */
 		tree_set_threads(4);
 		tree_finalize(&t, TREE_ORDER_NAME);
 		tree_set_threads(1);
@@ -134,27 +142,30 @@ int main(void)
 	/* Random sorted stacks, whole or merged from pieces, by name and in
 	 * input order: every thread count gives the one-thread tree. */
 	static struct line ln[4000];
-	const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_INPUT };
+	const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_INPUT, TREE_ORDER_WEIGHT };
+	const char *oname[] = { "name", "input", "weight" };
 	for (int round = 0; round < 8; round++) {
 		size_t roots = round < 4 ? 40 : 3;
 		size_t n = make_lines(ln, round % 2 ? 4000 : 500, roots, 77 + (uint64_t)round);
-		for (int o = 0; o < 2; o++) {
+		for (int o = 0; o < 6; o++) {
 			for (int chunks = 1; chunks <= 3; chunks += 2) {
 				struct tree one;
-				build(&one, ln, n, chunks, 1, orders[o]);
+				bool lost = o >= 3;
+				build(&one, ln, n, chunks, 1, orders[o % 3], lost);
 				int good = 1;
 				const char *d = NULL;
 				int bad = 0;
 				for (int th = 2; th <= 6 && good; th++) {
 					struct tree par;
-					build(&par, ln, n, chunks, th, orders[o]);
+					build(&par, ln, n, chunks, th, orders[o % 3], lost);
 					d = tree_diff(&one, &par);
 					good = d == NULL;
 					bad = th;
 					tree_free(&par);
 				}
-				ok(good, "round %d: %zu stacks, %zu roots, %s order, %d piece(s): 2 to 6 threads "
-				   "give the one-thread tree", round, n, roots, o ? "input" : "name", chunks);
+				ok(good, "round %d: %zu stacks, %zu roots, %s order, %d piece(s)%s: 2 to 6 threads "
+				   "give the one-thread tree", round, n, roots, oname[o % 3], chunks,
+				   lost ? ", revisits not listed" : "");
 				if (!good)
 					printf("# %d threads: first difference: %s\n", bad, d);
 				tree_free(&one);
