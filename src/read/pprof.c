@@ -894,8 +894,11 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 					more = false;
 					break;
 				}
-				if (k + PP_AHEAD < noffs)
+				if (k + PP_AHEAD < noffs) {
+					/* and the next line: most samples cross one */
 					__builtin_prefetch(d->samples_at + offs[k + PP_AHEAD]);
+					__builtin_prefetch(d->samples_at + offs[k + PP_AHEAD] + 63);
+				}
 				c.p = d->samples_at + offs[k++];
 			} else {    /* (a prefetch past the end is harmless) */
 				__builtin_prefetch((const void *)((uintptr_t)c.p + PP_STREAM_AHEAD));
