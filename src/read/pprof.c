@@ -1364,7 +1364,25 @@ struct pp_job {
 	size_t vi;
 	pthread_mutex_t mu;
 	unsigned next;
+	unsigned char order[PP_PARTS];  /* the parts by their samples, most
+	                               first (job_order) */
 };
+
+/* The parts in the order threads take them: most samples first, so that
+ * no big part is left to one thread at the end (make bench's unique file
+ * has 32 parts of 54k to 654k samples, the biggest late in index order).
+ * The order the parts are read in does not show: each has its tree, and
+ * tree_join takes them by index. */
+static void job_order(struct pp_job *j)
+{
+	for (unsigned i = 0; i < PP_PARTS; i++) {
+		unsigned k = i;
+		size_t n = j->bound[i + 1] - j->bound[i];
+		for (; k > 0 && j->bound[j->order[k - 1] + 1] - j->bound[j->order[k - 1]] < n; k--)
+			j->order[k] = j->order[k - 1];
+		j->order[k] = (unsigned char)i;
+	}
+}
 
 /* A thread's reader: a copy of pass 1's, shared (read only), and of its
  * own what pass 2 changes: scratch, the trees' caches, the repeated
@@ -1401,7 +1419,7 @@ static void *worker_run(void *arg)
 	struct pp *c = &w->d;
 	for (;;) {
 		pthread_mutex_lock(&j->mu);
-		unsigned k = j->next < PP_PARTS ? j->next++ : PP_PARTS;
+		unsigned k = j->next < PP_PARTS ? j->order[j->next++] : PP_PARTS;
 		pthread_mutex_unlock(&j->mu);
 		if (k == PP_PARTS)
 			break;
@@ -1480,7 +1498,8 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	strtab_id *ids = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *ids);
 	for (size_t r = 0; r < d->nfrm; r++)
 		ids[r] = tree_intern(t, d->frm[r].s, d->frm[r].len);
-	struct pp_job job = { t, parts, offs, bound, ids, vi, PTHREAD_MUTEX_INITIALIZER, 0 };
+	struct pp_job job = { t, parts, offs, bound, ids, vi, PTHREAD_MUTEX_INITIALIZER, 0, { 0 } };
+	job_order(&job);
 	/* the parts' names are t's: ranked once for all (name order) */
 	uint32_t *rank = d->o->order == TREE_ORDER_NAME ? name_ranks(&t->names) : NULL;
 	d->rank = rank;
