@@ -1296,35 +1296,97 @@ static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsign
 	return (unsigned)(pp_mix64(key[0] * 0x9e3779b97f4a7c15ULL ^ key[1]) % PP_PARTS);
 }
 
+/* One thread's share of the partition: the samples in [lo, hi), numbered
+ * from n0 and at most up to nmax, their offsets from samples_at into
+ * off[n0..], their parts into part[n0..], counted in count. Where it
+ * stopped: one past the last number. */
+struct pp_split {
+	const struct pp *d;
+	const uint64_t *nh;
+	const unsigned char *lo, *hi;
+	size_t n0, nmax, n;
+	uint32_t *off;
+	unsigned char *part;
+	size_t count[PP_PARTS];
+	pthread_t th;
+};
+
+static void *split_run(void *arg)
+{
+	struct pp_split *sp = arg;
+	const struct pp *d = sp->d;
+	uint32_t *ids = NULL;
+	size_t cap = 0, n = sp->n0;
+	struct pb c = { sp->lo, sp->hi };
+	struct pb_field f;
+	for (;;) {
+		const unsigned char *at = c.p;
+		if (n == sp->nmax || pb_next(&c, &f) <= 0)
+			break;
+		if (f.num != 2 || f.wt != WT_LEN)
+			continue;
+		unsigned k = sample_part(d, sp->nh, f.data, f.len, &ids, &cap);
+		sp->off[n] = (uint32_t)(at - d->samples_at);
+		sp->part[n++] = (unsigned char)k;
+		sp->count[k]++;
+	}
+	free(ids);
+	sp->n = n;
+	return NULL;
+}
+
 /* The offsets of the samples from samples_at, part by part (in file order
- * within one): part k's are [bound[k], bound[k + 1]). */
-static uint32_t *partition(const struct pp *d, size_t bound[PP_PARTS + 1], size_t *nout)
+ * within one): part k's are [bound[k], bound[k + 1]). On two threads or
+ * more, a big profile's samples from the mark nearest their middle on
+ * are partitioned on a second thread (0.26 s of make bench's unique file
+ * on one; what the threads then read in parts takes 0.86 s on two). */
+static uint32_t *partition(const struct pp *d, int nthr, size_t bound[PP_PARTS + 1], size_t *nout)
 {
 	uint64_t *nh = name_hashes(d);
 	uint32_t *off = xmalloc((d->nsamples ? d->nsamples : 1) * sizeof *off);
 	unsigned char *part = xmalloc(d->nsamples ? d->nsamples : 1);
-	uint32_t *ids = NULL;
-	size_t cap = 0, n = 0, count[PP_PARTS] = { 0 };
-	struct pb c = { d->samples_at, d->samples_end };
-	struct pb_field f;
-	for (;;) {
-		const unsigned char *at = c.p;
-		if (pb_next(&c, &f) <= 0 || n == d->nsamples)
-			break;
-		if (f.num != 2 || f.wt != WT_LEN)
-			continue;
-		unsigned k = sample_part(d, nh, f.data, f.len, &ids, &cap);
-		off[n] = (uint32_t)(at - d->samples_at);
-		part[n++] = (unsigned char)k;
-		count[k]++;
+	struct pp_split sp[2];
+	memset(sp, 0, sizeof sp);
+	for (int i = 0; i < 2; i++) {
+		sp[i].d = d;
+		sp[i].nh = nh;
+		sp[i].off = off;
+		sp[i].part = part;
 	}
-	free(ids);
+	sp[0].lo = d->samples_at;
+	sp[0].hi = d->samples_end;
+	sp[0].nmax = d->nsamples;
+	size_t m = d->nmarks / 2;     /* mark m: where sample m * PP_MARK starts */
+	bool two = nthr >= 2 && m >= 1;
+	if (two) {
+		sp[0].hi = sp[1].lo = d->marks[m];
+		sp[0].nmax = sp[1].n0 = m * (size_t)PP_MARK;
+		sp[1].hi = d->samples_end;
+		sp[1].nmax = d->nsamples;
+		two = pthread_create(&sp[1].th, NULL, split_run, &sp[1]) == 0;
+	}
+	if (!two) {
+		sp[0].hi = d->samples_end;
+		sp[0].nmax = d->nsamples;
+	}
+	split_run(&sp[0]);
+	if (two) {
+		pthread_join(sp[1].th, NULL);
+		if (sp[0].n != sp[1].n0) {  /* not as pass 1 counted: once more, whole */
+			memset(sp, 0, sizeof sp);
+			sp[0] = (struct pp_split){ .d = d, .nh = nh, .lo = d->samples_at, .hi = d->samples_end,
+			                           .nmax = d->nsamples, .off = off, .part = part };
+			split_run(&sp[0]);
+			two = false;
+		}
+	}
 	free(nh);
+	size_t n = two ? sp[1].n : sp[0].n;
 	size_t at[PP_PARTS];
 	bound[0] = 0;
 	for (unsigned k = 0; k < PP_PARTS; k++) {
 		at[k] = bound[k];
-		bound[k + 1] = bound[k] + count[k];
+		bound[k + 1] = bound[k] + sp[0].count[k] + sp[1].count[k];
 	}
 	uint32_t *sorted = xmalloc((n ? n : 1) * sizeof *sorted);
 	for (size_t i = 0; i < n; i++)
@@ -1493,7 +1555,8 @@ static bool parts_wanted(struct pp *d, const struct tree *t)
 static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
 {
 	size_t bound[PP_PARTS + 1], n;
-	uint32_t *offs = partition(d, bound, &n);
+	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
+	uint32_t *offs = partition(d, nthr, bound, &n);
 	struct tree *parts = xcalloc(PP_PARTS, sizeof *parts);
 	strtab_id *ids = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *ids);
 	for (size_t r = 0; r < d->nfrm; r++)
@@ -1504,7 +1567,6 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	uint32_t *rank = d->o->order == TREE_ORDER_NAME ? name_ranks(&t->names) : NULL;
 	d->rank = rank;
 	d->nrank = rank ? strtab_count(&t->names) : 0;
-	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
 	struct pp_worker *w = xcalloc((size_t)nthr, sizeof *w);
 	int started = 1;
 	for (int i = 0; i < nthr; i++)
