@@ -498,6 +498,15 @@ static void seen_add_sorted(struct pp *d)
 	 * child of what it keeps: its nodes are made without lookups. */
 	void (*add)(struct tree *, const struct tree_stack *, size_t) =
 		tree_size(d->t) == 1 ? tree_add_stacks_new : tree_add_stacks;
+	if (add == tree_add_stacks_new && k) {
+		/* every tail frame is a new node: the array grown once, not
+		 * doubled and copied as it fills (a part's tree, make bench's
+		 * unique file: 3.5% of its load) */
+		size_t nodes = v[0].nf;
+		for (size_t i = 1; i < k; i++)
+			nodes += v[i].nf - lcp[i];
+		tree_reserve(d->t, nodes);
+	}
 	struct pp_prev *pv = &d->prev[0];
 	size_t nb = 0;
 	struct tree_stack batch[PP_BATCH];
