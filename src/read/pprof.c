@@ -208,9 +208,11 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	 * more slots) */
 	if ((s->n + 1) * 8 > (s->mask + 1) * 3 || !s->slots) {
 		uint64_t *old = s->slots;
-		size_t nold = old ? s->mask + 1 : 0;
-		s->slots = xcalloc(nold ? nold * 2 : 1024, sizeof *s->slots);
-		s->mask = (nold ? nold * 2 : 1024) - 1;
+		size_t nold = old ? s->mask + 1 : 0, first = 1024;
+		while (first * 3 < s->hint * 8 && first < SEEN_MAX * 4)
+			first *= 2;     /* as big as the stacks expected need */
+		s->slots = xcalloc(nold ? nold * 2 : first, sizeof *s->slots);
+		s->mask = (nold ? nold * 2 : first) - 1;
 		for (size_t i = 0; i < nold; i++)
 			if (old[i])
 				seen_place(s, old[i]);
@@ -1217,6 +1219,8 @@ static bool repeats_often(struct pp *d)
 		tab[j].len = (size_t)len;
 	}
 	free(tab);
+	d->probed = seen;
+	d->distinct = seen - again;
 	d->repeats = (uint64_t)again * 4 >= (uint64_t)seen * 3 ? 2 : 1;
 	return d->repeats == 2;
 }
@@ -1502,6 +1506,12 @@ static void *worker_run(void *arg)
 		tree_init(t);
 		tree_borrow_names(t, j->dst);
 		tree0_fresh(c);
+		/* its cache's slots made as big as the share of firsts that
+		 * repeats_often found will need, not doubled (and every stack
+		 * placed again) from 1024 up: make bench's unique file, 654k
+		 * samples in its biggest part, 2.17-2.19 -> 2.07-2.16 s */
+		size_t ns = j->bound[k + 1] - j->bound[k];
+		c->seen.hint = c->probed ? (size_t)((double)ns * c->distinct / c->probed) : 0;
 		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done,
 		              c->samples_at, c->samples_end, true);
 		pp_flush(c, 0);
