@@ -1262,6 +1262,46 @@ static unsigned part_of(const struct pp *d, const uint64_t *nh, const uint32_t *
 	return (unsigned)(pp_mix64(key[0] * 0x9e3779b97f4a7c15ULL ^ key[1]) % PP_PARTS);
 }
 
+/* Whether the sample p[0..len) is as writers make it: its location ids
+ * one packed field first (into *one), then only fields of one-byte tags
+ * that are not field 1, each whole. What sample_part's loop of pb_next
+ * would find there, without a call a field: the partition of make
+ * bench's unique file 0.225 -> 0.186 s. False: anything else, for that
+ * loop to read. */
+static inline bool one_locs(const unsigned char *p, size_t len, struct pb_field *one)
+{
+	const unsigned char *end = p + len;
+	if (len < 2 || p[0] != (1 << 3 | WT_LEN) || p[1] >= 0x80 || (size_t)p[1] > len - 2)
+		return false;
+	one->num = 1;
+	one->wt = WT_LEN;
+	one->data = p + 2;
+	one->len = p[1];
+	for (p += 2 + p[1]; p < end;) {
+		unsigned tag = *p++;
+		if (tag >= 0x80 || tag >> 3 <= 1 || p == end)
+			return false;
+		switch (tag & 7) {
+		case WT_LEN:
+			if (*p >= 0x80 || *p >= end - p)
+				return false;
+			p += 1 + *p;
+			break;
+		case WT_VARINT:     /* (one longer than 10 bytes: as pb_next
+			               stops there, field 1 is the only one) */
+			while (p < end && *p >= 0x80)
+				p++;
+			if (p == end)
+				return false;
+			p++;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
 /* The part of the sample data[0..len): the names of its first two frames,
  * root first, as pp_add_stack makes them from its locations (a malformed
  * sample: whatever it gives; do_sample says what is wrong with it). When
@@ -1276,9 +1316,12 @@ static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsign
 	struct pb c = { data, data + len };
 	struct pb_field f, one = { 0 };
 	unsigned nloc = 0;
-	while (pb_next(&c, &f) > 0)
-		if (f.num == 1 && (f.wt == WT_VARINT || f.wt == WT_LEN) && nloc++ == 0)
-			one = f;
+	if (one_locs(data, len, &one))
+		nloc = 1;
+	else
+		while (pb_next(&c, &f) > 0)
+			if (f.num == 1 && (f.wt == WT_VARINT || f.wt == WT_LEN) && nloc++ == 0)
+				one = f;
 	if (nloc == 1 && one.wt == WT_LEN) {
 		uint32_t two[2];    /* root first */
 		size_t n = 0;
