@@ -611,6 +611,8 @@ static void seen_add(struct pp *d, bool all, struct pp_seen_e *one)
  * sample without a label root in t would have it. */
 struct pp_ahead {
 	struct pb_field f;
+	const unsigned char *orig;  /* f.data in the input (f is read from a
+	                               copy: see partition), for messages */
 	const unsigned char *at;    /* where the input is after it */
 	const unsigned char *key;
 	size_t len;
@@ -713,17 +715,17 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	}
 	if (r < 0) {
 		int e = settle(d, &lp, ll, &n);    /* it came first */
-		pp_bad_sample(d, f->data, pb_why((enum pb_err)-(e < 0 ? e : r)));
+		pp_bad_sample(d, pre->orig, pb_why((enum pb_err)-(e < 0 ? e : r)));
 		return;
 	}
 	if (nv <= vi) {
 		if ((r = settle(d, &lp, ll, &n)) < 0) {
-			pp_bad_sample(d, f->data, pb_why((enum pb_err)-r));
+			pp_bad_sample(d, pre->orig, pb_why((enum pb_err)-r));
 			return;
 		}
 		char why[sizeof d->why_sample_buf];
 		snprintf(why, sizeof why, "%zu value%s for %zu sample types", nv, nv == 1 ? "" : "s", d->nvt);
-		pp_bad_sample(d, f->data, why);
+		pp_bad_sample(d, pre->orig, why);
 		return;
 	}
 	int w = 0;
@@ -760,7 +762,7 @@ static void do_sample(struct pp *d, struct tree *t, const struct pb_field *f, si
 	} else {
 		uint64_t bad_refs = d->bad_refs;
 		if ((r = settle(d, &lp, ll, &n)) < 0) {
-			pp_bad_sample(d, f->data, pb_why((enum pb_err)-r));
+			pp_bad_sample(d, pre->orig, pb_why((enum pb_err)-r));
 			return;
 		}
 		bad_refs = d->bad_refs - bad_refs;     /* dangling ids in it */
@@ -855,11 +857,19 @@ static inline __attribute__((always_inline)) void ahead_entry(const struct pp *d
  * (nothing else points there: the samples' keys are copied). The pages
  * from *from to `to` are given back and *from moved past them. */
 #define PP_GIVE_STEP ((size_t)8 << 20)
+static void drop_pages(const unsigned char **from, const unsigned char *to);
 static void give_back(const struct pp *d, const unsigned char **from, const unsigned char *to)
 {
-#ifdef HAVE_MADVISE
 	if (!d->mapped && d->samples_mixed)
 		return;
+	drop_pages(from, to);
+}
+
+/* The whole pages from *from to `to` given back (MADV_DONTNEED), *from
+ * moved past them. */
+static void drop_pages(const unsigned char **from, const unsigned char *to)
+{
+#ifdef HAVE_MADVISE
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
 	uintptr_t lo = ((uintptr_t)*from + page - 1) / page * page;
@@ -869,20 +879,20 @@ static void give_back(const struct pp *d, const unsigned char **from, const unsi
 		*from = (const unsigned char *)hi;
 	}
 #else
-	(void)d;
 	(void)from;
 	(void)to;
 #endif
 }
 
 /* Pass 2: the Sample fields, in file order from lo to hi (offs NULL) or
- * those at samples_at + offs[0..noffs) in that order; PP_AHEAD of them are
- * read ahead. *done counts the samples read, for the progress. The held
- * stacks go to the trees at the end when last. A thread's copy reading a
- * half (d->half) stops when it fails. */
+ * those at samples_at + offs[0..noffs) in that order, or (copied) those
+ * from lo to hi of a copy of those, whose pages are given back as they
+ * are passed; PP_AHEAD of them are read ahead. *done counts the samples
+ * read, for the progress. The held stacks go to the trees at the end when
+ * last. A thread's copy reading a half (d->half) stops when it fails. */
 static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info,
                           const uint32_t *offs, size_t noffs, uint64_t *done, const unsigned char *lo,
-                          const unsigned char *hi, bool last)
+                          const unsigned char *hi, bool last, bool copied)
 {
 	/* the samples' part only (writers put them together) */
 	struct pb c = { lo, hi };
@@ -894,13 +904,15 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 	 * half, only a mapped file's: the main thread may read it again) */
 	const unsigned char *given = lo;
 	bool give = !offs && (d->mapped || !d->half);
+	bool scattered = offs && !copied;
 	d->t = t;
 	if (!d->nsamples)
 		c.p = c.end = d->data;
 	for (;;) {
 		while (more && n < PP_AHEAD) {
 			struct pp_ahead *a = &ring[(head + n) % PP_AHEAD];
-			if (offs) {
+			const unsigned char *start;
+			if (scattered) {
 				if (k == noffs) {
 					more = false;
 					break;
@@ -914,12 +926,19 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 			} else {    /* (a prefetch past the end is harmless) */
 				__builtin_prefetch((const void *)((uintptr_t)c.p + PP_STREAM_AHEAD));
 			}
+			start = c.p;
 			if (pb_next(&c, &a->f) <= 0) {  /* pass 1 checked the framing */
 				more = false;
 				break;
 			}
 			if (a->f.num != 2 || a->f.wt != WT_LEN)
 				continue;
+			a->orig = a->f.data;
+			if (copied) {   /* the same bytes at samples_at + offs[k] */
+				if (k < noffs)
+					a->orig = d->samples_at + offs[k] + (a->f.data - start);
+				k++;
+			}
 			a->at = c.p;
 			ahead_key(d, a);
 			n++;
@@ -931,6 +950,8 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 		struct pp_ahead *a = &ring[head];
 		if (give && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
 			give_back(d, &given, a->f.data);   /* those before this sample */
+		else if (copied && (size_t)(a->f.data - given) >= PP_GIVE_STEP)
+			drop_pages(&given, a->f.data);
 		do_sample(d, t, &a->f, vi, info, a);
 		if (d->half_failed)
 			break;
@@ -953,6 +974,8 @@ static void pp_samples_of(struct pp *d, struct tree *t, size_t vi, struct pprof_
 	 * tree */
 	if (give && !d->half_failed)
 		give_back(d, &given, hi);
+	else if (copied)
+		drop_pages(&given, hi);
 	if (last)
 		seen_add(d, true, NULL);
 }
@@ -988,7 +1011,7 @@ struct pp_half {
 static void *half_run(void *arg)
 {
 	struct pp_half *h = arg;
-	pp_samples_of(&h->d, &h->t, h->vi, &h->info, NULL, 0, &h->done, h->from, h->d.samples_end, false);
+	pp_samples_of(&h->d, &h->t, h->vi, &h->info, NULL, 0, &h->done, h->from, h->d.samples_end, false, false);
 	return NULL;
 }
 
@@ -1154,16 +1177,16 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 		}
 	}
 	if (!from) {
-		pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, d->samples_end, true);
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, d->samples_end, true, false);
 		return;
 	}
-	pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, from, false);
+	pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, from, false, false);
 	pthread_join(h->th, NULL);
 	if (!h->d.half_failed && !h->d.seen.off && !d->seen.off) {
 		half_merge(d, t, info, h);
 		give_back(d, &from, d->samples_end);    /* what the thread kept */
 	} else {    /* the second half read here after all */
-		pp_samples_of(d, t, vi, info, NULL, 0, &done, from, d->samples_end, false);
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, from, d->samples_end, false, false);
 	}
 	half_free(h);
 	free(h);
@@ -1356,10 +1379,59 @@ static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsign
 	return part_of(d, nh, *ids, n, true);    /* leaf first */
 }
 
+/* Parts shared out to threads: the next part to take. Every frame's name
+ * is in the joined tree's table before (ids), which the parts read as
+ * theirs (tree_borrow_names): nothing is interned once per part. */
+struct pp_job {
+	struct tree *dst, *parts;
+	const uint32_t *offs;
+	const size_t *bound;
+	const strtab_id *ids;
+	size_t vi;
+	pthread_mutex_t mu;
+	unsigned next;
+	unsigned char order[PP_PARTS];  /* the parts by their samples, most
+	                               first (job_order) */
+	unsigned char *copy;        /* or NULL: the samples part by part (part
+	                               k's from at[k] to at[k + 1]), see
+	                               partition */
+	size_t at[PP_PARTS + 1];
+};
+
+/* The parts in the order threads take them: most samples first, so that
+ * no big part is left to one thread at the end (make bench's unique file
+ * has 32 parts of 54k to 654k samples, the biggest late in index order).
+ * The order the parts are read in does not show: each has its tree, and
+ * tree_join takes them by index. */
+static void job_order(struct pp_job *j)
+{
+	for (unsigned i = 0; i < PP_PARTS; i++) {
+		unsigned k = i;
+		size_t n = j->bound[i + 1] - j->bound[i];
+		for (; k > 0 && j->bound[j->order[k - 1] + 1] - j->bound[j->order[k - 1]] < n; k--)
+			j->order[k] = j->order[k - 1];
+		j->order[k] = (unsigned char)i;
+	}
+}
+
+/* The bytes of the Sample field at p (pass 1 framed it). */
+static size_t sample_bytes(const struct pp *d, const unsigned char *p)
+{
+	if (d->samples_end - p >= 2 && p[0] == (2 << 3 | WT_LEN) && p[1] < 0x80)
+		return 2 + (size_t)p[1];
+	struct pb c = { p, d->samples_end };
+	struct pb_field f;
+	return pb_next(&c, &f) > 0 ? (size_t)(c.p - p) : 0;
+}
+
 /* One thread's share of the partition: the samples in [lo, hi), numbered
  * from n0 and at most up to nmax, their offsets from samples_at into
- * off[n0..], their parts into part[n0..], counted in count. Where it
- * stopped: one past the last number. */
+ * off[n0..], their parts into part[n0..], counted in count and their
+ * bytes in bytes (split_run). Where it stopped: one past the last number.
+ * Then (scatter_run) its offsets into sorted from the places sat, and with
+ * copy its samples' bytes into copy from the places cat up to cend, the
+ * input's pages given back as they are passed; bad when they were not as
+ * counted. */
 struct pp_split {
 	const struct pp *d;
 	const uint64_t *nh;
@@ -1367,9 +1439,39 @@ struct pp_split {
 	size_t n0, nmax, n;
 	uint32_t *off;
 	unsigned char *part;
-	size_t count[PP_PARTS];
+	size_t count[PP_PARTS], bytes[PP_PARTS];
+	uint32_t *sorted;
+	unsigned char *copy;
+	size_t sat[PP_PARTS], cat[PP_PARTS], cend[PP_PARTS];
+	bool bad;
 	pthread_t th;
 };
+
+static void *scatter_run(void *arg)
+{
+	struct pp_split *sp = arg;
+	const struct pp *d = sp->d;
+	const unsigned char *given = sp->lo;
+	for (size_t i = sp->n0; i < sp->n; i++) {
+		unsigned k = sp->part[i];
+		sp->sorted[sp->sat[k]++] = sp->off[i];
+		if (!sp->copy || sp->bad)
+			continue;
+		const unsigned char *p = d->samples_at + sp->off[i];
+		size_t len = sample_bytes(d, p);
+		if (len > sp->cend[k] - sp->cat[k]) {
+			sp->bad = true;
+			continue;
+		}
+		memcpy(sp->copy + sp->cat[k], p, len);
+		sp->cat[k] += len;
+		if ((size_t)(p - given) >= PP_GIVE_STEP)
+			give_back(d, &given, p);
+	}
+	if (sp->copy && !sp->bad)
+		give_back(d, &given, sp->hi);
+	return NULL;
+}
 
 static void *split_run(void *arg)
 {
@@ -1389,6 +1491,7 @@ static void *split_run(void *arg)
 		sp->off[n] = (uint32_t)(at - d->samples_at);
 		sp->part[n++] = (unsigned char)k;
 		sp->count[k]++;
+		sp->bytes[k] += (size_t)(c.p - at);
 	}
 	free(ids);
 	sp->n = n;
@@ -1399,8 +1502,14 @@ static void *split_run(void *arg)
  * within one): part k's are [bound[k], bound[k + 1]). On two threads or
  * more, a big profile's samples from the mark nearest their middle on
  * are partitioned on a second thread (0.26 s of make bench's unique file
- * on one; what the threads then read in parts takes 0.86 s on two). */
-static uint32_t *partition(const struct pp *d, int nthr, size_t bound[PP_PARTS + 1], size_t *nout)
+ * on one; what the threads then read in parts takes 0.86 s on two).
+ * With j (a mapped file): the samples also copied part by part into
+ * j->copy, in file order (a part's samples, read where they are, are
+ * scattered over the whole file: most of the time reading a part's
+ * samples went to the first touch of each), and the file's pages given
+ * back as the copy passes them, so that the memory stays what it was. */
+static uint32_t *partition(const struct pp *d, int nthr, size_t bound[PP_PARTS + 1], size_t *nout,
+                           struct pp_job *j)
 {
 	uint64_t *nh = name_hashes(d);
 	uint32_t *off = xmalloc((d->nsamples ? d->nsamples : 1) * sizeof *off);
@@ -1442,15 +1551,41 @@ static uint32_t *partition(const struct pp *d, int nthr, size_t bound[PP_PARTS +
 	}
 	free(nh);
 	size_t n = two ? sp[1].n : sp[0].n;
-	size_t at[PP_PARTS];
+	/* part k: its offsets from bound[k], its bytes from j->at[k]; the
+	 * first thread's samples of it before the second's */
 	bound[0] = 0;
+	if (j)
+		j->at[0] = 0;
 	for (unsigned k = 0; k < PP_PARTS; k++) {
-		at[k] = bound[k];
 		bound[k + 1] = bound[k] + sp[0].count[k] + sp[1].count[k];
+		sp[0].sat[k] = bound[k];
+		sp[1].sat[k] = bound[k] + sp[0].count[k];
+		if (j) {
+			j->at[k + 1] = j->at[k] + sp[0].bytes[k] + sp[1].bytes[k];
+			sp[0].cat[k] = j->at[k];
+			sp[1].cat[k] = sp[0].cend[k] = j->at[k] + sp[0].bytes[k];
+			sp[1].cend[k] = j->at[k + 1];
+		}
 	}
 	uint32_t *sorted = xmalloc((n ? n : 1) * sizeof *sorted);
-	for (size_t i = 0; i < n; i++)
-		sorted[at[part[i]]++] = off[i];
+	unsigned char *copy = j ? xmalloc(j->at[PP_PARTS] ? j->at[PP_PARTS] : 1) : NULL;
+	for (int i = 0; i < 2; i++) {
+		sp[i].sorted = sorted;
+		sp[i].copy = copy;
+	}
+	if (two)
+		two = pthread_create(&sp[1].th, NULL, scatter_run, &sp[1]) == 0;
+	scatter_run(&sp[0]);
+	if (two)
+		pthread_join(sp[1].th, NULL);
+	else if (sp[1].n > sp[1].n0)
+		scatter_run(&sp[1]);
+	if (sp[0].bad || sp[1].bad) {   /* not as counted: read where they are */
+		free(copy);
+		copy = NULL;
+	}
+	if (j)
+		j->copy = copy;
 	free(off);
 	free(part);
 	*nout = n;
@@ -1473,37 +1608,6 @@ static void tree0_fresh(struct pp *d)
 	s->off = false;
 	s->nrec = 0;
 	s->rec_off = false;
-}
-
-/* Parts shared out to threads: the next part to take. Every frame's name
- * is in the joined tree's table before (ids), which the parts read as
- * theirs (tree_borrow_names): nothing is interned once per part. */
-struct pp_job {
-	struct tree *dst, *parts;
-	const uint32_t *offs;
-	const size_t *bound;
-	const strtab_id *ids;
-	size_t vi;
-	pthread_mutex_t mu;
-	unsigned next;
-	unsigned char order[PP_PARTS];  /* the parts by their samples, most
-	                               first (job_order) */
-};
-
-/* The parts in the order threads take them: most samples first, so that
- * no big part is left to one thread at the end (make bench's unique file
- * has 32 parts of 54k to 654k samples, the biggest late in index order).
- * The order the parts are read in does not show: each has its tree, and
- * tree_join takes them by index. */
-static void job_order(struct pp_job *j)
-{
-	for (unsigned i = 0; i < PP_PARTS; i++) {
-		unsigned k = i;
-		size_t n = j->bound[i + 1] - j->bound[i];
-		for (; k > 0 && j->bound[j->order[k - 1] + 1] - j->bound[j->order[k - 1]] < n; k--)
-			j->order[k] = j->order[k - 1];
-		j->order[k] = (unsigned char)i;
-	}
 }
 
 /* A thread's reader: a copy of pass 1's, shared (read only), and of its
@@ -1555,8 +1659,12 @@ static void *worker_run(void *arg)
 		 * samples in its biggest part, 2.17-2.19 -> 2.07-2.16 s */
 		size_t ns = j->bound[k + 1] - j->bound[k];
 		c->seen.hint = c->probed ? (size_t)((double)ns * c->distinct / c->probed) : 0;
-		pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k], &w->done,
-		              c->samples_at, c->samples_end, true);
+		if (j->copy)    /* its samples one after another */
+			pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k],
+			              &w->done, j->copy + j->at[k], j->copy + j->at[k + 1], true, true);
+		else
+			pp_samples_of(c, t, j->vi, &w->info, j->offs + j->bound[k], j->bound[k + 1] - j->bound[k],
+			              &w->done, c->samples_at, c->samples_end, true, false);
 		pp_flush(c, 0);
 		tree_finalize(t, c->o->order);
 		tree_unborrow_names(t);
@@ -1622,12 +1730,14 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 {
 	size_t bound[PP_PARTS + 1], n;
 	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
-	uint32_t *offs = partition(d, nthr, bound, &n);
 	struct tree *parts = xcalloc(PP_PARTS, sizeof *parts);
+	struct pp_job job = { t, parts, NULL, bound, NULL, vi, PTHREAD_MUTEX_INITIALIZER, 0, { 0 }, NULL, { 0 } };
+	uint32_t *offs = partition(d, nthr, bound, &n, d->mapped ? &job : NULL);
 	strtab_id *ids = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *ids);
 	for (size_t r = 0; r < d->nfrm; r++)
 		ids[r] = tree_intern(t, d->frm[r].s, d->frm[r].len);
-	struct pp_job job = { t, parts, offs, bound, ids, vi, PTHREAD_MUTEX_INITIALIZER, 0, { 0 } };
+	job.offs = offs;
+	job.ids = ids;
 	job_order(&job);
 	/* the parts' names are t's: ranked once for all (name order) */
 	uint32_t *rank = d->o->order == TREE_ORDER_NAME ? name_ranks(&t->names) : NULL;
@@ -1644,6 +1754,7 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	for (int i = 1; i < started; i++)
 		pthread_join(w[i].th, NULL);
 	free(offs);
+	free(job.copy);
 	free(ids);
 	free(rank);
 	d->rank = NULL;
