@@ -1203,7 +1203,9 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
  * below depth 2). Not for input order (the parts change the order of first
  * appearance), label roots, --diff, flame charts, or a tree that already
  * holds stacks; tree_join may still refuse (sums beyond 64 bits): then the
- * samples are read again in one tree. */
+ * samples are read again in one tree. A mapped file's samples are copied
+ * part by part as they are partitioned, each part then read in order (see
+ * partition); the parts go to the threads most samples first. */
 #define PP_PARTS 64
 #define PP_PARTS_MIN ((uint64_t)1 << 18)    /* samples */
 
