@@ -177,6 +177,8 @@ struct pp_seen {
 	uint32_t *rec;
 	size_t nrec, caprec;
 	bool rec_off;               /* none kept (pprof.c: seen_sorted_ok) */
+	size_t hint;                /* stacks expected (0: not known): the
+	                               slots' first size */
 };
 
 struct pp {
@@ -212,6 +214,8 @@ struct pp {
 	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
 	uint8_t repeats;            /* pprof.c's repeats_often: 0 not known yet,
 	                               1 no, 2 yes */
+	uint32_t probed, distinct;  /* what it found: samples looked at, and
+	                               how many of them were a first */
 	int64_t default_type, period;
 	struct pp_vt period_type;
 	bool has_period_type;
