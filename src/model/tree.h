@@ -207,8 +207,16 @@ void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n);
  * byte below ';') leave the nodes in preorder, which tree_finalize then
  * neither sorts nor moves; any other order is seen (each new node's older
  * sibling is compared with it) and sorted there. Not for flame charts
- * (then as tree_add_stacks). */
-void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n);
+ * (then as tree_add_stacks). With `by` (may be NULL), that comparison is
+ * of the names' ranks, their bytes read only where a name starts the
+ * next one. */
+struct tree_name_order {
+	const uint32_t *rank;   /* rank[id]: the name's place among names[0..n) by bytes */
+	const uint8_t *pfx;     /* pfx[id] != 0: the name starts the one ranked next
+	                           (the ranks alone cannot tell treesort_cmp_names' order) */
+	size_t n;
+};
+void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n, const struct tree_name_order *by);
 /* True when tree_add_stacks gains over one stack at a time: the child hash
  * is in use (the stacks came out of order) and t is no flame chart.
  * Otherwise it adds them one by one, and a reader may as well. */

@@ -802,7 +802,7 @@ void tree_add_stacks(struct tree *t, const struct tree_stack *s, size_t n)
 	b->pathkeyed = 0;
 }
 
-void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
+void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n, const struct tree_name_order *by)
 {
 	if (t->chart) {
 		tree_add_stacks(t, s, n);
@@ -829,8 +829,14 @@ void tree_add_stacks_new(struct tree *t, const struct tree_stack *s, size_t n)
 			 * sort, the renumbering and the moves. */
 			tree_idx a = kid_newest(&t->nodes[cur]);
 			strtab_id na = t->nodes[a].name, nb = s[i].tail[0];
-			if (treesort_cmp_names(strtab_str(&t->names, na), strtab_len(&t->names, na), has_self(t, a),
-			                       strtab_str(&t->names, nb), strtab_len(&t->names, nb), false) >= 0) {
+			/* a name that starts the other is the only case where
+			 * the order is not the bytes' (see treesort_cmp_names),
+			 * and then it starts the name ranked next */
+			bool ranked = by && na < by->n && nb < by->n && !by->pfx[na] && !by->pfx[nb];
+			if (ranked ? by->rank[na] >= by->rank[nb]
+			           : treesort_cmp_names(strtab_str(&t->names, na), strtab_len(&t->names, na),
+			                                has_self(t, a), strtab_str(&t->names, nb),
+			                                strtab_len(&t->names, nb), false) >= 0) {
 				b->hashed = true;
 				b->stale = true;
 			}
