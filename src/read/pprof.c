@@ -638,9 +638,6 @@ struct pp_ahead {
  * cache, and the entry it names PP_AHEAD / 2 on, so that the lookups of
  * the samples between wait for memory together, not one after another. */
 #define PP_AHEAD 16
-/* In file order the samples' bytes are fetched this far ahead of the
- * reader (the hardware's own read-ahead stops at each page). */
-#define PP_STREAM_AHEAD 2048
 
 /* Decodes the location field put off (*lp, len; none when *lp is NULL)
  * onto d->slocs[*n..]: 0 or -(enum pb_err). */

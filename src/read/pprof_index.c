@@ -216,6 +216,10 @@ bool pp_index(struct pp *d)
 				*VEC_PUSH(d->marks, d->nmarks, d->capmarks) = c.p;
 			if (!d->nsamples++)
 				d->samples_at = c.p;
+			/* each hop waits on the byte it lands on; the hardware's
+			 * read-ahead stops at each page (a prefetch past the
+			 * end is harmless) */
+			__builtin_prefetch((const void *)((uintptr_t)c.p + PP_STREAM_AHEAD));
 			c.p += 2 + c.p[1];
 			d->samples_end = c.p;
 		}

@@ -16,6 +16,10 @@
 #include "pprof_wire.h"
 #include "tree.h"
 
+/* In file order the samples' bytes are fetched this far ahead of the
+ * reader (the hardware's own read-ahead stops at each page). */
+#define PP_STREAM_AHEAD 2048
+
 /* Inlined lines kept per location (the outermost ones: they connect to
  * the caller), and frames per stack (the root side is kept). Both bound
  * the frames one input byte can produce. */
