@@ -213,11 +213,17 @@ static struct key *key_new(struct build *b, uint32_t thread, tree_idx leaf)
 	return x;
 }
 
+/* The dense table's entry of (thread, leaf): its key's index + 1, 0 none. */
+static inline uint32_t *dense_at(const struct build *b, uint32_t thread, tree_idx leaf)
+{
+	return &b->dense[(size_t)leaf * b->ti->tl->nthreads + thread];
+}
+
 /* The index of the key of (thread, leaf), made when new. */
 static uint32_t key_of(struct build *b, uint32_t thread, tree_idx leaf)
 {
 	if (b->dense) {
-		uint32_t *d = &b->dense[(size_t)leaf * b->ti->tl->nthreads + thread];
+		uint32_t *d = dense_at(b, thread, leaf);
 		if (!*d) {
 			key_new(b, thread, leaf);
 			*d = (uint32_t)b->nkeys;
@@ -478,12 +484,12 @@ static bool pass(struct build *b)
 				*r = c.cur;
 				__builtin_prefetch(tree_node(b->ti->tree, r->leaf));
 				if (b->dense)
-					__builtin_prefetch(&b->dense[(size_t)r->leaf * tl->nthreads + r->thread]);
+					__builtin_prefetch(dense_at(b, r->thread, r->leaf));
 				/* half way: the key's dense entry is in, its hot one
 				 * is fetched */
 				if (b->dense && n > AHEAD / 2) {
 					const struct timeline_sample *m = &ring[(head + n - 1 - AHEAD / 2) % AHEAD];
-					uint32_t k = b->dense[(size_t)m->leaf * tl->nthreads + m->thread];
+					uint32_t k = *dense_at(b, m->thread, m->leaf);
 					if (k)
 						__builtin_prefetch(&b->hot[k - 1]);
 				}

@@ -357,6 +357,23 @@ static uint32_t *name_ranks(const struct strtab *st)
 	return rank;
 }
 
+/* tree_add_stacks_new's view of name_ranks' n ranks (NULL: none). */
+static struct tree_name_order rank_order(const uint32_t *rank, size_t n)
+{
+	return (struct tree_name_order){ rank, rank ? (const uint8_t *)(rank + n) : NULL, rank ? n : 0 };
+}
+
+/* A batch of held stacks to d->t: made without lookups when the tree held
+ * nothing before them (fresh). */
+static void add_batch(struct pp *d, bool fresh, const struct tree_stack *s, size_t n,
+                      const struct tree_name_order *by)
+{
+	if (fresh)
+		tree_add_stacks_new(d->t, s, n, by);
+	else
+		tree_add_stacks(d->t, s, n);
+}
+
 /* Sorts v[0..n) by key (tmp: room for n). */
 static void srt_sort(struct srt *v, struct srt *tmp, size_t n)
 {
@@ -505,10 +522,9 @@ static void seen_add_sorted(struct pp *d)
 	 * Into a tree without nodes yet, the first name of each tail is no
 	 * child of what it keeps: its nodes are made without lookups. */
 	bool fresh = tree_size(d->t) == 1;
-	size_t nnames = strtab_count(&d->t->names);
 	/* the ranks tell tree_add_stacks_new the names' order without their
-	 * bytes (4-8% of the load of make bench's pprof file) */
-	struct tree_name_order by = { rank, rank ? (const uint8_t *)(rank + nnames) : NULL, rank ? nnames : 0 };
+	 * bytes (memcmp 3.6 -> 2.1% of make bench's pprof file) */
+	struct tree_name_order by = rank_order(rank, strtab_count(&d->t->names));
 	if (fresh && k) {
 		/* every tail frame is a new node: the array grown once, not
 		 * doubled and copied as it fills (a part's tree, make bench's
@@ -538,17 +554,12 @@ static void seen_add_sorted(struct pp *d)
 		batch[nb++] = (struct tree_stack){ keep, ids + keep, nf - keep,
 		                                   { r[0] | (uint64_t)r[1] << 32, 0, false, false } };
 		if (nb == PP_BATCH) {
-			if (fresh)
-				tree_add_stacks_new(d->t, batch, nb, &by);
-			else
-				tree_add_stacks(d->t, batch, nb);
+			add_batch(d, fresh, batch, nb, &by);
 			nb = 0;
 		}
 	}
-	if (nb && fresh)
-		tree_add_stacks_new(d->t, batch, nb, &by);
-	else if (nb)
-		tree_add_stacks(d->t, batch, nb);
+	if (nb)
+		add_batch(d, fresh, batch, nb, &by);
 	free(own);
 	if (k) {    /* the last is the stack the next one follows */
 		const uint32_t *r = s->rec + v[k - 1].at;
