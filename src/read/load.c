@@ -563,11 +563,14 @@ static int load_one(struct tree *t, const char *path, const struct load_options 
 	}
 	if (o->format == SNIFF_PPROF ||
 	    (o->format == SNIFF_UNKNOWN && pprof_sniff(head, (size_t)hn, (size_t)hn < sizeof head))) {
-		/* TFLAME_PARTS (tests): in parts whatever the size */
-		const char *pe = getenv("TFLAME_PARTS");
+		/* TFLAME_PARTS (tests): in parts whatever the size;
+		 * TFLAME_PPROF_AHEAD (tests, bench): 1 the samples of any
+		 * stream counted as they arrive, 0 never */
+		const char *pe = getenv("TFLAME_PARTS"), *ae = getenv("TFLAME_PPROF_AHEAD");
 		struct pprof_options po = {
 			.sample_type = o->sample_type, .label_root = o->label_root, .before = o->before,
 			.order = o->order, .parts = pe && *pe >= '1' && *pe <= '9', .threads = o->threads,
+			.ahead = !ae || !*ae ? 0 : *ae == '0' ? -1 : 1,
 			.progress = load_progress_cb, .progress_arg = &pr
 		};
 		int rc = pprof_load(t, s, name, &po, o->pprof_info, load_msg_cb, m);

@@ -24,6 +24,11 @@
  *      or more, the last 3/8 of a big profile's samples are read on a
  *      second thread into a cache of its own, whose stacks are then taken
  *      in order of first appearance (see pp_samples).
+ * A stream decompressed on a thread of its own is waited for: while it
+ * arrives, its samples are counted by stack (pprof_pre.c) as far as they
+ * can be without the rest of the message; then those stacks go to the
+ * cache in their order of first appearance (see pre_merge), as if read
+ * one by one, pass 1 skips them, and pass 2 goes on after them.
  * What the messages count (dangling references, malformed locations, ...)
  * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
@@ -32,7 +37,8 @@
  * counted.
  *
  * The files: pprof_wire.c (the wire format, sniffing), pprof_index.c
- * (pass 1), pprof_stack.c (a sample's locations to a stack in a tree),
+ * (pass 1), pprof_pre.c (the samples counted as a stream arrives),
+ * pprof_stack.c (a sample's locations to a stack in a tree),
  * this one (pass 2, the repeated-stack cache, the entry point); what they
  * share is in pprof_int.h. */
 #include "config.h"
@@ -63,12 +69,10 @@
  * and names in the same order as sample by sample). When few of SEEN_PROBE
  * samples repeat (aggregated profiles, or --label-root on one), the
  * lookups stop (the stacks held are added then and the rest as they
- * come); at most SEEN_MAX stacks are held, and a lookup that reads more
- * than SEEN_PROBES slots (keys that collide, as an input can be made to)
+ * come); at most PP_SEEN_MAX stacks are held, and a lookup that reads more
+ * than PP_SEEN_PROBES slots (keys that collide, as an input can be made to)
  * stops them too. */
 #define SEEN_PROBE 4096
-#define SEEN_MAX ((size_t)1 << 20)
-#define SEEN_PROBES 512     /* slots a lookup reads at most */
 
 static uint64_t bytes_hash(const unsigned char *p, size_t n, uint64_t seed)
 {
@@ -86,43 +90,9 @@ static uint64_t bytes_hash(const unsigned char *p, size_t n, uint64_t seed)
 	return pp_mix64(h);
 }
 
-static inline uint64_t rotl64(uint64_t x, unsigned r)
-{
-	return x << r | x >> (64 - r);
-}
-
-/* The hash of a held stack's key, as bytes_hash but quicker (it was 5% of
- * make bench's pprof load): two lanes of 8 bytes, so that the
- * multiplications of one key overlap, and the last bytes of a key of 8 or
- * more read as one word that overlaps the one before (bytes gathered into
- * a word on the stack and read back stalled on the store). */
-static uint64_t key_hash(const unsigned char *p, size_t n, uint64_t seed)
-{
-	uint64_t a = seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL, b = ~seed, x, y;
-	const unsigned char *end = p + n;
-	if (n < 8) {
-		x = 0;
-		memcpy(&x, p, n);
-		return pp_mix64((a ^ x) * 0xff51afd7ed558ccdULL);
-	}
-	for (; end - p > 16; p += 16) {
-		memcpy(&x, p, 8);
-		memcpy(&y, p + 8, 8);
-		a = rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
-		b = rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
-	}
-	if (end - p > 8) {
-		memcpy(&x, p, 8);
-		a = rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
-	}
-	memcpy(&y, end - 8, 8);
-	b = rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
-	return pp_mix64(a ^ rotl64(b, 32));
-}
-
 static uint64_t seen_hash(const unsigned char *p, size_t len, int w, unsigned lab, int64_t lv)
 {
-	return key_hash(p, len, pp_mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
+	return pp_key_hash(p, len, pp_mix64((uint64_t)lv) ^ (lab * 2 + (unsigned)w));
 }
 
 static void seen_place(struct pp_seen *s, uint64_t slot)
@@ -173,7 +143,7 @@ static struct pp_seen_e *seen_find(struct pp_seen *s, uint64_t h, const unsigned
 	uint64_t tag = h & 0xffffffff00000000ULL;
 	unsigned probes = 0;
 	for (size_t j = (size_t)(h >> 32) & s->mask; s->slots[j]; j = (j + 1) & s->mask) {
-		if (++probes > SEEN_PROBES) {
+		if (++probes > PP_SEEN_PROBES) {
 			s->off = true;  /* keys made to collide: no more lookups */
 			return NULL;
 		}
@@ -200,16 +170,16 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	}
 	unsigned flags = (cut ? PP_SEEN_CUT : 0) | (bad_refs ? PP_SEEN_BAD : 0) | (lv ? PP_SEEN_LV : 0);
 	size_t size = seen_size(len, flags);
-	if (s->off || s->n >= SEEN_MAX || len >= PP_SEEN_FILL || bad_refs > UINT32_MAX ||
+	if (s->off || s->n >= PP_SEEN_MAX || len >= PP_SEEN_FILL || bad_refs > UINT32_MAX ||
 	    (s->nmem + size + 64) / 8 >= UINT32_MAX)
 		return false;
 	/* at most 3 slots in 8 filled: short runs of slots to probe (make
 	 * bench's pprof load: 0.95 -> 0.89 user s against 3 in 4, for 8 MB
 	 * more slots) */
-	if ((s->n + 1) * 8 > (s->mask + 1) * 3 || !s->slots) {
+	if (!s->append_only && ((s->n + 1) * 8 > (s->mask + 1) * 3 || !s->slots)) {
 		uint64_t *old = s->slots;
 		size_t nold = old ? s->mask + 1 : 0, first = 1024;
-		while (first * 3 < s->hint * 8 && first < SEEN_MAX * 4)
+		while (first * 3 < s->hint * 8 && first < PP_SEEN_MAX * 4)
 			first *= 2;     /* as big as the stacks expected need */
 		s->slots = xcalloc(nold ? nold * 2 : first, sizeof *s->slots);
 		s->mask = (nold ? nold * 2 : first) - 1;
@@ -239,7 +209,8 @@ static bool seen_insert(struct pp_seen *s, uint64_t h, const unsigned char *p, s
 	}
 	if (lv)
 		memcpy(e->key + len + (bad_refs ? 4 : 0), &lv, sizeof lv);
-	seen_place(s, (h & 0xffffffff00000000ULL) | (s->nmem / 8 + 1));
+	if (!s->append_only)
+		seen_place(s, (h & 0xffffffff00000000ULL) | (s->nmem / 8 + 1));
 	s->nmem += size;
 	s->n++;
 	return true;
@@ -1038,18 +1009,19 @@ static void *half_run(void *arg)
 	return NULL;
 }
 
-/* Where the thread starts: the mark nearest PP_HALF_AT / 16 of the
- * samples' bytes, or NULL. The main thread's share costs more a sample
- * (it names the new stacks, first ones mostly, then merges): on make
- * bench's pprof file 9/16 to 11/16 took the same time, half and 3/8 more. */
+/* Where the thread starts: the mark past lo nearest PP_HALF_AT / 16 of the
+ * samples' bytes from lo on, or NULL. The main thread's share costs more
+ * a sample (it names the new stacks, first ones mostly, then merges): on
+ * make bench's pprof file 9/16 to 11/16 took the same time, half and 3/8
+ * more. */
 #define PP_HALF_AT 10
-static const unsigned char *half_from(const struct pp *d)
+static const unsigned char *half_from(const struct pp *d, const unsigned char *lo)
 {
-	const unsigned char *want = d->samples_at + (size_t)(d->samples_end - d->samples_at) / 16 * PP_HALF_AT;
+	const unsigned char *want = lo + (size_t)(d->samples_end - lo) / 16 * PP_HALF_AT;
 	const unsigned char *best = NULL;
 	for (size_t i = 1; i < d->nmarks; i++)
-		if (!best || (d->marks[i] > want ? d->marks[i] - want : want - d->marks[i]) <
-		                 (best > want ? best - want : want - best))
+		if (d->marks[i] > lo && (!best || (d->marks[i] > want ? d->marks[i] - want : want - d->marks[i]) <
+		                                      (best > want ? best - want : want - best)))
 			best = d->marks[i];
 	return best;
 }
@@ -1059,10 +1031,10 @@ static bool repeats_often(struct pp *d);
 /* The stacks must repeat (as parts want them not to): the thread's cache
  * starts cold in the middle, and is not turned off for few repeats
  * (pp_seen.cold). */
-static bool half_wanted(struct pp *d, const struct tree *t)
+static bool half_wanted(struct pp *d, const struct tree *t, uint64_t left)
 {
 	const struct pprof_options *o = d->o;
-	return o && o->threads >= 2 && !o->label_root && !o->before && !t->chart && d->nsamples >= PP_HALF_MIN &&
+	return o && o->threads >= 2 && !o->label_root && !o->before && !t->chart && left >= PP_HALF_MIN &&
 	       d->nmarks >= 2 && repeats_often(d);
 }
 
@@ -1180,10 +1152,12 @@ static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, st
 	copy_count(d, info, c, &h->info);
 }
 
-static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info)
+/* Pass 2 from the Sample field at lo on (left samples from there). */
+static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_info *info, const unsigned char *lo,
+                       uint64_t left)
 {
 	uint64_t done = 0;
-	const unsigned char *from = half_wanted(d, t) ? half_from(d) : NULL;
+	const unsigned char *from = half_wanted(d, t, left) ? half_from(d, lo) : NULL;
 	struct pp_half *h = NULL;
 	if (from) {
 		h = xcalloc(1, sizeof *h);
@@ -1200,10 +1174,10 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 		}
 	}
 	if (!from) {
-		pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, d->samples_end, true, false);
+		pp_samples_of(d, t, vi, info, NULL, 0, &done, lo, d->samples_end, true, false);
 		return;
 	}
-	pp_samples_of(d, t, vi, info, NULL, 0, &done, d->samples_at, from, false, false);
+	pp_samples_of(d, t, vi, info, NULL, 0, &done, lo, from, false, false);
 	pthread_join(h->th, NULL);
 	if (!h->d.half_failed && !h->d.seen.off && !d->seen.off) {
 		half_merge(d, t, info, h);
@@ -1232,24 +1206,23 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 #define PP_PARTS 64
 #define PP_PARTS_MIN ((uint64_t)1 << 18)    /* samples */
 
-/* Whether many of the first PARTS_PROBE samples repeat one before them (by
+/* Whether many of the first PP_PARTS_PROBE samples repeat one before them (by
  * their packed location ids, as the repeated-stack cache finds them): 3 in
  * 4 or more. A writer that does not aggregate (one sample a tick), or
  * labels that split one stack into many samples, make the stacks few for
  * the samples: reading them is then the work, which parts do not speed up
  * (make bench's pprof file: 1.54 -> 2.26 CPU s in parts, 87% repeats here;
  * its --unique twin, 64%: 4.82 -> 3.83). */
-#define PARTS_PROBE 65536
 static bool repeats_often(struct pp *d)
 {
 	if (d->repeats)
 		return d->repeats == 2;
-	enum { SLOTS = 2 * PARTS_PROBE };
+	enum { SLOTS = 2 * PP_PARTS_PROBE };
 	struct { const unsigned char *p; size_t len; } *tab = xcalloc(SLOTS, sizeof *tab);
 	struct pb c = { d->samples_at, d->samples_end };
 	struct pb_field f;
 	unsigned seen = 0, again = 0;
-	while (seen < PARTS_PROBE && pb_next(&c, &f) > 0) {
+	while (seen < PP_PARTS_PROBE && pb_next(&c, &f) > 0) {
 		if (f.num != 2 || f.wt != WT_LEN)
 			continue;
 		const unsigned char *p = f.data, *end = p + f.len;
@@ -1802,8 +1775,10 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 /* ---- reading the input ----------------------------------------------------- */
 
 /* The whole decompressed input of a stream into *buf; false (with a
- * message) on a read error or beyond PPROF_MAX_INPUT. */
-static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size_t *len)
+ * message) on a read error or beyond PPROF_MAX_INPUT. While pre is on, its
+ * samples are taken as the bytes arrive, PP_PRE_CHUNK at a time. */
+#define PP_PRE_CHUNK ((size_t)1 << 20)
+static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size_t *len, struct pp_pre *pre)
 {
 	size_t cap = 0, n = 0;
 	unsigned char *b = NULL;
@@ -1823,7 +1798,7 @@ static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size
 			cap = c < PPROF_MAX_INPUT ? c : PPROF_MAX_INPUT;
 			b = xrealloc(b, cap);
 		}
-		ssize_t r = source_read(s, b + n, cap - n);
+		ssize_t r = source_read(s, b + n, pre->on && cap - n > PP_PRE_CHUNK ? PP_PRE_CHUNK : cap - n);
 		if (r < 0) {
 			free(b);
 			pp_msg(d, "%s", source_error(s));
@@ -1832,6 +1807,8 @@ static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		if (pre->on)
+			pp_pre_step(pre, b, n);
 		if (d->o && d->o->progress)
 			d->o->progress(d->o->progress_arg, source_offset(s), known, 0);
 	}
@@ -1840,12 +1817,76 @@ static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size
 	return true;
 }
 
+/* ---- the samples taken as the stream arrived ------------------------------------ */
+
+/* Whether what pre took can stand for reading its samples (then p->at is
+ * where reading goes on): it weighed by the type chosen, its keys are
+ * well-formed, and the samples are not to be read in parts. */
+static bool pre_usable(struct pp *d, struct tree *t, const struct pp_pre *p, size_t vi)
+{
+	return p->fields && !p->failed && p->nvt == d->nvt && p->vi == vi && d->samples_at &&
+	       p->first == pp_off(d, d->samples_at) && p->at <= pp_off(d, d->samples_end) && pp_pre_keys_ok(p) &&
+	       !parts_wanted(d, t);
+}
+
+/* The stacks pre holds into d's cache (empty), in order of first
+ * appearance, and what their samples count, as do_sample would have
+ * counted them one by one. */
+static void pre_merge(struct pp *d, struct tree *t, struct pp_pre *p, struct pprof_info *info)
+{
+	struct pp_seen *s = &d->seen;
+	struct pp_pre_entry e;
+	uint64_t stacks = t->stacks;
+	d->t = t;
+	/* the keys are copied: the samples' pages are not read again */
+	const unsigned char *from = d->samples_at;
+	if (!d->mapped)
+		drop_pages(&from, d->data + p->at);
+	pp_pre_free_slots(p);
+	/* no sample left to look up: the entries without their slots */
+	s->append_only = p->at == pp_off(d, d->samples_end);
+	/* samples of value 0: only what their locations count */
+	for (size_t i = 0, next; (next = pp_pre_next(&p->zero, i, &e)) != 0; i = next) {
+		size_t n = 0;
+		uint64_t bad0 = d->bad_refs;
+		(void)pp_decode_locs(d, e.key, e.len, &n);
+		d->bad_refs = bad0 + (d->bad_refs - bad0) * e.nsamp;
+	}
+	for (size_t i = 0, next; (next = pp_pre_next(&p->tab, i, &e)) != 0; i = next) {
+		size_t n = 0;
+		uint64_t bad0 = d->bad_refs;
+		(void)pp_decode_locs(d, e.key, e.len, &n);     /* (pp_pre_keys_ok) */
+		uint64_t bad = d->bad_refs - bad0;
+		d->bad_refs = bad0 + bad * e.nsamp;
+		bool cut = pp_stack_cut(d, n, 0);
+		/* not lookups of samples: the cache is not turned off for them */
+		uint64_t lookups = s->lookups, hits = s->hits;
+		bool held = !s->off && seen_insert(s, e.hash, e.key, e.len, 0, 0, 0, bad, cut, e.count);
+		s->lookups = lookups;
+		s->hits = hits;
+		if (held) {
+			seen_names(d, t, 0, n, 0, 0);
+		} else {
+			seen_add(d, false, NULL);        /* the held stacks came first */
+			pp_add_stack(d, t, 0, n, 0, 0, e.count);
+		}
+		d->cut_stacks += cut ? e.nsamp : 0;
+		stacks += e.nsamp;
+		info->samples += e.nsamp;
+		info->early += e.nsamp;
+		info->total = info->total + e.count < info->total ? UINT64_MAX : info->total + e.count;
+	}
+	pp_flush(d, 0);
+	t->stacks = stacks;
+}
+
 /* ---- public ------------------------------------------------------------------ */
 
 int pprof_load(struct tree *t, struct source *s, const char *name, const struct pprof_options *o,
                struct pprof_info *info, reader_msg_fn *msg, void *msgarg)
 {
 	struct pp d = { 0 };
+	struct pp_pre pre;
 	struct pprof_info own;
 	unsigned char *owned = NULL;
 	const char *map;
@@ -1858,17 +1899,23 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	d.msg = msg;
 	d.msgarg = msgarg;
 	d.o = o;
+	pp_pre_init(&pre, false);
 	arena_init(&d.names, 0);
 	if (source_mapping(s, &map, &d.size)) {
 		d.data = (const unsigned char *)map;
 		d.mapped = true;
 	} else {
-		if (!read_whole(&d, s, &owned, &d.size))
+		int ahead = o ? o->ahead : -1;
+		pp_pre_init(&pre, ahead >= 0 && (ahead > 0 || source_inflates_aside(s)) && !o->label_root &&
+		                      !o->before && !t->chart);
+		if (!read_whole(&d, s, &owned, &d.size, &pre))
 			goto out;
 		d.data = owned;
 	}
 	if (!d.data)
 		d.data = (const unsigned char *)"";
+	if (pre.fields && !pre.failed)
+		d.pre = &pre;
 	if (!pp_index(&d))
 		goto out;
 	long vi = pp_choose_type(&d);
@@ -1888,8 +1935,14 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	info->period = d.period;
 	info->duration_nanos = d.duration;
 	pp_resolve_all(&d);
-	if (!parts_wanted(&d, t) || !pp_samples_parts(&d, t, (size_t)vi, info))
-		pp_samples(&d, t, (size_t)vi, info);
+	bool pre_used = pre_usable(&d, t, &pre, (size_t)vi);
+	if (pre_used)
+		pre_merge(&d, t, &pre, info);
+	pp_pre_free(&pre);
+	if (pre_used)
+		pp_samples(&d, t, (size_t)vi, info, d.data + pre.at, d.nsamples - pre.fields);
+	else if (!parts_wanted(&d, t) || !pp_samples_parts(&d, t, (size_t)vi, info))
+		pp_samples(&d, t, (size_t)vi, info, d.samples_at, d.nsamples);
 	/* the message, held whole, is given back before the trees are
 	 * finalized */
 	tree_set_spare(t, d.size);
@@ -1925,6 +1978,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 		pp_msg(&d, "no sample has a label \"%s\"", k);
 	}
 out:
+	pp_pre_free(&pre);
 	free(owned);
 	free(d.vt);
 	free(d.str);

@@ -50,6 +50,11 @@ struct pprof_options {
 	unsigned parts;             /* tests: in parts whatever the size (any
 	                               non-zero value; 0: when big) */
 	int threads;                /* parts are read on this many threads */
+	int ahead;                  /* tests: the samples of a stream counted
+	                               as they arrive (pprof_int.h: struct
+	                               pp_pre) whatever the stream (1), never
+	                               (-1); 0: when it is decompressed on a
+	                               thread of its own */
 	pprof_progress_fn *progress;    /* NULL: none */
 	void *progress_arg;
 };
@@ -68,6 +73,8 @@ struct pprof_info {
 	uint64_t samples;           /* samples added to t (and to before) */
 	uint64_t total;             /* their summed value in t (saturating) */
 	uint64_t before_total;      /* summed negated values in before */
+	uint64_t early;             /* of samples: those counted while the
+	                               stream still arrived (pprof_options.ahead) */
 };
 
 /* Reads the pprof profile from s (nothing consumed yet; the decompressed

@@ -205,7 +205,18 @@ bool pp_index(struct pp *d)
 	int r;
 	const unsigned char *at = c.p;
 	bool past = false;      /* a field not a sample after a sample */
+	const struct pp_pre *pre = d->pre;
 	for (;;) {
+		if (pre && c.p == d->data + pre->first) {
+			/* the samples pre took, one after another */
+			d->nsamples = pre->fields;
+			d->samples_at = c.p;
+			d->samples_end = d->data + pre->at;
+			for (size_t i = 0; i < pre->nmarks; i++)
+				*VEC_PUSH(d->marks, d->nmarks, d->capmarks) = d->data + pre->marks[i];
+			c.p = d->samples_end;
+			pre = NULL;
+		}
 		/* samples of a length below 128 (most), as case 2 below takes
 		 * them, without a call a field: pass 1 hops over millions */
 		while (c.end - c.p >= 2 && c.p[0] == (2 << 3 | WT_LEN) && c.p[1] < 0x80 &&

@@ -2,6 +2,7 @@
  * contract is pprof.h). pprof_wire.c reads the wire format and sniffs;
  * pprof_index.c is pass 1 (the index of strings, functions, mappings and
  * locations, the sample type, every location resolved to frames);
+ * pprof_pre.c counts the samples of a stream by stack as they arrive;
  * pprof_stack.c turns a sample's locations into a stack in a tree;
  * pprof.c reads the samples (pass 2, with the repeated-stack cache) and is
  * the entry point. See pprof.c's top for the whole picture. */
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "arena.h"
 #include "pprof.h"
 #include "pprof_wire.h"
@@ -28,6 +30,13 @@
 /* Entries of one kind (strings, locations, ...): indices stay 32-bit. */
 #define PP_MAX_ENTRIES ((size_t)UINT32_MAX - 1)
 #define PP_NONE UINT32_MAX
+/* Stacks a repeated-stack cache holds at most (pprof.c's seen_insert). */
+#define PP_SEEN_MAX ((size_t)1 << 20)
+/* Slots a lookup in it reads at most. */
+#define PP_SEEN_PROBES 512
+/* Samples whose repeats decide between reading in parts and in one tree
+ * (pprof.c's repeats_often). */
+#define PP_PARTS_PROBE 65536
 /* Every PP_MARK-th sample's place is kept by pass 1 (pp.marks). */
 #define PP_MARK 65536
 /* Stacks handed to the tree at once (tree_add_stacks): enough for the
@@ -95,6 +104,41 @@ static inline uint64_t pp_mix64(uint64_t x)
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 33;
 	return x;
+}
+
+static inline uint64_t pp_rotl64(uint64_t x, unsigned r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/* The hash of a stack's key (its packed location ids; see pprof.c's
+ * seen_hash), quick (it was 5% of make bench's pprof load): two lanes of 8
+ * bytes, so that the multiplications of one key overlap, and the last
+ * bytes of a key of 8 or more read as one word that overlaps the one
+ * before (bytes gathered into a word on the stack and read back stalled
+ * on the store). */
+static inline uint64_t pp_key_hash(const unsigned char *p, size_t n, uint64_t seed)
+{
+	uint64_t a = seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL, b = ~seed, x, y;
+	const unsigned char *end = p + n;
+	if (n < 8) {
+		x = 0;
+		memcpy(&x, p, n);
+		return pp_mix64((a ^ x) * 0xff51afd7ed558ccdULL);
+	}
+	for (; end - p > 16; p += 16) {
+		memcpy(&x, p, 8);
+		memcpy(&y, p + 8, 8);
+		a = pp_rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
+		b = pp_rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
+	}
+	if (end - p > 8) {
+		memcpy(&x, p, 8);
+		a = pp_rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
+	}
+	memcpy(&y, end - 8, 8);
+	b = pp_rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
+	return pp_mix64(a ^ pp_rotl64(b, 32));
 }
 
 /* Builds the map of n ids (ids[i*stride], a uint64_t at the start of each
@@ -175,6 +219,7 @@ struct pp_seen {
 	uint64_t lookups, hits;     /* of the last SEEN_PROBE or fewer */
 	bool off;                   /* few repeats: no more lookups */
 	bool cold;                  /* not turned off for few repeats */
+	bool append_only;           /* nothing is looked up: no slots */
 	/* The names of the stacks held from `added` on, one record each in
 	 * the same order (see pprof.c's seen_names): its count's halves
 	 * (filled in at the end), its number of names, the names. */
@@ -216,6 +261,8 @@ struct pp {
 	                               start reading them */
 	size_t nmarks, capmarks;
 	bool too_many;              /* entries past PP_MAX_ENTRIES were dropped */
+	const struct pp_pre *pre;   /* when not NULL, pass 1 takes its run of
+	                               samples as it counted them */
 	uint8_t repeats;            /* pprof.c's repeats_often: 0 not known yet,
 	                               1 no, 2 yes */
 	uint32_t probed, distinct;  /* what it found: samples looked at, and
@@ -297,6 +344,63 @@ struct pp {
 #define LREC_REF 0x40000000u
 #define LREC_MULTI 0x80000000u
 
+/* The samples taken while the message arrives (pprof_pre.c), when it is
+ * read as a stream (decompressed on another thread): where the rest of the
+ * message is needed to add a sample to a tree (its locations, the string
+ * table, the sample type to weigh by), a sample can already be counted by
+ * its stack, the bytes of its packed location ids, as pprof.c's
+ * repeated-stack cache counts it. Read from the first field, a sample at a
+ * time as they come, weighed by the last sample type (pprof's default
+ * unless the message names another: checked when all is there), until a
+ * sample that the cache would not take alone (see pre_take), or a field
+ * after the samples. Offsets, not pointers: the buffer may move. */
+struct pp_pre {
+	bool on;                    /* still taking samples */
+	bool failed;                /* few repeats: of no use */
+	bool stop;                  /* met what it cannot take: stops at `at` */
+	size_t at;                  /* offset of the next field to read */
+	size_t first;               /* the first sample's offset */
+	size_t nvt;                 /* sample types before the first sample */
+	size_t vi;                  /* the type weighed by */
+	uint64_t fields;            /* Sample fields taken */
+	uint64_t nsamp;             /* of them, with a value: samples */
+	uint64_t again;             /* of the first PP_PARTS_PROBE: repeats */
+	size_t *marks;              /* offsets of fields 0, PP_MARK, ... taken */
+	size_t nmarks, capmarks;
+	/* the stacks with their counts, in order of first appearance; the
+	 * keys of samples of value 0 (skipped, but what their locations
+	 * count is counted) */
+	struct pp_pre_tab {
+		unsigned char *mem;     /* entries (pprof_pre.c's pre_e) */
+		size_t nmem, capmem;
+		uint64_t *slots;        /* as pp_seen's */
+		size_t mask, n;
+	} tab, zero;
+};
+struct pp_pre_entry {
+	const unsigned char *key;
+	size_t len;
+	uint64_t hash;              /* pp_key_hash(key, len, 0) */
+	uint64_t count;             /* summed value */
+	uint64_t nsamp;             /* samples */
+};
+/* An empty pass, taking samples when on. */
+void pp_pre_init(struct pp_pre *p, bool on);
+/* Takes what buf[0..len) holds past what was taken (buf holds the same
+ * bytes as at the last call, and more; it may have moved). */
+void pp_pre_step(struct pp_pre *p, const unsigned char *buf, size_t len);
+/* Whether every key's location ids are well-formed varints (a malformed
+ * one makes its samples malformed, which only the reader can tell). */
+bool pp_pre_keys_ok(const struct pp_pre *p);
+/* The entry of table t (pp_pre.tab, .zero) at offset i (0 first) into
+ * *out, in order of first appearance; the next one's offset, 0 after the
+ * last. */
+size_t pp_pre_next(const struct pp_pre_tab *t, size_t i, struct pp_pre_entry *out);
+void pp_pre_free(struct pp_pre *p);
+/* Frees the lookup table (pp_pre_next still reads the entries; no more
+ * pp_pre_step). */
+void pp_pre_free_slots(struct pp_pre *p);
+
 /* ---- pprof_index.c ---- */
 
 /* msg "tflame: NAME: " + the formatted text. */
@@ -318,8 +422,8 @@ struct pp_str pp_string(struct pp *d, int64_t i);
 struct pp_str pp_string_nc(const struct pp *d, int64_t i, uint32_t *bad);
 /* Whether string i of the table is s. */
 bool pp_str_is(struct pp *d, int64_t i, const char *s);
-/* Pass 1 over the whole message. False (with a message) when it cannot be
- * framed. */
+/* Pass 1 over the whole message (but the run of samples d->pre took).
+ * False (with a message) when it cannot be framed. */
 bool pp_index(struct pp *d);
 /* "type/unit type/unit ..." sanitized into out. */
 void pp_list_types(struct pp *d, char *out, size_t size);

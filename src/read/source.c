@@ -874,6 +874,11 @@ bool source_at_eof(const struct source *s)
 	return s->map && s->codec == CODEC_NONE ? s->pos >= s->maplen : s->eof && s->tail == s->len;
 }
 
+bool source_inflates_aside(const struct source *s)
+{
+	return s->threaded && s->codec != CODEC_NONE;
+}
+
 uint64_t source_size(const struct source *s)
 {
 	return s->size;

@@ -52,6 +52,9 @@ bool source_at_eof(const struct source *s);
 /* For an mmap'ed input: the whole mapping, for readers that split it
  * themselves (parallel parsing). False for streams. */
 bool source_mapping(const struct source *s, const char **data, size_t *len);
+/* True for compressed input decompressed on a thread of its own (a
+ * reader of the stream then waits for it: it may do other work meanwhile). */
+bool source_inflates_aside(const struct source *s);
 /* Total size in bytes when known (regular files), else 0. */
 uint64_t source_size(const struct source *s);
 /* Bytes delivered so far; for compressed input, bytes of it consumed (to

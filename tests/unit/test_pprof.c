@@ -401,21 +401,27 @@ static void test_variants(void)
 		{ PACKED, false, false, 0, false }, { UNPACKED, false, false, 0, false },
 		{ MIXED, false, false, 0, false }, { PACKED, true, false, 0, false },
 		{ UNPACKED, true, true, 0, false }, { PACKED, false, false, 0, true },
-		{ MIXED, true, true, 0, true },
+		{ MIXED, true, true, 0, true }, { ONE, false, false, 0, false },
 	};
 	static const char *const names[] = { "packed", "unpacked", "mixed packed and unpacked",
 		"unknown fields of every wire type", "unknown fields, unpacked, strings first",
-		"sparse and huge ids", "all of them" };
+		"sparse and huge ids", "all of them", "one packed run" };
 	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
 		struct buf b = profile(&vs[i]);
 		char name[128];
-		for (int stream = 0; stream < 2; stream++) {
-			struct result *r = load_opts(&b, NULL, stream);
+		/* stream 2: counted as it arrives, as far as it can be: all 7
+		 * samples (the eighth's value is 0) when their locations are
+		 * in one packed run (PACKED makes two), none else */
+		for (int stream = 0; stream < 3; stream++) {
+			struct pprof_options o = { .ahead = stream == 2 ? 1 : -1 };
+			struct result *r = load_opts(&b, &o, stream);
 			snprintf(name, sizeof name, "%s (%s): stacks of the last sample type", names[i],
-			         stream ? "stream" : "mapped");
+			         stream == 2 ? "stream counted as it arrives" : stream ? "stream" : "mapped");
 			ok(r->rc == 0, "%s: read", name);
 			is_str(r->folded, want_cpu, name);
 			is_str(r->msgs, "", "no messages");
+			if (stream == 2)
+				is_int((long long)r->info.early, vs[i].pack == ONE ? 7 : 0, "... samples counted as they arrived");
 		}
 		ok(pprof_sniff(b.p, b.n, true), "%s: sniffed", names[i]);
 		/* unknown fields first: 64 bytes reach the first sample type */
@@ -445,6 +451,14 @@ static void test_sample_types(void)
 	r = load(&b);
 	is_str(r->folded, want_samples, "default_sample_type chooses the first");
 	is_str(r->info.type, "samples", "info: the default type");
+	/* counted as the stream arrives by the last type, which the default
+	 * then overrules: read again */
+	struct variant one = { ONE, false, false, 1, false };
+	struct buf b1 = profile(&one);
+	r = load_opts(&b1, &(struct pprof_options){ .ahead = 1 }, true);
+	is_str(r->folded, want_samples, "a stream counted as it arrives by the last type: the default's after all");
+	is_int((long long)r->info.early, 0, "... none of them counted early");
+	free(b1.p);
 	struct pprof_options o = { .sample_type = "cpu" };
 	r = load_opts(&b, &o, false);
 	is_str(r->folded, want_cpu, "--sample-type by name wins over the default");
@@ -1069,7 +1083,7 @@ static void test_parts(void)
 static const char *const s6[] = { "", "samples", "count", "cpu", "nanoseconds", "main", "a", "b", "c",
 	"late", "later", "x" };
 static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsamples, uint64_t *dangling,
-                               char *names, size_t size, int variant)
+                               uint64_t *early, char *names, size_t size, int variant)
 {
 	static const char *const fname[8] = { "", "main", "a", "b", "c", "late", "later", "x" };
 	/* leaf first; 99 is no location */
@@ -1086,7 +1100,10 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 	value_type(&b, 3, 4);
 	memset(sums, 0, 8 * sizeof *sums);
 	snprintf(names, size, "\nall\n");    /* (the leading newline: for strstr) */
-	*total = *nsamples = *dangling = 0;
+	*total = *nsamples = *dangling = *early = 0;
+	/* counted as a stream arrives (pprof_options.ahead): the samples
+	 * before the first malformed one, or before the string table */
+	int early_end = variant == 2 ? 100001 : 250001;
 	for (int i = 0; i < 300000; i++) {
 		unsigned k = (unsigned)(RND() % (i < 200000 ? 5 : 8));
 		int64_t vals[2] = { (int64_t)(RND() % 4), 0 };
@@ -1116,6 +1133,7 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 		sums[k] += (uint64_t)vals[1];
 		*total += (uint64_t)vals[1];
 		++*nsamples;
+		*early += i < early_end;
 	}
 #undef RND
 	for (uint64_t l = 1; l <= 7; l++)
@@ -1129,9 +1147,9 @@ static struct buf half_profile(uint64_t sums[8], uint64_t *total, uint64_t *nsam
 
 static void test_half_of(int variant)
 {
-	uint64_t sums[8], total, nsamples, dangling;
+	uint64_t sums[8], total, nsamples, dangling, early;
 	char names[256];
-	struct buf b = half_profile(sums, &total, &nsamples, &dangling, names, sizeof names, variant);
+	struct buf b = half_profile(sums, &total, &nsamples, &dangling, &early, names, sizeof names, variant);
 	/* by hand from the stacks above, root first, in name order */
 	char want[1024];
 	snprintf(want, sizeof want,
@@ -1141,18 +1159,26 @@ static void test_half_of(int variant)
 	char msgs[sizeof ((struct result *)0)->msgs];
 	/* parts 1: read in parts (forced), on two threads partitioned in two
 	 * at the mark nearest the middle (pprof.c: partition) */
-	for (int th = 1; th <= 3; th++)       /* 3: two threads, read from a pipe */
+	/* th 3: two threads, read from a pipe; 4: the same, its samples
+	 * counted as they arrive (pprof_options.ahead), as far as they can
+	 * be */
+	for (int th = 1; th <= 4; th++)
 	for (int parts = 0; parts < 2; parts++) {
 		for (int o = 0; o < 2; o++) {
 			struct pprof_options opt = { .threads = th < 3 ? th : 2, .parts = (unsigned)parts,
-			                             .order = o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME };
-			struct result *r = load_opts(&b, &opt, th == 3);
+			                             .order = o ? TREE_ORDER_WEIGHT : TREE_ORDER_NAME,
+			                             .ahead = th == 4 ? 1 : -1 };
+			struct result *r = load_opts(&b, &opt, th >= 3);
 			char name[160];
 			snprintf(name, sizeof name, "300,000 samples%s on %d thread(s)%s%s, %s order: the stacks' sums",
-			         variant == 1 ? " (one unpacked)" : variant == 2 ? " (strings among them)" : "", th < 3 ? th : 2, th == 3 ? " from a pipe" : "",
+			         variant == 1 ? " (one unpacked)" : variant == 2 ? " (strings among them)" : "", th < 3 ? th : 2,
+			         th == 3 ? " from a pipe" : th == 4 ? " from a pipe, counted as they arrive" : "",
 			         parts ? " in parts" : "", o ? "weight" : "name");
 			if (parts)
 				ok(r->joined, "%s: read in parts", name);
+			/* in parts, all are read again */
+			ok(r->info.early == (th == 4 && !parts ? early : 0), "... %llu samples counted as they arrived",
+			   (unsigned long long)r->info.early);
 			is_str(r->folded, want, name);
 			ok(r->info.samples == nsamples && r->info.total == total, "... %llu samples, total %llu",
 			   (unsigned long long)nsamples, (unsigned long long)total);
