@@ -8,11 +8,14 @@
  *   bit 3:   --diff: negative values go to a second tree
  *   bit 4-7: passed on to fuzz_use_tree
  * Without bits 2 and 3, an input of odd size is read in parts (see
- * pprof_options.parts), on two threads. */
+ * pprof_options.parts), on two threads. The same bytes gzip'ed are read
+ * again as a stream whose samples are counted as they arrive
+ * (pprof_options.ahead): the same result, messages and counts. */
 #include "config.h"
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "common.h"
 #include "pprof.h"
 #include "source.h"
@@ -23,12 +26,17 @@ static char path[64];
 
 struct msgs {
 	size_t n;
+	char text[4096];
+	size_t len;
 };
 
 static void on_msg(void *arg, const char *text)
 {
 	struct msgs *m = arg;
 	m->n++;
+	int k = snprintf(m->text + m->len, sizeof m->text - m->len, "%s\n", text);
+	if (k > 0)
+		m->len = m->len + (size_t)k < sizeof m->text ? m->len + (size_t)k : sizeof m->text - 1;
 	/* messages reach the terminal: no control bytes, and the prefix */
 	if (strncmp(text, "tflame: f: ", 11) != 0)
 		abort();
@@ -45,6 +53,44 @@ static void check_str(const char *s, size_t size)
 	for (; s < nul; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			abort();
+}
+
+/* data[0..size) gzip'ed into the file at path (zlib, level 1). */
+static void write_gzip(const char *at, const uint8_t *data, size_t size)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		abort();
+	uLong cap = deflateBound(&z, (uLong)size);
+	unsigned char *out = malloc(cap);
+	if (!out)
+		abort();
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)size;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+		abort();
+	int fd = open(at, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, out, z.total_out) != (ssize_t)z.total_out)
+		abort();
+	close(fd);
+	deflateEnd(&z);
+	free(out);
+}
+
+/* The folded lines of a finalized tree, malloc'ed. */
+static char *folded_text(const struct tree *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		abort();
+	tree_write_folded(t, f);
+	fclose(f);
+	return buf;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -97,9 +143,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (info.samples > t.stacks + before.stacks)
 			abort();
 	}
+
+	/* the same, gzip'ed: a stream counted as it arrives */
+	static char gzpath[72];
+	if (!gzpath[0])
+		snprintf(gzpath, sizeof gzpath, "%s.gz", path);
+	write_gzip(gzpath, data, size);
+	s = source_open(gzpath, err, sizeof err);
+	if (!s)
+		abort();
+	struct tree t2, before2;
+	tree_init(&t2);
+	tree_init(&before2);
+	struct pprof_options o2 = o;
+	o2.ahead = 1;
+	o2.before = o.before ? &before2 : NULL;
+	struct pprof_info info2;
+	memset(&info2, 0x5a, sizeof info2);
+	struct msgs m2 = { 0 };
+	int rc2 = pprof_load(&t2, s, "f", &o2, &info2, on_msg, &m2);
+	source_close(s);
+	unlink(gzpath);
+	if (rc2 != rc || m2.n != m.n || strcmp(m2.text, m.text) != 0)
+		abort();
+	if (rc == 0 && (info2.samples != info.samples || info2.total != info.total ||
+	                info2.before_total != info.before_total || t2.stacks != t.stacks))
+		abort();
+
 	fuzz_use_tree(&t, sel >> 4);
 	fuzz_use_tree(&before, sel >> 5);
+	static const enum tree_order orders[] = { TREE_ORDER_NAME, TREE_ORDER_WEIGHT, TREE_ORDER_INPUT };
+	tree_finalize(&t2, orders[(sel >> 4) % 3]);
+	tree_finalize(&before2, orders[(sel >> 5) % 3]);
+	char *a = folded_text(&t), *b = folded_text(&t2);
+	if (strcmp(a, b) != 0)
+		abort();
+	free(a);
+	free(b);
+	a = folded_text(&before);
+	b = folded_text(&before2);
+	if (strcmp(a, b) != 0)
+		abort();
+	free(a);
+	free(b);
 	tree_free(&t);
 	tree_free(&before);
+	tree_free(&t2);
+	tree_free(&before2);
 	return 0;
 }

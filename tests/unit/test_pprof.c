@@ -1072,6 +1072,110 @@ static void test_parts(void)
 	free(b.p);
 }
 
+/* ---- samples counted as a stream arrives ------------------------------------------ */
+
+/* Samples of a few kinds (leaf first; location 9 dangles): what
+ * pprof_options.ahead counts early and what it leaves to pass 2 must add
+ * up to what a mapped file gives. */
+enum ahead_case { AH_PLAIN, AH_ZERO, AH_BADKEY, AH_BADZERO, AH_ONEVALUE, AH_NEGATIVE, AH_SUM, AH_LABELS, AH_TYPE_AFTER,
+	AH_MIXED, AH_CUT, AH_N };
+
+static void ahead_sample(struct buf *b, int64_t l0, int64_t l1, int64_t l2, int64_t value, bool label)
+{
+	int64_t locs[3] = { l0, l1, l2 }, vals[2] = { value ? 1 : 0, value };
+	static const struct label lab[1] = { { 11, 12, 0 } };       /* worker=alpha */
+	sample(b, locs, l2 ? 3 : 2, vals, 2, ONE, lab, label ? 1 : 0, false);
+}
+
+static struct buf ahead_profile(enum ahead_case k)
+{
+	struct buf b = { 0 }, raw = { 0 };
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	ahead_sample(&b, 3, 2, 1, 10, k == AH_LABELS);
+	switch (k) {
+	case AH_ZERO:
+		ahead_sample(&b, 9, 1, 0, 0, false);
+		break;
+	case AH_BADKEY:     /* a location id of 11 bytes (value 5, or 0) */
+	case AH_BADZERO:
+		tag(&raw, 1, 2);
+		varint(&raw, 12);
+		put(&raw, "\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x80\x01", 12);
+		tag(&raw, 2, 2);
+		varint(&raw, 2);
+		put(&raw, k == AH_BADKEY ? "\x01\x05" : "\x00\x00", 2);
+		fmsg(&b, 2, &raw);
+		break;
+	case AH_ONEVALUE: {
+		int64_t locs[2] = { 2, 1 }, one = 5;
+		sample(&b, locs, 2, &one, 1, ONE, NULL, 0, false);
+		break;
+	}
+	case AH_NEGATIVE:
+		ahead_sample(&b, 2, 1, 0, -5, false);
+		break;
+	case AH_SUM:        /* the third makes the sum pass 2^64 */
+		ahead_sample(&b, 2, 1, 0, INT64_MAX, false);
+		ahead_sample(&b, 2, 1, 0, INT64_MAX, false);
+		ahead_sample(&b, 2, 1, 0, INT64_MAX, false);
+		break;
+	case AH_MIXED:
+		mapping(&b, 1, 0x1000, 0x2000, 0, 10);
+		break;
+	default:
+		break;
+	}
+	ahead_sample(&b, 2, 1, 0, 20, k == AH_LABELS);
+	ahead_sample(&b, 3, 2, 1, 5, k == AH_LABELS);
+	if (k == AH_ZERO)
+		ahead_sample(&b, 9, 1, 0, 0, false);
+	if (k == AH_TYPE_AFTER)
+		value_type(&b, 13, 2);
+	uint64_t f[3] = { 1, 2, 3 };
+	for (uint64_t i = 1; i <= 3; i++)
+		location(&b, i, 0, 0x1000 * i, &f[i - 1], 1, false);
+	for (uint64_t i = 1; i <= 3; i++)
+		function(&b, i, (int64_t)(4 + i), 0, false);
+	strings(&b, strs, NSTRS);
+	if (k == AH_CUT)
+		b.n -= 3;
+	free(raw.p);
+	return b;
+}
+
+static void test_ahead(void)
+{
+	static const char *const names[AH_N] = { "plain", "a sample of value 0 (a dangling location)",
+		"a malformed location id", "a malformed location id, value 0", "one value for two types", "a negative value",
+		"sums beyond 64 bits", "labels", "a sample type after the samples", "a mapping among the samples",
+		"cut short" };
+	/* samples counted early, by hand: those before the one that cannot
+	 * be (value 0 ones aside); none when the whole is read again */
+	static const long long early[AH_N] = { 3, 3, 0, 0, 1, 1, 3, 3, 0, 1, 0 };
+	for (int k = 0; k < AH_N; k++) {
+		struct buf b = ahead_profile((enum ahead_case)k);
+		struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = -1 }, false);
+		static struct result m;
+		m = *r;
+		r = load_opts(&b, &(struct pprof_options){ .ahead = 1, .threads = 2 }, true);
+		char name[160];
+		snprintf(name, sizeof name, "a stream counted as it arrives, %s: what a mapped file gives", names[k]);
+		ok(r->rc == m.rc, "%s: rc %d", name, m.rc);
+		is_str(r->folded, m.folded, name);
+		is_str(r->msgs, m.msgs, "... the same messages");
+		ok(r->info.samples == m.info.samples && r->info.total == m.info.total,
+		   "... the same counts (%llu samples)", (unsigned long long)m.info.samples);
+		is_int((long long)r->info.early, early[k], "... samples counted as they arrived");
+		if (k == AH_PLAIN)
+			is_str(r->folded, "main;parse 20\nmain;parse;lex 15\n", "... the stacks, by hand");
+		if (k == AH_ZERO)
+			okm(has(r->msgs, "2 references to locations"), "... the zero-valued samples' dangling ids counted",
+			    r->msgs);
+		free(b.p);
+	}
+}
+
 /* With --threads of 2 or more, a big profile read in file order has its
  * second half of samples read on a thread into a cache of its own, and
  * taken into the main thread's (pprof.c: pp_samples): the same stacks,
@@ -1233,6 +1337,7 @@ int main(void)
 	test_parts();
 	test_sorted();
 	test_half();
+	test_ahead();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
