@@ -348,6 +348,17 @@ PP=$top_srcdir/tests/data/pprof
 same "pprof: a gzip'ed CPU profile, found by content" "$T_TMP/pp.out" "$PP/cpu.folded"
 gzip -dc < "$PP/heap.pb.gz" | "$TFLAME" --collapse --sample-type=alloc_space - > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
 same "pprof: heap alloc_space, plain on a pipe" "$T_TMP/pp.out" "$PP/heap.alloc_space.folded"
+# counted as the stream arrives (TFLAME_PPROF_AHEAD: on pipes too; a gzip'ed
+# file is by default): heap's default type has samples of value 0; allocs's
+# default_sample_type is not the last type, which is what is counted early
+for f in heap allocs; do
+	gzip -dc < "$PP/$f.pb.gz" | TFLAME_PPROF_AHEAD=1 "$TFLAME" --collapse - > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+	same "pprof: $f, default type, counted as it arrives on a pipe" "$T_TMP/pp.out" "$PP/$f.folded"
+	TFLAME_PPROF_AHEAD=0 "$TFLAME" --collapse "$PP/$f.pb.gz" > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+	same "pprof: $f, default type, a gzip'ed file not counted as it arrives" "$T_TMP/pp.out" "$PP/$f.folded"
+	"$TFLAME" --collapse "$PP/$f.pb.gz" > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
+	same "pprof: $f, default type, a gzip'ed file" "$T_TMP/pp.out" "$PP/$f.folded"
+done
 # read in parts, as a big Go profile is (TFLAME_PARTS: whatever the size)
 TFLAME_PARTS=1 "$TFLAME" --collapse "$PP/cpu.pb.gz" > "$T_TMP/pp.out" 2> "$T_TMP/pp.err"
 same "pprof in parts: the CPU profile" "$T_TMP/pp.out" "$PP/cpu.folded"
