@@ -674,6 +674,18 @@ for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 	set -- $(best_cmd "$TFLAME" --collapse "$f")
 	frow '' '' 'tflame --collapse' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
 	case $f in
+	*.gz)   # without counting the samples as they arrive, and the
+		# decompression alone (gzip -dc; ISA-L's igzip when installed)
+		# shellcheck disable=SC2046
+		set -- $(best_cmd env TFLAME_PPROF_AHEAD=0 "$TFLAME" --print -w 1 "$f")
+		frow '' '' 'TFLAME_PPROF_AHEAD=0 ...-w 1' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
+		for z in gzip igzip; do
+			command -v $z > /dev/null 2>&1 || continue
+			# shellcheck disable=SC2046
+			set -- $(best_cmd $z -dc "$f")
+			frow '' '' "$z -dc (alone)" "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
+		done
+		;;
 	"$pp")  # --svg and go beside the first only
 		# shellcheck disable=SC2046
 		set -- $(best_cmd "$TFLAME" --svg "$f")

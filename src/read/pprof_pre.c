@@ -311,15 +311,36 @@ void pp_pre_step(struct pp_pre *p, const unsigned char *buf, size_t len)
 		p->on = false;
 }
 
+/* Whether k[0..len) is well-formed varints. A varint is not when it is
+ * cut (the last byte has its high bit) or longer than 9 bytes with high
+ * bits: only those runs are read as varints. */
+static bool key_ok(const unsigned char *k, size_t len)
+{
+	if (!len)
+		return true;
+	if (k[len - 1] >= 0x80)
+		return false;
+	unsigned run = 0;
+	for (size_t i = 0; i < len; i++) {
+		run = k[i] >= 0x80 ? run + 1 : 0;
+		if (run >= 9) {
+			const unsigned char *p = k, *end = k + len;
+			uint64_t v;
+			while (p < end)
+				if (pb_varint(&p, end, &v) != PB_OK)
+					return false;
+			return true;
+		}
+	}
+	return true;
+}
+
 static bool tab_keys_ok(const struct pp_pre_tab *t)
 {
 	for (size_t i = 0; i < t->nmem;) {
 		const struct pre_e *e = (const struct pre_e *)(t->mem + i);
-		const unsigned char *k = e->key, *end = k + e->len;
-		uint64_t v;
-		while (k < end)
-			if (pb_varint(&k, end, &v) != PB_OK)
-				return false;
+		if (!key_ok(e->key, e->len))
+			return false;
 		i += pre_size(e->len);
 	}
 	return true;

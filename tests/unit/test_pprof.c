@@ -1077,7 +1077,7 @@ static void test_parts(void)
 /* Samples of a few kinds (leaf first; location 9 dangles): what
  * pprof_options.ahead counts early and what it leaves to pass 2 must add
  * up to what a mapped file gives. */
-enum ahead_case { AH_PLAIN, AH_ZERO, AH_BADKEY, AH_BADZERO, AH_ONEVALUE, AH_NEGATIVE, AH_SUM, AH_LABELS, AH_TYPE_AFTER,
+enum ahead_case { AH_PLAIN, AH_ZERO, AH_BADKEY, AH_BADZERO, AH_LONGID, AH_BIGID, AH_CUTID, AH_ONEVALUE, AH_NEGATIVE, AH_SUM, AH_LABELS, AH_TYPE_AFTER,
 	AH_MIXED, AH_CUT, AH_N };
 
 static void ahead_sample(struct buf *b, int64_t l0, int64_t l1, int64_t l2, int64_t value, bool label)
@@ -1099,12 +1099,24 @@ static struct buf ahead_profile(enum ahead_case k)
 		break;
 	case AH_BADKEY:     /* a location id of 11 bytes (value 5, or 0) */
 	case AH_BADZERO:
+	case AH_LONGID:     /* 10 bytes: UINT64_MAX (dangling) */
+	case AH_BIGID:      /* 10 bytes, beyond 64 bits */
+	case AH_CUTID:
 		tag(&raw, 1, 2);
-		varint(&raw, 12);
-		put(&raw, "\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x80\x01", 12);
+		if (k == AH_CUTID) {       /* the last id cut */
+			varint(&raw, 2);
+			put(&raw, "\x03\x81", 2);
+		} else if (k == AH_LONGID || k == AH_BIGID) {
+			varint(&raw, 11);
+			put(&raw, k == AH_LONGID ? "\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"
+			                         : "\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11);
+		} else {
+			varint(&raw, 12);
+			put(&raw, "\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x80\x01", 12);
+		}
 		tag(&raw, 2, 2);
 		varint(&raw, 2);
-		put(&raw, k == AH_BADKEY ? "\x01\x05" : "\x00\x00", 2);
+		put(&raw, k == AH_BADZERO ? "\x00\x00" : "\x01\x05", 2);
 		fmsg(&b, 2, &raw);
 		break;
 	case AH_ONEVALUE: {
@@ -1147,12 +1159,13 @@ static struct buf ahead_profile(enum ahead_case k)
 static void test_ahead(void)
 {
 	static const char *const names[AH_N] = { "plain", "a sample of value 0 (a dangling location)",
-		"a malformed location id", "a malformed location id, value 0", "one value for two types", "a negative value",
+		"a malformed location id", "a malformed location id, value 0", "a location id of 10 bytes",
+		"a location id of 10 bytes beyond 64 bits", "a location id cut", "one value for two types", "a negative value",
 		"sums beyond 64 bits", "labels", "a sample type after the samples", "a mapping among the samples",
 		"cut short" };
 	/* samples counted early, by hand: those before the one that cannot
 	 * be (value 0 ones aside); none when the whole is read again */
-	static const long long early[AH_N] = { 3, 3, 0, 0, 1, 1, 3, 3, 0, 1, 0 };
+	static const long long early[AH_N] = { 3, 3, 0, 0, 4, 0, 0, 1, 1, 3, 3, 0, 1, 0 };
 	for (int k = 0; k < AH_N; k++) {
 		struct buf b = ahead_profile((enum ahead_case)k);
 		struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = -1 }, false);
@@ -1172,6 +1185,10 @@ static void test_ahead(void)
 		if (k == AH_ZERO)
 			okm(has(r->msgs, "2 references to locations"), "... the zero-valued samples' dangling ids counted",
 			    r->msgs);
+		if (k == AH_LONGID)
+			okm(has(r->msgs, "1 reference to locations"), "... its dangling id counted", r->msgs);
+		if (k == AH_BIGID || k == AH_BADKEY || k == AH_CUTID)
+			okm(has(r->msgs, "skipped 1 malformed sample"), "... the sample said malformed", r->msgs);
 		free(b.p);
 	}
 }
