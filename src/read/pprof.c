@@ -1618,6 +1618,10 @@ struct pp_worker {
 	struct pp_job *job;
 	uint64_t done;
 	pthread_t th;
+	/* done is written a sample, the next worker's d.o read as often:
+	 * not on one cache line (they were, once struct pp grew by 8 bytes:
+	 * make bench's unique pprof load 6% slower) */
+	char pad[64];
 };
 
 static void worker_init(struct pp_worker *w, const struct pp *d, struct pp_job *job)

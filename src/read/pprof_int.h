@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include "arena.h"
 #include "pprof.h"
 #include "pprof_wire.h"
@@ -106,40 +105,9 @@ static inline uint64_t pp_mix64(uint64_t x)
 	return x;
 }
 
-static inline uint64_t pp_rotl64(uint64_t x, unsigned r)
-{
-	return x << r | x >> (64 - r);
-}
-
 /* The hash of a stack's key (its packed location ids; see pprof.c's
- * seen_hash), quick (it was 5% of make bench's pprof load): two lanes of 8
- * bytes, so that the multiplications of one key overlap, and the last
- * bytes of a key of 8 or more read as one word that overlaps the one
- * before (bytes gathered into a word on the stack and read back stalled
- * on the store). */
-static inline uint64_t pp_key_hash(const unsigned char *p, size_t n, uint64_t seed)
-{
-	uint64_t a = seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL, b = ~seed, x, y;
-	const unsigned char *end = p + n;
-	if (n < 8) {
-		x = 0;
-		memcpy(&x, p, n);
-		return pp_mix64((a ^ x) * 0xff51afd7ed558ccdULL);
-	}
-	for (; end - p > 16; p += 16) {
-		memcpy(&x, p, 8);
-		memcpy(&y, p + 8, 8);
-		a = pp_rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
-		b = pp_rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
-	}
-	if (end - p > 8) {
-		memcpy(&x, p, 8);
-		a = pp_rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
-	}
-	memcpy(&y, end - 8, 8);
-	b = pp_rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
-	return pp_mix64(a ^ pp_rotl64(b, 32));
-}
+ * seen_hash), for pprof.c's cache and pprof_pre.c's (in pprof_stack.c). */
+uint64_t pp_key_hash(const unsigned char *p, size_t n, uint64_t seed);
 
 /* Builds the map of n ids (ids[i*stride], a uint64_t at the start of each
  * entry); the first of equal ids wins. */

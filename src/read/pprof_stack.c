@@ -21,6 +21,39 @@ static inline strtab_id frame_id(struct pp *d, struct tree *t, int w, uint32_t r
 }
 
 
+static inline uint64_t rotl64(uint64_t x, unsigned r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/* Quick (it was 5% of make bench's pprof load): two lanes of 8 bytes, so
+ * that the multiplications of one key overlap, and the last bytes of a
+ * key of 8 or more read as one word that overlaps the one before (bytes
+ * gathered into a word on the stack and read back stalled on the store). */
+uint64_t pp_key_hash(const unsigned char *p, size_t n, uint64_t seed)
+{
+	uint64_t a = seed ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL, b = ~seed, x, y;
+	const unsigned char *end = p + n;
+	if (n < 8) {
+		x = 0;
+		memcpy(&x, p, n);
+		return pp_mix64((a ^ x) * 0xff51afd7ed558ccdULL);
+	}
+	for (; end - p > 16; p += 16) {
+		memcpy(&x, p, 8);
+		memcpy(&y, p + 8, 8);
+		a = rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
+		b = rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
+	}
+	if (end - p > 8) {
+		memcpy(&x, p, 8);
+		a = rotl64((a ^ x) * 0xff51afd7ed558ccdULL, 29);
+	}
+	memcpy(&y, end - 8, 8);
+	b = rotl64((b ^ y) * 0xc4ceb9fe1a85ec53ULL, 31);
+	return pp_mix64(a ^ rotl64(b, 32));
+}
+
 void *pp_grow(void *p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
