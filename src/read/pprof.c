@@ -1828,7 +1828,7 @@ static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size
  * well-formed, and the samples are not to be read in parts. */
 static bool pre_usable(struct pp *d, struct tree *t, const struct pp_pre *p, size_t vi)
 {
-	return p->fields && !p->failed && p->nvt == d->nvt && p->vi == vi && d->samples_at &&
+	return p->fields && !p->failed && p->vi == vi && d->samples_at &&
 	       p->first == pp_off(d, d->samples_at) && p->at <= pp_off(d, d->samples_end) && pp_pre_keys_ok(p) &&
 	       !parts_wanted(d, t);
 }
