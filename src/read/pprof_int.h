@@ -326,6 +326,7 @@ struct pp_pre {
 	bool on;                    /* still taking samples */
 	bool failed;                /* few repeats: of no use */
 	bool stop;                  /* met what it cannot take: stops at `at` */
+	bool bad_key;               /* a key's location ids are malformed */
 	size_t at;                  /* offset of the next field to read */
 	size_t first;               /* the first sample's offset */
 	size_t nvt;                 /* sample types before the first sample */
