@@ -1918,7 +1918,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	}
 	if (!d.data)
 		d.data = (const unsigned char *)"";
-	if (pre.fields && !pre.failed)
+	if (pre.fields)
 		d.pre = &pre;
 	if (!pp_index(&d))
 		goto out;

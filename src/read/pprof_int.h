@@ -324,7 +324,8 @@ struct pp {
  * after the samples. Offsets, not pointers: the buffer may move. */
 struct pp_pre {
 	bool on;                    /* still taking samples */
-	bool failed;                /* few repeats: of no use */
+	bool failed;                /* few repeats: of no use but to pass 1,
+	                               the samples' run framed (see pre_walk) */
 	bool stop;                  /* met what it cannot take: stops at `at` */
 	bool bad_key;               /* a key's location ids are malformed */
 	size_t at;                  /* offset of the next field to read */

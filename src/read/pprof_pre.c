@@ -266,8 +266,10 @@ static bool pre_count(struct pp_pre *p, const struct pre_s *o)
 		/* few repeats: the samples will be read in parts, which this
 		 * cannot help (see pprof.c's repeats_often) */
 		if (p->fields == PP_PARTS_PROBE && p->again * 4 < (uint64_t)PP_PARTS_PROBE * 3) {
+			p->at = o->end;
 			p->failed = true;
-			p->on = false;
+			tab_free(&p->tab);
+			tab_free(&p->zero);
 			return false;
 		}
 	}
@@ -279,7 +281,28 @@ static bool pre_count(struct pp_pre *p, const struct pre_s *o)
  * lookups' misses overlap (as pprof.c's pass 2 does). */
 #define PRE_AHEAD 16
 
-void pp_pre_step(struct pp_pre *p, const unsigned char *buf, size_t len)
+/* Few repeats: the rest of the samples' run only framed, as pass 1 would
+ * frame it (it then skips it), while the input arrives. */
+static void pre_walk(struct pp_pre *p, const unsigned char *buf, size_t len)
+{
+	struct pb c = { buf + p->at, buf + len };
+	struct pb_field f;
+	while (p->on) {
+		const unsigned char *at = c.p;
+		if (pb_next(&c, &f) <= 0)
+			break;
+		if (f.num != 2 || f.wt != WT_LEN) {
+			p->on = false;
+			break;
+		}
+		if (p->fields % PP_MARK == 0)
+			*VEC_PUSH(p->marks, p->nmarks, p->capmarks) = (size_t)(at - buf);
+		p->fields++;
+		p->at = (size_t)(c.p - buf);
+	}
+}
+
+static void pre_take(struct pp_pre *p, const unsigned char *buf, size_t len)
 {
 	struct pb c = { buf + p->at, buf + len };
 	struct pb_field f;
@@ -330,7 +353,8 @@ void pp_pre_step(struct pp_pre *p, const unsigned char *buf, size_t len)
 		if (!n)
 			break;
 		if (!pre_count(p, &ring[head])) {
-			p->on = false;
+			if (!p->failed)
+				p->on = false;
 			return;
 		}
 		head = (head + 1) % PRE_AHEAD;
@@ -338,6 +362,14 @@ void pp_pre_step(struct pp_pre *p, const unsigned char *buf, size_t len)
 	}
 	if (p->stop)
 		p->on = false;
+}
+
+void pp_pre_step(struct pp_pre *p, const unsigned char *buf, size_t len)
+{
+	if (p->on && !p->failed)
+		pre_take(p, buf, len);
+	if (p->on && p->failed)
+		pre_walk(p, buf, len);
 }
 
 bool pp_pre_keys_ok(const struct pp_pre *p)

@@ -1156,6 +1156,41 @@ static struct buf ahead_profile(enum ahead_case k)
 	return b;
 }
 
+/* n samples, each of its own stack of locations (a dangling root id: the
+ * names are all [unknown];main;parse;lex): few repeat, so nothing is
+ * counted early, and the samples' run is only framed as it arrives, for
+ * pass 1 to skip; 300,000 are read in parts (which count on pass 1's
+ * count of samples). */
+static void test_ahead_unique(int64_t n)
+{
+	struct buf b = { 0 };
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	uint64_t total = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t locs[4] = { 3, 2, 1, 1000 + i }, vals[2] = { 1, 1 + i % 7 };
+		sample(&b, locs, 4, vals, 2, ONE, NULL, 0, false);
+		total += (uint64_t)(1 + i % 7);
+	}
+	uint64_t f[3] = { 1, 2, 3 };
+	for (uint64_t i = 1; i <= 3; i++)
+		location(&b, i, 0, 0x1000 * i, &f[i - 1], 1, false);
+	for (uint64_t i = 1; i <= 3; i++)
+		function(&b, i, (int64_t)(4 + i), 0, false);
+	strings(&b, strs, NSTRS);
+	struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = 1, .threads = 2 }, true);
+	char want[64], name[96], refs[64];
+	snprintf(want, sizeof want, "[unknown];main;parse;lex %llu\n", (unsigned long long)total);
+	snprintf(name, sizeof name, "a stream of %lld stacks counted as it arrives: few repeat, read after all",
+	         (long long)n);
+	is_str(r->folded, want, name);
+	snprintf(refs, sizeof refs, "%lld references to locations", (long long)n);
+	okm(has(r->msgs, refs), "... every dangling id counted", r->msgs);
+	ok(r->info.samples == (uint64_t)n && r->info.early == 0, "... %lld samples, none counted early", (long long)n);
+	ok(r->joined == (n >= 262144), "... %s", n >= 262144 ? "read in parts" : "not in parts");
+	free(b.p);
+}
+
 static void test_ahead(void)
 {
 	static const char *const names[AH_N] = { "plain", "a sample of value 0 (a dangling location)",
@@ -1355,6 +1390,8 @@ int main(void)
 	test_sorted();
 	test_half();
 	test_ahead();
+	test_ahead_unique(70000);
+	test_ahead_unique(300000);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
