@@ -1089,6 +1089,27 @@ static void half_free(struct pp_half *h)
 	copy_free(c);
 }
 
+/* A stack not in d's cache (key[0..len), hash h; its locations
+ * d->slocs[0..n), bad of them dangling; cut at PP_MAX_FRAMES) with count,
+ * as another cache or the prepass counted it: held and named, or (the
+ * cache off or full) added now, after the held ones. Not a sample's
+ * lookup: the cache is not turned off for these. */
+static void hold_new(struct pp *d, struct tree *t, uint64_t h, const unsigned char *key, size_t len, uint64_t bad,
+                     bool cut, size_t n, uint64_t count)
+{
+	struct pp_seen *s = &d->seen;
+	uint64_t lookups = s->lookups, hits = s->hits;
+	bool held = !s->off && seen_insert(s, h, key, len, 0, 0, 0, bad, cut, count);
+	s->lookups = lookups;
+	s->hits = hits;
+	if (held) {
+		seen_names(d, t, 0, n, 0, 0);
+	} else {
+		seen_add(d, false, NULL);        /* the held stacks came first */
+		pp_add_stack(d, t, 0, n, 0, 0, count);
+	}
+}
+
 /* The stacks h's cache holds into d's, after d's own (see above), and what
  * h counted. */
 static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, struct pp_half *h)
@@ -1135,16 +1156,7 @@ static void half_merge(struct pp *d, struct tree *t, struct pprof_info *info, st
 			size_t n = 0;
 			pp_decode_locs(d, ce->key, ce->len, &n);
 			d->bad_refs = bad_refs;
-			bool held = !s->off && seen_insert(s, hash, ce->key, ce->len, 0, 0, 0, seen_bad(ce),
-			                                   (ce->flags & PP_SEEN_CUT) != 0, ce->count);
-			s->lookups = lookups;
-			s->hits = hits;
-			if (held) {
-				seen_names(d, t, 0, n, 0, 0);
-			} else {
-				seen_add(d, false, NULL);        /* the held stacks came first */
-				pp_add_stack(d, t, 0, n, 0, 0, ce->count);
-			}
+			hold_new(d, t, hash, ce->key, ce->len, seen_bad(ce), (ce->flags & PP_SEEN_CUT) != 0, n, ce->count);
 		}
 	}
 	pp_flush(d, 0);
@@ -1863,17 +1875,7 @@ static void pre_merge(struct pp *d, struct tree *t, struct pp_pre *p, struct ppr
 		uint64_t bad = d->bad_refs - bad0;
 		d->bad_refs = bad0 + bad * e.nsamp;
 		bool cut = pp_stack_cut(d, n, 0);
-		/* not lookups of samples: the cache is not turned off for them */
-		uint64_t lookups = s->lookups, hits = s->hits;
-		bool held = !s->off && seen_insert(s, e.hash, e.key, e.len, 0, 0, 0, bad, cut, e.count);
-		s->lookups = lookups;
-		s->hits = hits;
-		if (held) {
-			seen_names(d, t, 0, n, 0, 0);
-		} else {
-			seen_add(d, false, NULL);        /* the held stacks came first */
-			pp_add_stack(d, t, 0, n, 0, 0, e.count);
-		}
+		hold_new(d, t, e.hash, e.key, e.len, bad, cut, n, e.count);
 		d->cut_stacks += cut ? e.nsamp : 0;
 		stacks += e.nsamp;
 		info->samples += e.nsamp;

@@ -1087,6 +1087,17 @@ static void ahead_sample(struct buf *b, int64_t l0, int64_t l1, int64_t l2, int6
 	sample(b, locs, l2 ? 3 : 2, vals, 2, ONE, lab, label ? 1 : 0, false);
 }
 
+/* Locations 1-3 (main, parse, lex), their functions, the strings. */
+static void ahead_tail(struct buf *b)
+{
+	uint64_t f[3] = { 1, 2, 3 };
+	for (uint64_t i = 1; i <= 3; i++)
+		location(b, i, 0, 0x1000 * i, &f[i - 1], 1, false);
+	for (uint64_t i = 1; i <= 3; i++)
+		function(b, i, (int64_t)(4 + i), 0, false);
+	strings(b, strs, NSTRS);
+}
+
 static struct buf ahead_profile(enum ahead_case k)
 {
 	struct buf b = { 0 }, raw = { 0 };
@@ -1144,12 +1155,7 @@ static struct buf ahead_profile(enum ahead_case k)
 		ahead_sample(&b, 9, 1, 0, 0, false);
 	if (k == AH_TYPE_AFTER)
 		value_type(&b, 13, 2);
-	uint64_t f[3] = { 1, 2, 3 };
-	for (uint64_t i = 1; i <= 3; i++)
-		location(&b, i, 0, 0x1000 * i, &f[i - 1], 1, false);
-	for (uint64_t i = 1; i <= 3; i++)
-		function(&b, i, (int64_t)(4 + i), 0, false);
-	strings(&b, strs, NSTRS);
+	ahead_tail(&b);
 	if (k == AH_CUT)
 		b.n -= 3;
 	free(raw.p);
@@ -1172,12 +1178,7 @@ static void test_ahead_unique(int64_t n)
 		sample(&b, locs, 4, vals, 2, ONE, NULL, 0, false);
 		total += (uint64_t)(1 + i % 7);
 	}
-	uint64_t f[3] = { 1, 2, 3 };
-	for (uint64_t i = 1; i <= 3; i++)
-		location(&b, i, 0, 0x1000 * i, &f[i - 1], 1, false);
-	for (uint64_t i = 1; i <= 3; i++)
-		function(&b, i, (int64_t)(4 + i), 0, false);
-	strings(&b, strs, NSTRS);
+	ahead_tail(&b);
 	struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = 1, .threads = 2 }, true);
 	char want[64], name[96], refs[64];
 	snprintf(want, sizeof want, "[unknown];main;parse;lex %llu\n", (unsigned long long)total);
