@@ -1,44 +1,40 @@
 #!/usr/bin/env python3
-"""A hostile pprof profile against the reader's repeated-stack cache
-(src/read/pprof.c: a stack seen before is found by a hash of its packed
-location ids, with a fixed seed):
+"""A hostile pprof profile against the reader's repeated-stack caches
+(src/read/pprof.c, and src/read/pprof_pre.c's while a compressed file
+inflates: a stack seen before is found by a hash of its packed location
+ids, with a fixed seed):
 
-    collide.py N PROFILE.pb EXPECTED.folded
+    collide.py N PROFILE.pb EXPECTED.folded [HOT]
 
 writes N samples whose packed location ids are distinct 16-byte strings
-with the same 64-bit hash, each followed by a sample of one hot stack (so
-that half the samples repeat and the cache stays on), and the folded
+with the same 64-bit hash, each followed by HOT samples (default 1) of one
+hot stack (so that half the samples, or more, repeat and the cache stays
+on; 4 keep pprof_pre.c's table on too: it wants 3 in 4), and the folded
 stacks they must give, worked out here from the ids written (not by
 tflame).
 
-The hash (bytes_hash with seed 0: no label root, the main tree) over two
-8-byte words is h = f(f(h0 ^ w1) ^ w2), f(x) = g(x * C), g(y) = y ^ (y >> 32),
-then a final mix. f can be undone (g is its own inverse, C is odd), so for
-any first word w1 there is one second word w2 that gives a chosen h:
-w2 = f^-1(target) ^ f(h0 ^ w1). w1 is 8 one-byte ids (1..127, locations
-the profile has); w2 is kept when its bytes are varints too (the last byte
-below 0x80), ids the profile does not hold: those frames read
-"[unknown]". Samples are leaf first, so a stack reads, root first,
-[unknown] frames (one per id in w2), then the names of w1's ids reversed.
+The hash (pp_key_hash in src/read/pprof_stack.c, seed 0: no label root,
+the main tree) of a 16-byte key, words w1 and w2, is
+mix(a ^ rotl(b, 32)) with a = rotl((A0 ^ w1) * C1, 29) and
+b = rotl((~0 ^ w2) * C2, 31): for any w1 there is one w2 that gives a
+chosen value of a ^ rotl(b, 32), hence one hash. w1 is 8 one-byte ids
+(1..127, locations the profile has); w2 is kept when its bytes are varints
+too (the last byte below 0x80), ids the profile does not hold: those
+frames read "[unknown]". Samples are leaf first, so a stack reads, root
+first, [unknown] frames (one per id in w2), then the names of w1's ids
+reversed.
 """
 import sys
 
 M = (1 << 64) - 1
-C = 0xff51afd7ed558ccd
-CINV = pow(C, -1, 1 << 64)
+C1 = 0xff51afd7ed558ccd
+C2 = 0xc4ceb9fe1a85ec53
+C2INV = pow(C2, -1, 1 << 64)
 GOLDEN = 0x9e3779b97f4a7c15
 
 
-def g(y):
-    return y ^ (y >> 32)
-
-
-def f(x):
-    return g((x * C) & M)
-
-
-def finv(z):
-    return (g(z) * CINV) & M
+def rotl(x, r):
+    return ((x << r) | (x >> (64 - r))) & M
 
 
 def varint(v):
@@ -74,8 +70,9 @@ def ids_of(b):
 
 def main():
     n, pb_path, folded_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    h0 = (16 * GOLDEN) & M      # seed 0, 16 bytes
-    target = finv(0x0123456789abcdef)
+    hot_n = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    a0 = (16 * GOLDEN) & M      # seed 0, 16 bytes
+    target = 0x0123456789abcdef  # a ^ rotl(b, 32), the same for every key
     nloc = 127
     strings = ["", "samples", "count"] + ["f%d" % i for i in range(1, nloc + 1)]
     counts = {}
@@ -90,12 +87,14 @@ def main():
             k //= 127
         i += 1
         x = int.from_bytes(w1, "little")
-        w2 = (target ^ f(h0 ^ x)).to_bytes(8, "little")
+        a = rotl(((a0 ^ x) * C1) & M, 29)
+        b = rotl(target ^ a, 32)
+        w2 = (((rotl(b, 64 - 31) * C2INV) & M) ^ M).to_bytes(8, "little")
         if w2[7] >= 0x80:
             continue            # not a whole run of varints
         key = bytes(w1) + w2
         made += 1
-        for ids, body in ((ids_of(key), key), (list(hot), hot)):
+        for ids, body in [(ids_of(key), key)] + [(list(hot), hot)] * hot_n:
             samples += field(2, 2, field(1, 2, body) + field(2, 0, 1))
             names = ["f%d" % v if 1 <= v <= nloc else "[unknown]" for v in ids]
             stack = ";".join(reversed(names))
