@@ -1361,6 +1361,115 @@ static void test_half_of(int variant)
 	free(b.p);
 }
 
+/* b's folded stacks (name order) as a mapped file or a stream, with o;
+ * malloc'ed (for outputs longer than struct result's). */
+static char *folded_big(const struct buf *b, const struct pprof_options *o, bool stream, struct pprof_info *info)
+{
+	char path[128];
+	int fds[2] = { -1, -1 };
+	pid_t pid = -1;
+	if (stream) {
+		if (pipe(fds) != 0)
+			abort();
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			for (size_t off = 0; off < b->n;) {
+				ssize_t w = write(fds[1], b->p + off, b->n - off);
+				if (w <= 0)
+					_exit(1);
+				off += (size_t)w;
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+	} else {
+		write_pb(b, path, sizeof path);
+	}
+	char err[256];
+	struct source *s = source_open(path, err, sizeof err);
+	if (!s)
+		abort();
+	struct tree t;
+	tree_init(&t);
+	struct result r = { 0 };
+	pprof_load(&t, s, "p.pb", o, info, on_msg, &r);
+	source_close(s);
+	if (stream) {
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+	}
+	tree_finalize(&t, TREE_ORDER_NAME);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		abort();
+	tree_write_folded(&t, f);
+	fclose(f);
+	tree_free(&t);
+	return out;
+}
+
+/* 70,000 stacks of 6 frames in 4 groups that share their first 4 names,
+ * each sampled 4 times in a row (3 in 4 repeat: the cache holds them, and
+ * they go to the tree sorted): the ranges of equal first names are sorted
+ * below them on two threads when there are two (pprof.c: srt_names). The
+ * same stacks on one thread and two, mapped and counted as they arrive; the
+ * lines and the sums by hand. */
+static void test_sort_shared(void)
+{
+	enum { NF = 300, NS = 70000 };
+	struct buf b = { 0 };
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	for (int i = 0; i < NS; i++) {
+		int g = i % 4, x = (i / 4) % NF + 1, y = (i / 4 / NF) % NF + 1;
+		/* leaf first: y x, then the group's 4 frames from the root's */
+		int64_t locs[6] = { y, x, 1 + g, 5 + g, 9 + g, 13 + g }, vals[2] = { 1, 3 };
+		for (int k = 0; k < 4; k++)
+			sample(&b, locs, 6, vals, 2, ONE, NULL, 0, false);
+	}
+	const char **names = malloc((3 + NF) * sizeof *names);
+	char (*fn)[8] = malloc(NF * sizeof *fn);
+	if (!names || !fn)
+		abort();
+	names[0] = "";
+	names[1] = "samples";
+	names[2] = "count";
+	for (uint64_t i = 1; i <= NF; i++) {
+		snprintf(fn[i - 1], sizeof fn[i - 1], "f%llu", (unsigned long long)i);
+		names[2 + i] = fn[i - 1];
+		location(&b, i, 0, 0x1000 * i, &i, 1, false);
+		function(&b, i, (int64_t)(2 + i), 0, false);
+	}
+	strings(&b, names, 3 + NF);
+	struct pprof_info i1, i2, i3;
+	char *one = folded_big(&b, &(struct pprof_options){ .threads = 1 }, false, &i1);
+	char *two = folded_big(&b, &(struct pprof_options){ .threads = 2 }, false, &i2);
+	char *ahead = folded_big(&b, &(struct pprof_options){ .threads = 2, .ahead = 1 }, true, &i3);
+	size_t lines = 0;
+	uint64_t sum = 0;
+	for (const char *p = one, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		lines++;
+		sum += strtoull(nl - 2, NULL, 10);     /* every count is 12 */
+	}
+	ok(lines == NS && sum == 12ull * NS, "%d stacks of 6 frames, 4 samples each: one line each of 12 (%zu lines)",
+	   NS, lines);
+	ok(i1.samples == 4ull * NS && i1.total == 12ull * NS, "... %llu samples, total %llu",
+	   (unsigned long long)i1.samples, (unsigned long long)i1.total);
+	ok(strcmp(one, two) == 0, "... the same on two threads (the ranges below the first names shared)");
+	ok(strcmp(one, ahead) == 0 && i3.early == 4ull * NS, "... and from a stream counted as it arrives (%llu early)",
+	   (unsigned long long)i3.early);
+	free(one);
+	free(two);
+	free(ahead);
+	free(fn);
+	free(names);
+	free(b.p);
+}
+
 static void test_half(void)
 {
 	test_half_of(0);
@@ -1393,6 +1502,7 @@ int main(void)
 	test_ahead();
 	test_ahead_unique(70000);
 	test_ahead_unique(300000);
+	test_sort_shared();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
