@@ -229,22 +229,20 @@ static void write_pb(const struct buf *b, char *path, size_t size)
 	fclose(f);
 }
 
-/* Loads b (through a mapped file, or through a pipe when stream) with o. */
-static struct result *load_opts(const struct buf *b, const struct pprof_options *o, bool stream)
+/* b as a source: a new mapped file, or (stream) a pipe a child process
+ * writes b into (*pid). */
+static struct source *input_open(const struct buf *b, bool stream, pid_t *pid)
 {
-	static struct result r;
-	memset(&r, 0, sizeof r);
 	char path[128];
-	pid_t pid = -1;
+	*pid = -1;
 	if (stream) {
 		int fds[2];
 		if (pipe(fds) != 0)
 			abort();
-		pid = fork();
-		if (pid == 0) {
+		*pid = fork();
+		if (*pid == 0) {
 			close(fds[0]);
-			size_t off = 0;
-			while (off < b->n) {
+			for (size_t off = 0; off < b->n;) {
 				ssize_t w = write(fds[1], b->p + off, b->n - off);
 				if (w <= 0)
 					_exit(1);
@@ -261,6 +259,26 @@ static struct result *load_opts(const struct buf *b, const struct pprof_options 
 	struct source *s = source_open(path, err, sizeof err);
 	if (!s)
 		abort();
+	if (stream)
+		close(atoi(path + 8));     /* the source has its own descriptor */
+	return s;
+}
+
+/* Closes what input_open opened. */
+static void input_close(struct source *s, pid_t pid)
+{
+	source_close(s);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/* Loads b (through a mapped file, or through a pipe when stream) with o. */
+static struct result *load_opts(const struct buf *b, const struct pprof_options *o, bool stream)
+{
+	static struct result r;
+	memset(&r, 0, sizeof r);
+	pid_t pid = -1;
+	struct source *s = input_open(b, stream, &pid);
 	struct tree t, before;
 	tree_init(&t);
 	tree_init(&before);
@@ -268,11 +286,7 @@ static struct result *load_opts(const struct buf *b, const struct pprof_options 
 	if (o && o->before)
 		opts.before = &before;
 	r.rc = pprof_load(&t, s, "p.pb", &opts, &r.info, on_msg, &r);
-	source_close(s);
-	if (stream) {
-		close(atoi(path + 8));
-		waitpid(pid, NULL, 0);
-	}
+	input_close(s, pid);
 	r.nodes = tree_size(&t);
 	r.joined = t.finalized;
 	folded_of(&t, r.folded, sizeof r.folded);
@@ -1365,41 +1379,13 @@ static void test_half_of(int variant)
  * malloc'ed (for outputs longer than struct result's). */
 static char *folded_big(const struct buf *b, const struct pprof_options *o, bool stream, struct pprof_info *info)
 {
-	char path[128];
-	int fds[2] = { -1, -1 };
-	pid_t pid = -1;
-	if (stream) {
-		if (pipe(fds) != 0)
-			abort();
-		pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			for (size_t off = 0; off < b->n;) {
-				ssize_t w = write(fds[1], b->p + off, b->n - off);
-				if (w <= 0)
-					_exit(1);
-				off += (size_t)w;
-			}
-			_exit(0);
-		}
-		close(fds[1]);
-		snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
-	} else {
-		write_pb(b, path, sizeof path);
-	}
-	char err[256];
-	struct source *s = source_open(path, err, sizeof err);
-	if (!s)
-		abort();
+	pid_t pid;
+	struct source *s = input_open(b, stream, &pid);
 	struct tree t;
 	tree_init(&t);
 	struct result r = { 0 };
 	pprof_load(&t, s, "p.pb", o, info, on_msg, &r);
-	source_close(s);
-	if (stream) {
-		close(fds[0]);
-		waitpid(pid, NULL, 0);
-	}
+	input_close(s, pid);
 	tree_finalize(&t, TREE_ORDER_NAME);
 	char *out = NULL;
 	size_t len = 0;
