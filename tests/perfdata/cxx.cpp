@@ -3,6 +3,7 @@
 // comparator (about half a second).
 #include <algorithm>
 #include <cstdio>
+#include <unistd.h>
 #include <vector>
 
 #if defined(__GNUC__)
@@ -81,5 +82,9 @@ int main()
 		total += c.energy();
 	}
 	std::printf("%s", total < 0 ? "impossible\n" : "");
-	return 0;
+	/* no exit handlers: a sample in them (_fini) unwinds in perf's
+	 * libunwind as [[stack]] and fully in tflame's elfutils, as in
+	 * ld.so's start-up, which the recordings leave out (perf record -D) */
+	std::fflush(stdout);
+	_exit(0);
 }
