@@ -1913,6 +1913,19 @@ static bool pre_usable(struct pp *d, struct tree *t, const struct pp_pre *p, siz
 	       !parts_wanted(d, t);
 }
 
+/* Entry e's locations into d->slocs[0..*n) (its key's ids were checked:
+ * pp_pre_keys_ok); its dangling ids counted once for each of its
+ * samples. Returns those of one. */
+static uint64_t pre_locs(struct pp *d, const struct pp_pre_entry *e, size_t *n)
+{
+	uint64_t bad0 = d->bad_refs;
+	*n = 0;
+	(void)pp_decode_locs(d, e->key, e->len, n);
+	uint64_t bad = d->bad_refs - bad0;
+	d->bad_refs = bad0 + bad * e->nsamp;
+	return bad;
+}
+
 /* The stacks pre holds into d's cache (empty), in order of first
  * appearance, and what their samples count, as do_sample would have
  * counted them one by one. */
@@ -1938,19 +1951,12 @@ static void pre_merge(struct pp *d, struct tree *t, struct pp_pre *p, struct ppr
 	s->mem = pp_grow(s->mem, &s->capmem, p->tab.nmem + p->tab.nmem / 2, 1);
 	if (!s->rec_off)
 		s->rec = pp_grow(s->rec, &s->caprec, p->tab.n * 3 + (p->tab.nmem - p->tab.n * 24) / 2, sizeof *s->rec);
+	size_t n;
 	/* samples of value 0: only what their locations count */
-	for (size_t i = 0, next; (next = pp_pre_next(&p->zero, i, &e)) != 0; i = next) {
-		size_t n = 0;
-		uint64_t bad0 = d->bad_refs;
-		(void)pp_decode_locs(d, e.key, e.len, &n);
-		d->bad_refs = bad0 + (d->bad_refs - bad0) * e.nsamp;
-	}
+	for (size_t i = 0, next; (next = pp_pre_next(&p->zero, i, &e)) != 0; i = next)
+		(void)pre_locs(d, &e, &n);
 	for (size_t i = 0, next; (next = pp_pre_next(&p->tab, i, &e)) != 0; i = next) {
-		size_t n = 0;
-		uint64_t bad0 = d->bad_refs;
-		(void)pp_decode_locs(d, e.key, e.len, &n);     /* (pp_pre_keys_ok) */
-		uint64_t bad = d->bad_refs - bad0;
-		d->bad_refs = bad0 + bad * e.nsamp;
+		uint64_t bad = pre_locs(d, &e, &n);
 		bool cut = pp_stack_cut(d, n, 0);
 		hold_new(d, t, e.hash, e.key, e.len, bad, cut, n, e.count);
 		d->cut_stacks += cut ? e.nsamp : 0;

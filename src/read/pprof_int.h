@@ -326,14 +326,12 @@ struct pp_pre {
 	bool on;                    /* still taking samples */
 	bool failed;                /* few repeats: of no use but to pass 1,
 	                               the samples' run framed (see pre_walk) */
-	bool stop;                  /* met what it cannot take: stops at `at` */
 	bool bad_key;               /* a key's location ids are malformed */
 	size_t at;                  /* offset of the next field to read */
 	size_t first;               /* the first sample's offset */
 	size_t nvt;                 /* sample types before the first sample */
 	size_t vi;                  /* the type weighed by */
 	uint64_t fields;            /* Sample fields taken */
-	uint64_t nsamp;             /* of them, with a value: samples */
 	uint64_t again;             /* of the first PP_PARTS_PROBE: repeats */
 	size_t *marks;              /* offsets of fields 0, PP_MARK, ... taken */
 	size_t nmarks, capmarks;

@@ -258,7 +258,6 @@ static bool pre_count(struct pp_pre *p, const struct pre_s *o)
 	}
 	if (p->fields % PP_MARK == 0)
 		*VEC_PUSH(p->marks, p->nmarks, p->capmarks) = o->at;
-	p->nsamp += o->value != 0;
 	if (++p->fields <= PP_PARTS_PROBE) {
 		/* (repeats as repeats_often counts them: zero values too) */
 		p->again += e != NULL || (o->value && tab_find(&p->zero, o->hash, o->key, o->len, &full)) ||
@@ -309,6 +308,8 @@ static void pre_take(struct pp_pre *p, const unsigned char *buf, size_t len)
 	struct pre_s ring[PRE_AHEAD];
 	size_t head = 0, n = 0;
 	bool more = p->on;
+	bool stop = false;      /* met what it cannot take: stops at p->at,
+	                           once those before it are counted */
 	while (more || n) {
 		while (more && n < PRE_AHEAD) {
 			const unsigned char *at = c.p;
@@ -330,7 +331,7 @@ static void pre_take(struct pp_pre *p, const unsigned char *buf, size_t len)
 				struct pre_s *o = &ring[(head + n) % PRE_AHEAD];
 				if (!pre_parse(p, f.data, f.len, o)) {
 					more = false;       /* those before it first */
-					p->stop = true;
+					stop = true;
 					break;
 				}
 				o->at = (size_t)(at - buf);
@@ -342,7 +343,7 @@ static void pre_take(struct pp_pre *p, const unsigned char *buf, size_t len)
 				}
 			} else if (p->fields || n) {
 				more = false;   /* the samples' run ends: the rest later */
-				p->stop = true;
+				stop = true;
 				break;
 			} else {
 				if (f.num == 1 && f.wt == WT_LEN)
@@ -360,7 +361,7 @@ static void pre_take(struct pp_pre *p, const unsigned char *buf, size_t len)
 		head = (head + 1) % PRE_AHEAD;
 		n--;
 	}
-	if (p->stop)
+	if (stop)
 		p->on = false;
 }
 
