@@ -1092,7 +1092,7 @@ static void test_parts(void)
  * pprof_options.ahead counts early and what it leaves to pass 2 must add
  * up to what a mapped file gives. */
 enum ahead_case { AH_PLAIN, AH_ZERO, AH_BADKEY, AH_BADZERO, AH_LONGID, AH_BIGID, AH_CUTID, AH_ONEVALUE, AH_NEGATIVE, AH_SUM, AH_LABELS, AH_TYPE_AFTER,
-	AH_MIXED, AH_CUT, AH_N };
+	AH_MIXED, AH_CUT, AH_ZERO_FIRST, AH_ZERO_LAST, AH_N };
 
 static void ahead_sample(struct buf *b, int64_t l0, int64_t l1, int64_t l2, int64_t value, bool label)
 {
@@ -1160,6 +1160,12 @@ static struct buf ahead_profile(enum ahead_case k)
 	case AH_MIXED:
 		mapping(&b, 1, 0x1000, 0x2000, 0, 10);
 		break;
+	case AH_ZERO_FIRST:     /* 0 of the first type, 7 of the last */
+	case AH_ZERO_LAST: {    /* 3 of the first, 0 of the last */
+		int64_t locs[2] = { 2, 1 }, vals[2] = { k == AH_ZERO_LAST ? 3 : 0, k == AH_ZERO_LAST ? 0 : 7 };
+		sample(&b, locs, 2, vals, 2, ONE, NULL, 0, false);
+		break;
+	}
 	default:
 		break;
 	}
@@ -1212,17 +1218,33 @@ static void test_ahead(void)
 		"a malformed location id", "a malformed location id, value 0", "a location id of 10 bytes",
 		"a location id of 10 bytes beyond 64 bits", "a location id cut", "one value for two types", "a negative value",
 		"sums beyond 64 bits", "labels", "a sample type after the samples", "a mapping among the samples",
-		"cut short" };
+		"cut short", "a value 0 of the first type only", "a value 0 of the last type only" };
 	/* samples counted early, by hand: those before the one that cannot
 	 * be (value 0 ones aside); none when the whole is read again */
-	static const long long early[AH_N] = { 3, 3, 0, 0, 4, 0, 0, 1, 1, 3, 3, 0, 1, 0 };
+	static const long long early[AH_N] = { 3, 3, 0, 0, 4, 0, 0, 1, 1, 3, 3, 0, 1, 0, 4, 3 };
+	/* weighed by the first type: counted by the last, so read again */
 	for (int k = 0; k < AH_N; k++) {
 		struct buf b = ahead_profile((enum ahead_case)k);
-		struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = -1 }, false);
+		struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = -1, .sample_type = "samples" }, false);
 		static struct result m;
 		m = *r;
-		r = load_opts(&b, &(struct pprof_options){ .ahead = 1, .threads = 2 }, true);
+		r = load_opts(&b, &(struct pprof_options){ .ahead = 1, .sample_type = "samples" }, true);
 		char name[160];
+		snprintf(name, sizeof name, "a stream counted as it arrives, %s, --sample-type of the first: what a "
+		         "mapped file gives", names[k]);
+		ok(r->rc == m.rc, "%s: rc %d", name, m.rc);
+		is_str(r->folded, m.folded, name);
+		is_str(r->msgs, m.msgs, "... the same messages");
+		ok(r->info.samples == m.info.samples && r->info.total == m.info.total,
+		   "... the same counts (%llu samples)", (unsigned long long)m.info.samples);
+		is_int((long long)r->info.early, 0, "... none counted early");
+		if (k == AH_PLAIN || k == AH_ZERO_FIRST)
+			is_str(r->folded, "main;parse 1\nmain;parse;lex 2\n", "... the stacks, by hand");
+		if (k == AH_ZERO_LAST)
+			is_str(r->folded, "main;parse 4\nmain;parse;lex 2\n", "... the stacks, by hand");
+		r = load_opts(&b, &(struct pprof_options){ .ahead = -1 }, false);
+		m = *r;
+		r = load_opts(&b, &(struct pprof_options){ .ahead = 1, .threads = 2 }, true);
 		snprintf(name, sizeof name, "a stream counted as it arrives, %s: what a mapped file gives", names[k]);
 		ok(r->rc == m.rc, "%s: rc %d", name, m.rc);
 		is_str(r->folded, m.folded, name);
