@@ -28,7 +28,10 @@
  * arrives, its samples are counted by stack (pprof_pre.c) as far as they
  * can be without the rest of the message; then those stacks go to the
  * cache in their order of first appearance (see pre_merge), as if read
- * one by one, pass 1 skips them, and pass 2 goes on after them.
+ * one by one, pass 1 skips them, and pass 2 goes on after them. A file's
+ * samples counted so give up their pages to the bytes still to come
+ * (struct pp_input); the file is read again in the rare case that the
+ * counts then do not stand (another default type, a malformed id).
  * What the messages count (dangling references, malformed locations, ...)
  * is counted per sample as the samples reach it, whatever was cached.
  * Framing errors (a tag, length or varint that does not fit) anywhere that
@@ -38,6 +41,7 @@
  *
  * The files: pprof_wire.c (the wire format, sniffing), pprof_index.c
  * (pass 1), pprof_pre.c (the samples counted as a stream arrives),
+ * pprof_read.c (a stream into memory),
  * pprof_stack.c (a sample's locations to a stack in a tree),
  * this one (pass 2, the repeated-stack cache, the entry point); what they
  * share is in pprof_int.h. */
@@ -1858,49 +1862,6 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 
 /* ---- reading the input ----------------------------------------------------- */
 
-/* The whole decompressed input of a stream into *buf; false (with a
- * message) on a read error or beyond PPROF_MAX_INPUT. While pre is on, its
- * samples are taken as the bytes arrive, PP_PRE_CHUNK at a time. */
-#define PP_PRE_CHUNK ((size_t)1 << 20)
-static bool read_whole(struct pp *d, struct source *s, unsigned char **buf, size_t *len, struct pp_pre *pre)
-{
-	size_t cap = 0, n = 0;
-	unsigned char *b = NULL;
-	uint64_t known = source_size(s);
-	for (;;) {
-		if (n == cap) {
-			if (cap >= PPROF_MAX_INPUT) {
-				free(b);
-				pp_msg(d, "a pprof profile of more than %zu MiB cannot be read", PPROF_MAX_INPUT >> 20);
-				return false;
-			}
-			size_t c = cap ? cap * 2 : (size_t)1 << 20;
-			/* a file's size is a good first guess (compressed: a
-			 * quarter of what it inflates to, often) */
-			if (!cap && known && known < PPROF_MAX_INPUT / 8)
-				c = (size_t)known * 4 + 4096;
-			cap = c < PPROF_MAX_INPUT ? c : PPROF_MAX_INPUT;
-			b = xrealloc(b, cap);
-		}
-		ssize_t r = source_read(s, b + n, pre->on && cap - n > PP_PRE_CHUNK ? PP_PRE_CHUNK : cap - n);
-		if (r < 0) {
-			free(b);
-			pp_msg(d, "%s", source_error(s));
-			return false;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (pre->on)
-			pp_pre_step(pre, b, n);
-		if (d->o && d->o->progress)
-			d->o->progress(d->o->progress_arg, source_offset(s), known, 0);
-	}
-	*buf = b;
-	*len = n;
-	return true;
-}
-
 /* ---- the samples taken as the stream arrived ------------------------------------ */
 
 /* Whether what pre took can stand for reading its samples (then p->at is
@@ -1971,18 +1932,19 @@ static void pre_merge(struct pp *d, struct tree *t, struct pp_pre *p, struct ppr
 
 /* ---- public ------------------------------------------------------------------ */
 
-int pprof_load(struct tree *t, struct source *s, const char *name, const struct pprof_options *o,
-               struct pprof_info *info, reader_msg_fn *msg, void *msgarg)
+/* pprof_load's once: or PP_AGAIN (nothing added, nothing said) when the
+ * bytes of samples counted early are gone and the counts do not stand for
+ * them (then first is true: the samples' pages may be reused). */
+#define PP_AGAIN 2
+static int load_once(struct tree *t, struct source *s, const char *name, const struct pprof_options *o,
+                     struct pprof_info *info, reader_msg_fn *msg, void *msgarg, bool first)
 {
 	struct pp d = { 0 };
 	struct pp_pre pre;
-	struct pprof_info own;
-	unsigned char *owned = NULL;
+	struct pp_input in = { 0 };
 	const char *map;
 	int rc = 1;
 
-	if (!info)
-		info = &own;
 	memset(info, 0, sizeof *info);
 	d.name = name;
 	d.msg = msg;
@@ -1997,9 +1959,18 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 		int ahead = o ? o->ahead : -1;
 		pp_pre_init(&pre, ahead >= 0 && (ahead > 0 || source_inflates_aside(s)) && !o->label_root &&
 		                      !o->before && !t->chart);
-		if (!read_whole(&d, s, &owned, &d.size, &pre))
+		/* the pages of samples counted given up when they can be read
+		 * again (a file), and will likely not need to: by the last
+		 * type, as counted, unless the profile names another default,
+		 * and not in parts (o->parts; repeats_often counts the first
+		 * samples, which stay) */
+		bool reuse = first && pre.on && source_inflates_aside(s) && !o->sample_type && !o->parts;
+		if (!pp_read_whole(&d, s, &in, &pre, reuse))
 			goto out;
-		d.data = owned;
+		d.data = in.p;
+		d.size = in.len;
+		d.reused = pp_input_reused(&in);
+		info->reused = in.gone - in.from;
 	}
 	if (!d.data)
 		d.data = (const unsigned char *)"";
@@ -2008,8 +1979,11 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	if (!pp_index(&d))
 		goto out;
 	long vi = pp_choose_type(&d);
-	if (vi < 0)
+	if (vi < 0) {
+		if (d.reused)
+			pp_say_too_many(&d);
 		goto out;
+	}
 	if (d.nvt) {
 		struct pp_str ty = pp_string(&d, d.vt[vi].type), un = pp_string(&d, d.vt[vi].unit);
 		text_sanitize(ty.s, ty.len, info->type, sizeof info->type);
@@ -2025,6 +1999,12 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	info->duration_nanos = d.duration;
 	pp_resolve_all(&d);
 	bool pre_used = pre_usable(&d, t, &pre, (size_t)vi);
+	if (!pre_used && d.reused) {
+		rc = PP_AGAIN;
+		goto out;
+	}
+	if (d.reused)
+		pp_say_too_many(&d);
 	if (pre_used)
 		pre_merge(&d, t, &pre, info);
 	pp_pre_free(&pre);
@@ -2068,7 +2048,7 @@ int pprof_load(struct tree *t, struct source *s, const char *name, const struct 
 	}
 out:
 	pp_pre_free(&pre);
-	free(owned);
+	pp_input_free(&in);
 	free(d.vt);
 	free(d.str);
 	free(d.fn);
@@ -2100,5 +2080,27 @@ out:
 	free(d.seen.mem);
 	free(d.seen.slots);
 	free(d.seen.rec);
+	return rc;
+}
+
+int pprof_load(struct tree *t, struct source *s, const char *name, const struct pprof_options *o,
+               struct pprof_info *info, reader_msg_fn *msg, void *msgarg)
+{
+	struct pprof_info own;
+	if (!info)
+		info = &own;
+	int rc = load_once(t, s, name, o, info, msg, msgarg, true);
+	if (rc != PP_AGAIN)
+		return rc;
+	char err[160], buf[400];
+	struct source *again = source_reopen(s, err, sizeof err);
+	if (!again) {
+		snprintf(buf, sizeof buf, "tflame: %s: cannot read it again (%s)", name, err);
+		msg(msgarg, buf);
+		return 1;
+	}
+	rc = load_once(t, again, name, o, info, msg, msgarg, false);
+	source_close(again);
+	info->again = true;
 	return rc;
 }

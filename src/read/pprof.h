@@ -75,6 +75,11 @@ struct pprof_info {
 	uint64_t before_total;      /* summed negated values in before */
 	uint64_t early;             /* of samples: those counted while the
 	                               stream still arrived (pprof_options.ahead) */
+	uint64_t reused;            /* bytes of those samples whose pages took
+	                               later bytes (a compressed file's) */
+	bool again;                 /* the file was read twice: the samples
+	                               counted early, their bytes given up, were
+	                               not of the type chosen */
 };
 
 /* Reads the pprof profile from s (nothing consumed yet; the decompressed

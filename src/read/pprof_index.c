@@ -90,6 +90,12 @@ void pp_msg(struct pp *d, const char *fmt, ...)
 	d->msg(d->msgarg, buf);
 }
 
+void pp_say_too_many(struct pp *d)
+{
+	if (d->too_many)
+		pp_msg(d, "more than %zu entries of a kind: the rest were ignored", PP_MAX_ENTRIES);
+}
+
 void pp_bad_entry(struct pp *d, const unsigned char *at, const char *why)
 {
 	/* the first in the file: a location's issue is counted when a sample
@@ -303,8 +309,8 @@ bool pp_index(struct pp *d)
 		       pb_why((enum pb_err)-r), r == -PB_CUT ? " (is the file cut short?)" : "");
 		return false;
 	}
-	if (d->too_many)
-		pp_msg(d, "more than %zu entries of a kind: the rest were ignored", PP_MAX_ENTRIES);
+	if (!d->reused)
+		pp_say_too_many(d);
 	pp_idmap_build(&d->fnid, d->fn, d->nfn, sizeof *d->fn);
 	pp_idmap_build(&d->mapid, d->map, d->nmap, sizeof *d->map);
 	pp_idmap_build(&d->locid, d->loc, d->nloc, sizeof *d->loc);

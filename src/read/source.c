@@ -879,6 +879,15 @@ bool source_inflates_aside(const struct source *s)
 	return s->threaded && s->codec != CODEC_NONE;
 }
 
+struct source *source_reopen(const struct source *s, char *err, size_t errsize)
+{
+	if (!s->map || !s->own_fd) {
+		snprintf(err, errsize, "not a file");
+		return NULL;
+	}
+	return source_open(s->name, err, errsize);
+}
+
 uint64_t source_size(const struct source *s)
 {
 	return s->size;

@@ -55,6 +55,10 @@ bool source_mapping(const struct source *s, const char **data, size_t *len);
 /* True for compressed input decompressed on a thread of its own (a
  * reader of the stream then waits for it: it may do other work meanwhile). */
 bool source_inflates_aside(const struct source *s);
+/* A mapped file's input again from its start (as source_open(path)); NULL
+ * for other inputs (streams cannot be read twice), or with a message in
+ * err when it cannot be opened again. */
+struct source *source_reopen(const struct source *s, char *err, size_t errsize);
 /* Total size in bytes when known (regular files), else 0. */
 uint64_t source_size(const struct source *s);
 /* Bytes delivered so far; for compressed input, bytes of it consumed (to

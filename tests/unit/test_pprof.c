@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "pprof.h"
@@ -18,6 +19,7 @@
 #include "bufutil.h"
 #include "tap.h"
 #include "tree.h"
+#include <zlib.h>
 
 /* ---- writing the wire format ----------------------------------------------- */
 
@@ -1265,6 +1267,212 @@ static void test_ahead(void)
 	}
 }
 
+/* ---- a compressed file's pages reused as it arrives ----------------------------------- */
+
+/* b gzip'ed (zlib, level 1) into a new file; its path into path. */
+static void write_gz(const struct buf *b, char *path, size_t size)
+{
+	snprintf(path, size, "%s/p.pb.gz", dir);
+	z_stream z = { 0 };
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		abort();
+	uLong cap = deflateBound(&z, (uLong)b->n);
+	unsigned char *out = malloc(cap);
+	if (!out)
+		abort();
+	z.next_in = (Bytef *)b->p;
+	z.avail_in = (uInt)b->n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+		abort();
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(out, 1, z.total_out, f) != z.total_out)
+		abort();
+	fclose(f);
+	deflateEnd(&z);
+	free(out);
+}
+
+/* Loads b gzip'ed from a file with o (the file removed first when gone). */
+static struct result *load_gz(const struct buf *b, const struct pprof_options *o, bool gone)
+{
+	static struct result r;
+	memset(&r, 0, sizeof r);
+	char path[128], err[256];
+	write_gz(b, path, sizeof path);
+	struct source *s = source_open(path, err, sizeof err);
+	if (!s)
+		abort();
+	if (gone)
+		unlink(path);
+	struct tree t;
+	tree_init(&t);
+	r.rc = pprof_load(&t, s, "p.pb", o, &r.info, on_msg, &r);
+	source_close(s);
+	r.nodes = tree_size(&t);
+	folded_of(&t, r.folded, sizeof r.folded);
+	tree_free(&t);
+	return &r;
+}
+
+/* Whether pages can be moved as pprof_read.c moves them (not under
+ * valgrind, nor before Linux 5.7): the checks that they were are skipped
+ * when not. */
+static bool can_move_pages(void)
+{
+#if defined(HAVE_MREMAP) && defined(MREMAP_DONTUNMAP)
+	size_t b = (size_t)2 << 20;
+	unsigned char *m = mmap(NULL, 2 * b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return false;
+	m[0] = 1;
+	bool ok = mremap(m, b, b, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, m + b) != MAP_FAILED && m[b] == 1;
+	munmap(m, 2 * b);
+	return ok;
+#else
+	return false;
+#endif
+}
+
+enum reuse_case { RU_PLAIN, RU_DEFAULT, RU_BADKEY, RU_NEGATIVE, RU_N };
+
+/* 200,000 samples of 4 stacks (each with labels: 58 bytes, 11.6 MB in
+ * all), which repeat: counted as the gzip'ed file arrives, and the pages of
+ * those counted (past the first 65,536) moved ahead to take the rest. Late
+ * in the file (sample 180,000): RU_BADKEY a malformed location id,
+ * RU_NEGATIVE a negative value; RU_DEFAULT names the first type the
+ * default. sums: each stack's by type (the stacks below), by hand as they
+ * are written; *before: samples before sample 180,000 (and counted). */
+static struct buf reuse_profile(enum reuse_case k, uint64_t sums[2][4], uint64_t *before)
+{
+	static const int64_t st[4][3] = { { 1 }, { 2, 1 }, { 3, 2, 1 }, { 3, 1 } };
+	static const size_t sn[4] = { 1, 2, 3, 2 };
+	static const struct label pad[8] = { { 11, 12, 0 }, { 11, 15, 0 }, { 5, 6, 0 }, { 5, 7, 0 },
+	                                     { 6, 7, 0 }, { 6, 12, 0 }, { 7, 15, 0 }, { 7, 5, 0 } };
+	struct buf b = { 0 }, raw = { 0 };
+	value_type(&b, 1, 2);
+	value_type(&b, 3, 4);
+	memset(sums, 0, 2 * 4 * sizeof sums[0][0]);
+	*before = 0;
+	for (int i = 0; i < 200000; i++) {
+		int j = (i * 7 + i / 3) % 4;
+		int64_t vals[2] = { 1 + i % 3, 10 * (1 + i % 5) };
+		if (i == 180000 && k == RU_BADKEY) {    /* an id of 11 bytes */
+			tag(&raw, 1, 2);
+			varint(&raw, 11);
+			put(&raw, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x80\x01", 11);
+			tag(&raw, 2, 2);
+			varint(&raw, 2);
+			put(&raw, "\x01\x05", 2);
+			fmsg(&b, 2, &raw);
+			continue;
+		}
+		if (i == 180000 && k == RU_NEGATIVE)
+			vals[0] = vals[1] = -5;
+		sample(&b, st[j], sn[j], vals, 2, ONE, pad, 8, false);
+		if (vals[0] < 0)
+			continue;       /* skipped, and said */
+		sums[0][j] += (uint64_t)vals[0];
+		sums[1][j] += (uint64_t)vals[1];
+		*before += i < 180000;
+	}
+	ahead_tail(&b);
+	if (k == RU_DEFAULT)
+		fint(&b, 14, 1);    /* "samples" */
+	free(raw.p);
+	return b;
+}
+
+static void test_reuse(void)
+{
+	static const char *const names[RU_N] = { "plain", "the first type the default",
+		"a malformed location id late", "a negative value late" };
+	const bool movable = can_move_pages();
+	const char *why = "pages cannot be moved here (mremap with MREMAP_DONTUNMAP: not under valgrind, nor "
+	                  "before Linux 5.7)";
+	for (int k = 0; k < RU_N; k++) {
+		uint64_t sums[2][4], before;
+		struct buf b = reuse_profile((enum reuse_case)k, sums, &before);
+		struct result *r = load_opts(&b, &(struct pprof_options){ .ahead = -1 }, false);
+		static struct result m;
+		m = *r;
+		/* by hand: stacks main, main;parse, main;parse;lex, main;lex */
+		int ty = k == RU_DEFAULT ? 0 : 1;
+		char want[256];
+		snprintf(want, sizeof want, "main %" PRIu64 "\nmain;lex %" PRIu64 "\nmain;parse %" PRIu64
+		         "\nmain;parse;lex %" PRIu64 "\n", sums[ty][0], sums[ty][3], sums[ty][1], sums[ty][2]);
+		char name[160];
+		snprintf(name, sizeof name, "a gzip'ed file's pages reused, %s: the stacks, by hand", names[k]);
+		is_str(m.folded, want, name);
+		r = load_gz(&b, &(struct pprof_options){ .threads = 2 }, false);
+		snprintf(name, sizeof name, "... %s: what the mapped file gives", names[k]);
+		ok(r->rc == 0 && m.rc == 0, "%s: read", name);
+		is_str(r->folded, m.folded, name);
+		is_str(r->msgs, m.msgs, "... the same messages");
+		ok(r->info.samples == m.info.samples && r->info.total == m.info.total,
+		   "... the same counts (%llu samples)", (unsigned long long)m.info.samples);
+		/* read again: the counts were the last type's, or malformed */
+		bool again = k == RU_DEFAULT || k == RU_BADKEY;
+		if (!movable) {
+			skip(again ? 1 : 2, "%s", why);
+			ok(!r->info.again && !r->info.reused, "... read once, no page moved");
+		} else {
+			ok(r->info.again == again, "... %s", again ? "read twice" : "read once");
+		}
+		if (movable && !again) {
+			/* samples of 58 bytes: the first 65,536 end at 3.8 MB,
+			 * pages move from the next 2 MiB block after the MiB
+			 * read then (6 MiB) to the last whole block counted
+			 * (10 MiB): 2 blocks at least */
+			okm(r->info.reused >= ((uint64_t)4 << 20), "... the pages of samples counted reused", r->msgs);
+			is_int((long long)r->info.early, k == RU_NEGATIVE ? (long long)before : (long long)m.info.samples,
+			       "... samples counted as they arrived");
+		}
+		if (k == RU_NEGATIVE)
+			okm(has(r->msgs, "skipped 1 sample with negative values"), "... the negative one said", r->msgs);
+		if (k == RU_BADKEY)
+			okm(has(r->msgs, "skipped 1 malformed sample"), "... the malformed one said", r->msgs);
+		/* chosen by name: nothing given up (it need not be the last) */
+		r = load_gz(&b, &(struct pprof_options){ .sample_type = "samples" }, false);
+		m = *load_opts(&b, &(struct pprof_options){ .sample_type = "samples" }, false);
+		ok(r->info.reused == 0 && !r->info.again && strcmp(r->folded, m.folded) == 0,
+		   "... %s, --sample-type: nothing given up, the same stacks", names[k]);
+		free(b.p);
+	}
+	/* few repeats (70,000 stacks of their own, 110 bytes each): the count
+	 * gives up at the 65,536th sample (7.2 MB on), before which no page
+	 * moves */
+	struct buf u = { 0 };
+	static const struct label pad[16] = { { 11, 12, 0 }, { 11, 15, 0 }, { 5, 6, 0 }, { 5, 7, 0 },
+	                                      { 6, 7, 0 }, { 6, 12, 0 }, { 7, 15, 0 }, { 7, 5, 0 },
+	                                      { 11, 12, 0 }, { 11, 15, 0 }, { 5, 6, 0 }, { 5, 7, 0 },
+	                                      { 6, 7, 0 }, { 6, 12, 0 }, { 7, 15, 0 }, { 7, 5, 0 } };
+	value_type(&u, 1, 2);
+	value_type(&u, 3, 4);
+	for (int64_t i = 0; i < 70000; i++) {
+		int64_t locs[4] = { 3, 2, 1, 1000 + i }, vals[2] = { 1, 2 };
+		sample(&u, locs, 4, vals, 2, ONE, pad, 16, false);
+	}
+	ahead_tail(&u);
+	struct result *r = load_gz(&u, &(struct pprof_options){ .threads = 2 }, false);
+	ok(r->rc == 0 && strcmp(r->folded, "[unknown];main;parse;lex 140000\n") == 0 && r->info.early == 0 &&
+	   r->info.reused == 0 && !r->info.again, "a gzip'ed file of few repeats: no page moved, read once (%zu bytes)",
+	   u.n);
+	free(u.p);
+	/* read twice, but the file is gone */
+	uint64_t sums[2][4], before;
+	struct buf b = reuse_profile(RU_DEFAULT, sums, &before);
+	r = load_gz(&b, &(struct pprof_options){ .threads = 1 }, true);
+	if (movable) {
+		ok(r->rc == 1 && strcmp(r->folded, "") == 0, "a file to read twice, removed: not read, nothing added");
+		okm(has(r->msgs, "p.pb: cannot read it again (No such file or directory)"), "... and said", r->msgs);
+	} else {
+		skip(2, "%s", why);
+	}
+	free(b.p);
+}
+
 /* With --threads of 2 or more, a big profile read in file order has its
  * second half of samples read on a thread into a cache of its own, and
  * taken into the main thread's (pprof.c: pp_samples): the same stacks,
@@ -1512,6 +1720,7 @@ int main(void)
 	test_ahead();
 	test_ahead_unique(70000);
 	test_ahead_unique(300000);
+	test_reuse();
 	test_sort_shared();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
