@@ -679,6 +679,11 @@ for f in "$pp" "$pp.gz" "$ppu" $jc $js; do
 		# shellcheck disable=SC2046
 		set -- $(best_cmd env TFLAME_PPROF_AHEAD=0 "$TFLAME" --print -w 1 "$f")
 		frow '' '' 'TFLAME_PPROF_AHEAD=0 ...-w 1' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
+		# the type named: counted as it arrives, but no page moved
+		# (src/read/pprof_read.c)
+		# shellcheck disable=SC2046
+		set -- $(best_cmd "$TFLAME" --sample-type=cpu --print -w 1 "$f")
+		frow '' '' '--sample-type=cpu ...-w 1' "$1" "$2" "$(rate "$bytes" "$1")" "$(rate "$bytes" "$2")" "$3" ''
 		for z in gzip igzip; do
 			command -v $z > /dev/null 2>&1 || continue
 			# shellcheck disable=SC2046
