@@ -281,8 +281,9 @@ void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
  * no other part). dst becomes the finalized tree of all their stacks, as
  * one tree_finalize would make it, and the parts are freed (their pages
  * given back as they are copied, so that the peak stays near one tree's
- * size). False, nothing done and the parts as they were, when they cannot
- * join: input order, fractional or saturated counts, sums beyond 64 bits,
+ * size; copied on two threads when tree_set_threads gave two or more and
+ * they are many). False, nothing done and the parts as they were, when
+ * they cannot join: input order, fractional or saturated counts, sums beyond 64 bits,
  * more than TREE_MAX_NODES nodes, names not moved, parts that are not
  * disjoint below `shared`, or memory running out (no allocation here
  * dies). */

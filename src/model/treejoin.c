@@ -9,6 +9,7 @@
 #include "config.h"
 #include "treeint.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "xalloc.h"
@@ -207,6 +208,80 @@ static void walk_parts(struct join *j, size_t np, const struct tree *shared, uin
 	}
 }
 
+/* The blocks of the parts one thread copies (owner[part] == id) into nd,
+ * in dst's order; each part's pages given back behind the first of its
+ * blocks not copied yet, by the thread that copies them all, so that the
+ * other's pace holds nothing back. */
+struct copy {
+	const struct join *j;
+	struct tree_node *nd;
+	const uint32_t *byat;
+	size_t nkids;
+	const unsigned char *owner;
+	unsigned char id;
+	unsigned char *kdone;
+	uint32_t *kbeg, *knext;
+	uintptr_t *released;
+	pthread_t th;
+};
+
+static void *copy_run(void *arg)
+{
+	const struct copy *c = arg;
+	const struct join *j = c->j;
+	for (size_t b = 0; b < c->nkids; b++) {
+		size_t k = c->byat[b];
+		const struct kid *kd = &j->kids[k];
+		size_t p = kd->part;
+		if (c->owner[p] != c->id)
+			continue;
+		struct tree *t = &j->parts[p];
+		const struct tree_node *sn = t->nodes;
+		tree_idx d = kd->node, e = sn[d].end, shift = kd->at - d;
+		uint64_t soff = sn[d].off.u;
+		for (tree_idx i = d; i < e; i++) {
+			struct tree_node *x = &c->nd[i + shift];
+			x->parent = i == d ? j->tops[kd->top].at : sn[i].parent + shift;
+			x->name = sn[i].name;
+			x->end = sn[i].end + shift;
+			x->depth = sn[i].depth;
+			x->self = sn[i].self;
+			x->total = sn[i].total;
+			x->off.u = kd->off + (sn[i].off.u - soff);
+		}
+		/* the part's pages up to its first block not copied yet go,
+		 * 64 KiB at a time (a MiB in each of 64 parts was 64 MiB
+		 * held), and all of it at the end: free() keeps what the heap
+		 * holds (parts of a few MiB are there) */
+		c->kdone[k] = 1;
+		while (c->knext[p] < c->kbeg[p + 1] && c->kdone[c->knext[p]])
+			c->knext[p]++;
+		bool last = c->knext[p] == c->kbeg[p + 1];
+		treemerge_release(t, last ? t->n : j->kids[c->knext[p]].node, &c->released[p],
+		                  last ? 0 : (uintptr_t)64 << 10);
+		if (last)
+			tree_free(t);
+	}
+	return NULL;
+}
+
+/* qsort has no context: the parts' sizes, for cmp_psize (biggest
+ * first, then by index). */
+static const uint64_t *sizing;
+
+static int cmp_psize(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (sizing[x] != sizing[y])
+		return sizing[x] > sizing[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Below this many nodes the blocks are copied on one thread. */
+#ifndef JOIN_TWO_MIN
+#define JOIN_TWO_MIN ((size_t)1 << 20)
+#endif
+
 bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order,
                const struct tree *shared)
 {
@@ -240,7 +315,9 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	uint32_t *first = NULL, *bydepth = NULL;
 	uintptr_t *released = NULL;
 	uint32_t *byat = NULL, *kbeg = NULL, *knext = NULL;
-	unsigned char *kdone = NULL;
+	unsigned char *kdone = NULL, *owner = NULL;
+	uint64_t *psize = NULL;
+	uint32_t *porder = NULL;
 	struct walkpos {
 		size_t top, m;
 	} *stk = NULL;
@@ -289,9 +366,13 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		kbeg = calloc(np + 1, sizeof *kbeg);
 		knext = malloc((np ? np : 1) * sizeof *knext);
 		kdone = calloc(nkids ? nkids : 1, 1);
+		owner = calloc(np ? np : 1, 1);
+		psize = calloc(np ? np : 1, sizeof *psize);
+		porder = malloc((np ? np : 1) * sizeof *porder);
 		stk = malloc(((size_t)maxdepth + 2) * sizeof *stk);
 		nd = malloc(n * sizeof *nd);
-		ok = items && first && bydepth && released && byat && kbeg && knext && kdone && stk && nd;
+		ok = items && first && bydepth && released && byat && kbeg && knext && kdone && owner && psize &&
+		     porder && stk && nd;
 	}
 	if (!ok)
 		goto out;
@@ -410,36 +491,35 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		nd[tp->at] = (struct tree_node){ j.tops[tp->parent].at, tp->name, tp->at + (tree_idx)tp->size, tp->depth,
 		                                 { tp->self }, { tp->total }, { tp->off } };
 	}
-	for (size_t b = 0; b < nkids; b++) {
-		size_t k = byat[b];
-		const struct kid *kd = &j.kids[k];
-		size_t p = kd->part;
-		const struct tree_node *sn = parts[p].nodes;
-		tree_idx d = kd->node, e = sn[d].end, shift = kd->at - d;
-		uint64_t soff = sn[d].off.u;
-		for (tree_idx i = d; i < e; i++) {
-			struct tree_node *x = &nd[i + shift];
-			x->parent = i == d ? j.tops[kd->top].at : sn[i].parent + shift;
-			x->name = sn[i].name;
-			x->end = sn[i].end + shift;
-			x->depth = sn[i].depth;
-			x->self = sn[i].self;
-			x->total = sn[i].total;
-			x->off.u = kd->off + (sn[i].off.u - soff);
+	/* The parts split between two threads when there are, by their
+	 * nodes: the biggest first, each to the one with fewer so far. */
+	struct copy c[2] = { { .j = &j, .nd = nd, .byat = byat, .nkids = nkids, .owner = owner, .id = 0,
+	                       .kdone = kdone, .kbeg = kbeg, .knext = knext, .released = released } };
+	bool two = treepar_threads >= 2 && n - ntops >= JOIN_TWO_MIN && np > 1;
+	if (two) {
+		for (size_t k = 0; k < nkids; k++)
+			psize[j.kids[k].part] += parts[j.kids[k].part].nodes[j.kids[k].node].end - j.kids[k].node;
+		for (size_t p = 0; p < np; p++)
+			porder[p] = (uint32_t)p;
+		sizing = psize;
+		qsort(porder, np, sizeof *porder, cmp_psize);
+		sizing = NULL;
+		uint64_t load[2] = { 0, 0 };
+		for (size_t i = 0; i < np; i++) {
+			unsigned char w = load[1] < load[0];
+			owner[porder[i]] = w;
+			load[w] += psize[porder[i]];
 		}
-		/* the part's pages up to its first block not copied yet go,
-		 * 64 KiB at a time (a MiB in each of 64 parts was 64 MiB
-		 * held), and all of it at the end: free() keeps what the heap
-		 * holds (parts of a few MiB are there) */
-		kdone[k] = 1;
-		while (knext[p] < kbeg[p + 1] && kdone[knext[p]])
-			knext[p]++;
-		bool last = knext[p] == kbeg[p + 1];
-		treemerge_release(&parts[p], last ? parts[p].n : j.kids[knext[p]].node, &released[p],
-		                  last ? 0 : (uintptr_t)64 << 10);
-		if (last)
-			tree_free(&parts[p]);
+		c[1] = c[0];
+		c[1].id = 1;
+		if (pthread_create(&c[1].th, NULL, copy_run, &c[1]) != 0) {
+			memset(owner, 0, np);   /* all on this one */
+			two = false;
+		}
 	}
+	copy_run(&c[0]);
+	if (two)
+		pthread_join(c[1].th, NULL);
 	for (size_t p = 0; p < np; p++)
 		tree_free(&parts[p]);
 	nd[0].name = dst->nodes[0].name;
@@ -471,6 +551,9 @@ out:
 	free(kbeg);
 	free(knext);
 	free(kdone);
+	free(owner);
+	free(psize);
+	free(porder);
 	free(stk);
 	free(nd);
 	free(j.tops);

@@ -413,7 +413,10 @@ static void in_parts(void)
 			const int parts[] = { 1, 7, 64 };
 			for (int pi = 0; pi < 3; pi++) {
 				for (int th = 1; th <= 3; th += 1) {
+					/* (tree_join's threads, as main sets them) */
+					tree_set_threads(th);
 					bool same = same_as(path, th, orders[o], parts[pi], ref, msg0, &joined);
+					tree_set_threads(1);
 					ok(joined && same,
 					   "round %d, %zu stacks, %s order, %d parts, %d thread%s: read in parts, the same "
 					   "tree and messages", round, n, o ? "weight" : "name", parts[pi], th, th > 1 ? "s" : "");
@@ -518,7 +521,9 @@ static void deep_parts(void)
 		const int parts[] = { 16, 64 };
 		for (int pi = 0; pi < 2; pi++) {
 			for (int th = 1; th <= 2; th++) {
+				tree_set_threads(th);
 				bool same = same_as(path, th, orders[o], parts[pi], ref, msg0, &joined);
+				tree_set_threads(1);
 				ok(joined && same,
 				   "a chain of wrappers in 45%% of the lines, %s order, %d parts, %d thread%s: the same tree",
 				   o ? "weight" : "name", parts[pi], th, th > 1 ? "s" : "");
@@ -950,6 +955,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "--limited") == 0)
 		return limited_main(argv[2], argv[3], atol(argv[4]), atoi(argv[5]));
+#ifdef JOIN_TWO_ONLY
+	/* built with JOIN_TWO_MIN 1: tree_join copies on two threads */
+	in_parts();
+	deep_parts();
+	return done_testing();
+#endif
 	few_newlines();
 	random_files();
 	same_trees();
