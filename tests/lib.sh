@@ -4,6 +4,8 @@
 set -u
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 unset NO_COLOR COLORTERM TFLAME_CONFIG
+# the test profiles' writers import pbwire.py: no __pycache__ in the sources
+export PYTHONDONTWRITEBYTECODE=1
 export HOME="${TMPDIR:-/tmp}/tflame-test-home.$$"
 export XDG_CONFIG_HOME="$HOME/.config"
 mkdir -p "$HOME"

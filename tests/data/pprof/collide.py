@@ -26,6 +26,8 @@ reversed.
 """
 import sys
 
+from pbwire import field, varint
+
 M = (1 << 64) - 1
 C1 = 0xff51afd7ed558ccd
 C2 = 0xc4ceb9fe1a85ec53
@@ -35,24 +37,6 @@ GOLDEN = 0x9e3779b97f4a7c15
 
 def rotl(x, r):
     return ((x << r) | (x >> (64 - r))) & M
-
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7f
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field(num, wt, payload):
-    if wt == 0:
-        return varint(num << 3) + varint(payload)
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
 
 
 def ids_of(b):

@@ -15,23 +15,7 @@ again.
 """
 import sys
 
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7f
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field(num, wt, payload):
-    if wt == 0:
-        return varint(num << 3) + varint(payload)
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
+from pbwire import field, varint
 
 
 def main():
