@@ -10,8 +10,10 @@
  *      mappings (small structs), locations (id and where their bytes are),
  *      each kind with an id map (a direct array for ids up to the count,
  *      the common case of ids that are indices, a hash for the rest);
- *      where the samples are. Then every location is resolved to its
- *      frames, in file order (sequential reads; see pp_resolve_all).
+ *      where the samples are (in a big message, those of its second half
+ *      hopped over on a second thread: see pprof_index.c's spec_run).
+ *      Then every location is resolved to its frames, in file order
+ *      (sequential reads; see pp_resolve_all).
  *   2. samples: each sample's location ids (leaf first) are looked up and
  *      its stack handed to the tree root first, as names interned once per
  *      frame and tree; the frames it shares with the previous stack are

@@ -1267,6 +1267,74 @@ static void test_ahead(void)
 	}
 }
 
+/* ---- pass 1's hops from the middle on (pprof_index.c: spec_run) -------------------- */
+
+/* 200,000 samples of 24 bytes ([2 1], values 1/10, and a field pprof does
+ * not define: skipped), and in the middle of the message one more ([2 1],
+ * 1/7) whose undefined field holds 20,000 "\x12\x00": Sample fields of
+ * length 0 to a thread that looks for samples from the middle on, where
+ * pass 1 hops over the sample at once. Then (odd) a "\x12" after them,
+ * which takes the thread's hops 20 bytes on, to byte 19 of the next
+ * sample, where "\x12\x16" (0x16: 22) is, and so on: out of step with the
+ * samples to the end (pass 1 never lands on its places); else its hops
+ * fall in step after the odd sample. What pass 1 counts must not change
+ * (test_pprof_spec: the thread whatever the size). */
+static void spec_sample(struct buf *b, bool big, bool odd)
+{
+	struct buf sb = { 0 }, jb = { 0 };
+	tag(&sb, 1, 2);
+	varint(&sb, 2);
+	put(&sb, "\x02\x01", 2);
+	tag(&sb, 2, 2);
+	varint(&sb, 2);
+	put(&sb, big ? "\x01\x07" : "\x01\x0a", 2);
+	if (big) {
+		for (int k = 0; k < 20000; k++)
+			put(&jb, "\x12\x00", 2);
+		if (odd)
+			put(&jb, "\x12", 1);
+	} else {        /* its bytes 12-23: byte 19 0x12, 20 the length */
+		put(&jb, "\0\0\0\0\0\0\0\x12\x16\0\0\0", 12);
+	}
+	fbytes(&sb, 9, jb.p, jb.n);
+	fmsg(b, 2, &sb);
+	free(sb.p);
+	free(jb.p);
+}
+
+static void test_spec(void)
+{
+	for (int odd = 0; odd < 2; odd++) {
+		struct buf b = { 0 };
+		value_type(&b, 1, 2);
+		value_type(&b, 3, 4);
+		for (int i = 0; i < 200000; i++) {
+			spec_sample(&b, false, false);
+			if (i == 99999)
+				spec_sample(&b, true, odd);
+		}
+		ahead_tail(&b);
+		/* (the samples of 24 bytes; the middle in the big one, after
+		 * 100,000 of them and the two sample types' 12 bytes) */
+		struct buf one = { 0 };
+		spec_sample(&one, false, false);
+		size_t big = 12 + 24 * (size_t)100000;
+		ok(one.n == 24 && b.n / 2 > big && b.n / 2 < big + 40000, "a profile of %zu bytes, its middle in "
+		   "the big sample", b.n);
+		free(one.p);
+		for (int th = 1; th <= 2; th++) {
+			struct result *r = load_opts(&b, &(struct pprof_options){ .threads = th }, false);
+			char name[160];
+			snprintf(name, sizeof name, "a sample of 40 kB in the middle whose bytes frame as samples%s, %d "
+			         "thread%s: the stacks, by hand", odd ? ", then out of step" : "", th, th > 1 ? "s" : "");
+			is_str(r->folded, "main;parse 2000007\n", name);
+			ok(r->rc == 0 && r->info.samples == 200001 && strcmp(r->msgs, "") == 0,
+			   "... 200,001 samples, nothing said");
+		}
+		free(b.p);
+	}
+}
+
 /* ---- a compressed file's pages reused as it arrives ----------------------------------- */
 
 /* b gzip'ed (zlib, level 1) into a new file; its path into path. */
@@ -1721,6 +1789,7 @@ int main(void)
 	test_ahead_unique(70000);
 	test_ahead_unique(300000);
 	test_reuse();
+	test_spec();
 	test_sort_shared();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
