@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "common.h"
+#include "../unit/gzfile.h"
 #include "pprof.h"
 #include "source.h"
 
@@ -56,31 +56,6 @@ static void check_str(const char *s, size_t size)
 			abort();
 }
 
-/* data[0..size) gzip'ed into the file at path (zlib, level 1). */
-static void write_gzip(const char *at, const uint8_t *data, size_t size)
-{
-	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		abort();
-	uLong cap = deflateBound(&z, (uLong)size);
-	unsigned char *out = malloc(cap);
-	if (!out)
-		abort();
-	z.next_in = (Bytef *)(uintptr_t)data;
-	z.avail_in = (uInt)size;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		abort();
-	int fd = open(at, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, out, z.total_out) != (ssize_t)z.total_out)
-		abort();
-	close(fd);
-	deflateEnd(&z);
-	free(out);
-}
-
 /* The folded lines of a finalized tree, malloc'ed. */
 static char *folded_text(const struct tree *t)
 {
@@ -103,7 +78,7 @@ static void stream_again(const uint8_t *data, size_t size, const struct pprof_op
 	static char gzpath[72];
 	if (!gzpath[0])
 		snprintf(gzpath, sizeof gzpath, "%s.gz", path);
-	write_gzip(gzpath, data, size);
+	gz_write_file(gzpath, data, size);
 	char err[256];
 	struct source *s = source_open(gzpath, err, sizeof err);
 	if (!s)

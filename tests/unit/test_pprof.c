@@ -19,7 +19,7 @@
 #include "bufutil.h"
 #include "tap.h"
 #include "tree.h"
-#include <zlib.h>
+#include "gzfile.h"
 
 /* ---- writing the wire format ----------------------------------------------- */
 
@@ -1337,29 +1337,11 @@ static void test_spec(void)
 
 /* ---- a compressed file's pages reused as it arrives ----------------------------------- */
 
-/* b gzip'ed (zlib, level 1) into a new file; its path into path. */
+/* b gzip'ed into a new file; its path into path. */
 static void write_gz(const struct buf *b, char *path, size_t size)
 {
 	snprintf(path, size, "%s/p.pb.gz", dir);
-	z_stream z = { 0 };
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		abort();
-	uLong cap = deflateBound(&z, (uLong)b->n);
-	unsigned char *out = malloc(cap);
-	if (!out)
-		abort();
-	z.next_in = (Bytef *)b->p;
-	z.avail_in = (uInt)b->n;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		abort();
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(out, 1, z.total_out, f) != z.total_out)
-		abort();
-	fclose(f);
-	deflateEnd(&z);
-	free(out);
+	gz_write_file(path, b->p, b->n);
 }
 
 /* Loads b gzip'ed from a file with o (the file removed first when gone). */
