@@ -23,8 +23,8 @@
  * the pages behind it dropped as it goes. Then each group's lines are
  * gathered in one sweep through the file into a buffer, each part's
  * together; part by part they are sorted, read into a tree of its own and
- * finalized. Groups are independent, so threads build them side by side,
- * without merging. Last, tree_join makes the parts' trees one: the shared
+ * finalized. Threads build groups side by side, a round at a time (a group
+ * each), all of them gathering each round's lines, without merging. Last, tree_join makes the parts' trees one: the shared
  * nodes merged by path, the subtrees below them copied as blocks. The
  * memory is the tree's (the parts' trees, each freed as it is copied), the
  * index and a group's buffer a thread.
@@ -86,11 +86,10 @@
 #define PART_FEED_AHEAD 4                  /* sorted lines prefetched ahead */
 #define PART_AHEAD 16                      /* lines prefetched ahead */
 #define PART_DROP ((size_t)8 << 20)        /* pages dropped this far behind */
-/* On one thread, a sweep maps the file's pages this far ahead in one call
- * (MADV_POPULATE_READ) instead of a fault every 16 pages: faults 912k ->
- * 379k, 6.4 -> 6.1 s on genfolded's 1 GiB, 6.0 -> 5.6 on the real-shaped
- * one. On two, the other thread's sweep unmaps what one maps ahead (it
- * drops pages behind its own place): 6.6 -> 8.2 s of CPU. */
+/* A sweep maps the file's pages a window of this size at a time
+ * (MADV_POPULATE_READ) instead of a fault every 16 pages (faults 912k ->
+ * 379k, 6.4 -> 6.1 s on genfolded's 1 GiB, one thread), and drops the
+ * window before: each range is swept by one thread (see the rounds). */
 #define PART_POPULATE ((size_t)4 << 20)
 /* The sample that finds the shared prefixes: lines from this many places,
  * this many from each. */
@@ -127,6 +126,7 @@ struct range {
 	                               others; LEN_LONG: longer) */
 	size_t *n, *cap;
 	uint64_t *bytes;            /* per part: bytes of its lines */
+	uint32_t *lines;            /* per part: its lines */
 	struct reader_diag diag;    /* line numbers within the range */
 	uint64_t sum;               /* of the counts */
 	bool unfit;                 /* fractional or saturated counts, or a
@@ -154,6 +154,13 @@ struct build {
 	int fail_at;                /* tests (TFLAME_PARTS_FAIL): fail there */
 	atomic_uint_fast64_t built; /* bytes of the parts built */
 	uint64_t stacks;            /* the file's, once cut */
+	struct worker *workers;     /* [nthreads] */
+	/* where the threads meet between gathering and building (meet) */
+	pthread_mutex_t meet_mu;
+	pthread_cond_t meet_cv;
+	int meeting;
+	unsigned meet_round;
+	bool go;                    /* nthreads is final: start */
 };
 
 /* A line of a gathered buffer. */
@@ -368,8 +375,15 @@ static void sorter_free(struct sorter *so)
 /* A thread building groups: what a jump out of xalloc_catch must find. */
 struct worker {
 	struct build *b;
+	int id;                     /* its place in b->workers */
+	int gi;                     /* the group it builds this round, or -1 */
 	char *buf;                  /* a group's lines, part by part */
 	size_t bufcap;
+	size_t at[PART_MAX_GROUP], pb[PART_MAX_GROUP];  /* each part's place
+	                                                   and bytes in buf */
+	/* gathering: where range's lines of each part of the round's j-th
+	 * group go next, in its builder's buffer and line list */
+	size_t gat[PART_MAX_THREADS][PART_MAX_GROUP], gli[PART_MAX_THREADS][PART_MAX_GROUP];
 	struct line *lines[PART_MAX_GROUP];     /* each part's, in buf */
 	size_t nlines[PART_MAX_GROUP], caplines[PART_MAX_GROUP];
 	struct folded_reader *r;
@@ -682,6 +696,7 @@ static void push(struct range *r, int part, uint32_t off, size_t len)
 	r->idx[g][r->n[g]] = off;
 	r->slot[g][r->n[g]++] = (uint32_t)(len < LEN_LONG ? len : LEN_LONG) << 8 | (r->where[part] & 0xff);
 	r->bytes[part] += len + 1;
+	r->lines[part]++;
 }
 
 static void drop(const char *d, size_t from, size_t to)
@@ -870,71 +885,154 @@ static void build_part(struct worker *w, int p, int k, size_t pb)
 	pthread_mutex_unlock(&b->names_mu);
 }
 
-/* Builds group gi: its lines gathered in one sweep through the file, in
- * one buffer, each part's together; then part by part, each alone in the
- * cache. A sweep reads (and maps) the pages that hold its parts' lines,
- * and the pages behind it are dropped: one sweep a part would map the
- * whole file again for each. */
-static void build_group(struct worker *w, int gi, bool final)
+/* ---- rounds ----
+ * Groups are built a round at a time, a group a thread. The lines of a
+ * round's groups are gathered by all its threads together, each through
+ * ranges of the file of its own, for all the round's groups in one sweep;
+ * then each thread builds its own group's parts. So each page of the file
+ * is mapped once a round, not once a group, and by one thread, which maps
+ * its range ahead and drops it behind (two threads mapping the same pages
+ * at once made the kernel's counts of each page go back and forth between
+ * the cores: with pages mapped ahead on two threads, 2.6 -> 6.1 s of
+ * system time on genfolded's 1 GiB). */
+
+/* The parts in group gi. */
+static int group_parts(const struct build *b, int gi)
+{
+	int p0 = gi * b->group;
+	return b->nparts - p0 < b->group ? b->nparts - p0 : b->group;
+}
+
+/* Waits for the other threads to get here; false when memory ran out in
+ * one of them (then everyone stops). */
+static bool meet(struct build *b)
+{
+	pthread_mutex_lock(&b->meet_mu);
+	unsigned round = b->meet_round;
+	if (++b->meeting == b->nthreads) {
+		b->meeting = 0;
+		b->meet_round++;
+		pthread_cond_broadcast(&b->meet_cv);
+	} else {
+		while (round == b->meet_round && !atomic_load(&b->failed))
+			pthread_cond_wait(&b->meet_cv, &b->meet_mu);
+	}
+	pthread_mutex_unlock(&b->meet_mu);
+	return !atomic_load(&b->failed);
+}
+
+/* Stops every thread (memory ran out in this one). */
+static void fail_all(struct build *b)
+{
+	pthread_mutex_lock(&b->meet_mu);
+	atomic_store(&b->failed, true);
+	pthread_cond_broadcast(&b->meet_cv);
+	pthread_mutex_unlock(&b->meet_mu);
+}
+
+/* Room in w's buffer and line lists for its group w->gi: each part's lines
+ * together, as many as the first pass counted. */
+static void layout(struct worker *w)
 {
 	struct build *b = w->b;
-	int p0 = gi * b->group, g = b->nparts - p0 < b->group ? b->nparts - p0 : b->group;
-	size_t at[PART_MAX_GROUP], pb[PART_MAX_GROUP], total = 0;
+	int p0 = w->gi * b->group, g = group_parts(b, w->gi);
+	size_t total = 0;
 	for (int k = 0; k < g; k++) {
 		uint64_t by = 0;
-		for (int i = 0; i < b->nranges; i++)
+		size_t nl = 0;
+		for (int i = 0; i < b->nranges; i++) {
 			by += b->ranges[i].bytes[p0 + k];
-		pb[k] = (size_t)by;
-		at[k] = total;
-		total += pb[k];
-		w->nlines[k] = 0;
+			nl += b->ranges[i].lines[p0 + k];
+		}
+		w->pb[k] = (size_t)by;
+		w->at[k] = total;
+		total += w->pb[k];
+		if (nl > w->caplines[k]) {
+			free(w->lines[k]);      /* (nothing in it to keep) */
+			w->lines[k] = NULL;
+			w->caplines[k] = 0;
+			w->lines[k] = xreallocarray(NULL, nl, sizeof *w->lines[k]);
+			w->caplines[k] = nl;
+		}
+		w->nlines[k] = nl;
 	}
 	room(&w->buf, &w->bufcap, total ? total : 1);
 	/* Groups come biggest first: the pages past this one's lines are
 	 * not needed again (the real-shaped file's first group is 39 MiB,
 	 * its last 27: 12 MiB a thread held to the end, at the peak). */
 	drop(w->buf, total, w->bufcap);
-	size_t dropped = 0, last = 0, popped = 0;
-	for (int ri = 0; ri < b->nranges && !atomic_load_explicit(&b->failed, memory_order_relaxed); ri++) {
-		const struct range *rg = &b->ranges[ri];
-		const uint32_t *idx = rg->idx[gi];
-		const uint32_t *slot = rg->slot[gi];
-		for (size_t m = 0; m < rg->n[gi]; m++) {
-			size_t off = idx[m];
-			/* the lines a few ahead: their cache misses overlap */
-			if (m + PART_AHEAD < rg->n[gi]) {
-				const char *ahead = b->d + idx[m + PART_AHEAD];
-				__builtin_prefetch(ahead);
-				__builtin_prefetch(ahead + 64);
-				__builtin_prefetch(ahead + 128);
-				__builtin_prefetch(ahead + 192);
+}
+
+/* Gathers the lines of range ri of the round's groups (the n workers from
+ * b->workers that build one) into their builders' buffers: one sweep,
+ * window by window, each group's lines in the window in file order. */
+static void gather(struct worker *w, int ri, int n)
+{
+	struct build *b = w->b;
+	const struct range *rg = &b->ranges[ri];
+	const char *d = b->d;
+	size_t m[PART_MAX_THREADS];
+	for (int j = 0; j < n; j++) {
+		/* where range ri's lines of each part go: after the ranges' before */
+		const struct worker *o = &b->workers[j];
+		int p0 = o->gi * b->group, g = group_parts(b, o->gi);
+		for (int k = 0; k < g; k++) {
+			size_t at = o->at[k], li = 0;
+			for (int i = 0; i < ri; i++) {
+				at += (size_t)b->ranges[i].bytes[p0 + k];
+				li += b->ranges[i].lines[p0 + k];
 			}
-			int k = (int)(slot[m] & 0xff);
-			size_t l = slot[m] >> 8;
-			if (l == LEN_LONG) {
-				const char *nl = memchr(b->d + off, '\n', b->len - off);
-				l = nl ? (size_t)(nl - (b->d + off)) : b->len - off;
-			}
-			if (w->nlines[k] == w->caplines[k]) {
-				w->caplines[k] = w->caplines[k] ? 2 * w->caplines[k] : 1024;
-				w->lines[k] = xreallocarray(w->lines[k], w->caplines[k], sizeof *w->lines[k]);
-			}
-			w->lines[k][w->nlines[k]++] = (struct line){ w->buf + at[k], l };
-			memcpy(w->buf + at[k], b->d + off, l);
-			at[k] += l + 1;
-			last = off + l;
-			if (off - dropped >= PART_DROP) {
-				drop(b->d, dropped, off);
-				dropped = off;
-			}
-			if (b->nthreads == 1 && off >= popped) {
-				populate(b->d, off, off + PART_POPULATE < b->len ? off + PART_POPULATE : b->len);
-				popped = off + PART_POPULATE;
+			w->gat[j][k] = at;
+			w->gli[j][k] = li;
+		}
+		m[j] = 0;
+	}
+	size_t dropped = rg->lo;
+	for (size_t win = rg->lo; win < rg->hi && !atomic_load_explicit(&b->failed, memory_order_relaxed);
+	     win += PART_POPULATE) {
+		size_t end = rg->hi - win > PART_POPULATE ? win + PART_POPULATE : rg->hi;
+		populate(d, win, end);
+		for (int j = 0; j < n; j++) {
+			struct worker *o = &b->workers[j];
+			const uint32_t *idx = rg->idx[o->gi];
+			const uint32_t *slot = rg->slot[o->gi];
+			size_t nl = rg->n[o->gi], *at = w->gat[j], *li = w->gli[j];
+			for (; m[j] < nl && idx[m[j]] < end; m[j]++) {
+				size_t i = m[j], off = idx[i];
+				/* the lines a few ahead: their cache misses overlap */
+				if (i + PART_AHEAD < nl) {
+					const char *ahead = d + idx[i + PART_AHEAD];
+					__builtin_prefetch(ahead);
+					__builtin_prefetch(ahead + 64);
+					__builtin_prefetch(ahead + 128);
+					__builtin_prefetch(ahead + 192);
+				}
+				int k = (int)(slot[i] & 0xff);
+				size_t l = slot[i] >> 8;
+				if (l == LEN_LONG) {
+					const char *nlp = memchr(d + off, '\n', b->len - off);
+					l = nlp ? (size_t)(nlp - (d + off)) : b->len - off;
+				}
+				o->lines[k][li[k]++] = (struct line){ o->buf + at[k], l };
+				memcpy(o->buf + at[k], d + off, l);
+				at[k] += l + 1;
 			}
 		}
+		/* the window before is read (a line begun there may end in
+		 * this one: kept): two windows mapped at most */
+		drop(d, dropped, win);
+		dropped = win;
 	}
-	drop(b->d, dropped, last);    /* (not beyond: another thread may be there) */
-	/* its index is read: gone (this thread's alone) */
+	drop(d, dropped, rg->hi);   /* (pages across the range's ends kept) */
+}
+
+/* Builds w's group of the round, its lines gathered: part by part, each
+ * alone in the cache. */
+static void build_group(struct worker *w, bool final)
+{
+	struct build *b = w->b;
+	int gi = w->gi, p0 = gi * b->group, g = group_parts(b, gi);
+	/* its index is read: gone (this thread's alone now) */
 	for (int i = 0; i < b->nranges; i++) {
 		free(b->ranges[i].idx[gi]);
 		free(b->ranges[i].slot[gi]);
@@ -949,10 +1047,10 @@ static void build_group(struct worker *w, int gi, bool final)
 	 * group (given back and taken again, they cost the real-shaped file a
 	 * fifth of its page faults). */
 	for (int k = 0; k < g && !atomic_load_explicit(&b->failed, memory_order_relaxed); k++) {
-		build_part(w, p0 + k, k, pb[k]);
+		build_part(w, p0 + k, k, w->pb[k]);
 		if (final)
-			drop(w->buf, at[k] - pb[k], at[k]);
-		atomic_fetch_add(&b->built, pb[k]);
+			drop(w->buf, w->at[k], w->at[k] + w->pb[k]);
+		atomic_fetch_add(&b->built, w->pb[k]);
 	}
 }
 
@@ -972,8 +1070,9 @@ static void worker_free(struct worker *w)
 	}
 }
 
-/* Takes groups until none is left, or memory runs out (anywhere: then
- * b->failed is set and everything stops). */
+/* Builds w's groups, a round at a time with the other threads, until none
+ * is left or memory runs out (anywhere: then b->failed is set and
+ * everything stops). */
 static void build_groups(struct worker *w, struct load_progress *pr)
 {
 	struct build *b = w->b;
@@ -983,15 +1082,28 @@ static void build_groups(struct worker *w, struct load_progress *pr)
 			pthread_mutex_unlock(&b->names_mu);
 		w->locked = false;
 		worker_free(w);
-		atomic_store(&b->failed, true);
+		fail_all(b);
 		return;
 	}
 	xalloc_catch(&w->env);
-	while (!atomic_load(&b->failed)) {
-		int k = atomic_fetch_add(&b->next, 1);
-		if (k >= b->ngroups)
+	pthread_mutex_lock(&b->meet_mu);    /* until b->nthreads is known */
+	while (!b->go)
+		pthread_cond_wait(&b->meet_cv, &b->meet_mu);
+	pthread_mutex_unlock(&b->meet_mu);
+	int n = b->nthreads;
+	for (int r0 = 0; r0 < b->ngroups; r0 += n) {
+		int in = b->ngroups - r0 < n ? b->ngroups - r0 : n;
+		w->gi = w->id < in ? b->order[r0 + w->id] : -1;
+		if (w->gi >= 0)
+			layout(w);
+		if (!meet(b))
 			break;
-		build_group(w, b->order[k], k + 2 * b->nthreads >= b->ngroups);
+		for (int ri = w->id; ri < b->nranges; ri += n)
+			gather(w, ri, in);
+		if (!meet(b))
+			break;
+		if (w->gi >= 0)
+			build_group(w, r0 + w->id + 2 * n >= b->ngroups);
 		if (pr)
 			progress(pr, b);
 	}
@@ -1058,6 +1170,7 @@ static void free_ranges(struct range *rg, int nr, int ngroups)
 		free(rg[i].n);
 		free(rg[i].cap);
 		free(rg[i].bytes);
+		free(rg[i].lines);
 	}
 	free(rg);
 }
@@ -1091,8 +1204,11 @@ static void run_free(struct parts_run *u)
 	tree_free(&u->sh);
 	tree_free(&u->sample);
 	tree_free(&b->names);
-	if (u->mu_init)
+	if (u->mu_init) {
 		pthread_mutex_destroy(&b->names_mu);
+		pthread_mutex_destroy(&b->meet_mu);
+		pthread_cond_destroy(&b->meet_cv);
+	}
 	u->mu_init = false;
 }
 
@@ -1172,6 +1288,7 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 		r->n = xcalloc((size_t)b->ngroups, sizeof *r->n);
 		r->cap = xcalloc((size_t)b->ngroups, sizeof *r->cap);
 		r->bytes = xcalloc((size_t)b->nparts, sizeof *r->bytes);
+		r->lines = xcalloc((size_t)b->nparts, sizeof *r->lines);
 		atomic_init(&r->done, 0);
 	}
 	b->trees = xcalloc((size_t)b->nparts, sizeof *b->trees);
@@ -1200,7 +1317,8 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 		return false;
 	int nthr = o->threads < 1 ? 1 : o->threads > PART_MAX_THREADS ? PART_MAX_THREADS : o->threads;
 	/* TFLAME_PARTS_FAIL (tests): memory runs out in the first pass (1),
-	 * the parts (2) or the join (3). */
+	 * the parts (2) or the join (3); or no thread but the caller's can be
+	 * started to build the parts (4). */
 	double share = PART_SHARE;
 	const char *fe = getenv("TFLAME_PARTS_FAIL");
 	int fail_at = fe ? atoi(fe) : 0;
@@ -1218,6 +1336,8 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	atomic_init(&b->built, 0);
 	atomic_init(&b->failed, false);
 	pthread_mutex_init(&b->names_mu, NULL);
+	pthread_mutex_init(&b->meet_mu, NULL);
+	pthread_cond_init(&b->meet_cv, NULL);
 	u->mu_init = true;
 	if (!run_alloc(u, nthr, share, forced))
 		goto fail;
@@ -1272,18 +1392,29 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	struct worker *w = calloc((size_t)nthr, sizeof *w);
 	if (!w)
 		goto fail;
-	b->nthreads = nthr;
+	b->workers = w;
 	for (int i = 0; i < nthr; i++) {
 		w[i].b = b;
+		w[i].id = i;
 		/* the sort's pivots: not to be guessed by whoever made the file */
 		w[i].so.rng = ((uint64_t)(load_now() * 1e9) ^ (uint64_t)(uintptr_t)&w[i]) | 1;
 	}
+	/* as many threads as could be started, all in every round */
+	int started = 1;
 	for (int i = 1; i < nthr; i++)
-		on[i] = pthread_create(&tid[i], NULL, build_main, &w[i]) == 0;
+		on[i] = false;
+	while (started < nthr && fail_at != 4 && pthread_create(&tid[started], NULL, build_main, &w[started]) == 0)
+		on[started++] = true;
+	pthread_mutex_lock(&b->meet_mu);
+	b->nthreads = started;
+	b->go = true;
+	pthread_cond_broadcast(&b->meet_cv);
+	pthread_mutex_unlock(&b->meet_mu);
 	build_groups(&w[0], pr);
 	for (int i = 1; i < nthr; i++)
 		if (on[i])
 			pthread_join(tid[i], NULL);
+	b->workers = NULL;
 	free(w);
 	if (atomic_load(&b->failed))
 		goto fail;

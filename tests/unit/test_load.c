@@ -734,6 +734,14 @@ static void parts_oom(void)
 			   th, th > 1 ? "s" : "");
 		}
 	}
+	/* no thread can be started to build the parts: the caller's builds
+	 * them all */
+	for (int th = 2; th <= 3; th++) {
+		setenv("TFLAME_PARTS_FAIL", "4", 1);
+		bool same = same_as(path, th, TREE_ORDER_NAME, 16, ref, msg0, &joined);
+		unsetenv("TFLAME_PARTS_FAIL");
+		ok(joined && same, "no thread to build parts on, %d threads asked: read in parts on one, the same tree and messages", th);
+	}
 	free(ref);
 	free(msg0);
 
