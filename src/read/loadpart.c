@@ -69,19 +69,22 @@
 #define PART_SHARE (1.0 / 1024)
 /* A sweep through the file gathers the lines of a group of parts, a
  * PART_GROUP_64THS/64 of the file (32 MiB of 1 GiB): more parts a sweep
- * means fewer sweeps, each mapping the pages of the file again (the
- * kernel's mapping and unmapping of them are a seventh of the load on one
- * thread), and a bigger buffer a thread. The parts of a group are then
- * built one by one, each from its sorted lines where they were gathered.
- * The group is twice as big (up to PART_GROUP_MAX_64THS) while the
- * threads' buffers stay within 1/PART_GROUP_TREE_SHARE of the tree the
- * sample foresees: on one thread, genfolded's 1 GiB is gathered in 16
- * sweeps, not 32 (system time 0.9-1.0 -> 0.7-0.8 s; 8 and 4 sweeps were
- * no faster, and peaked at 814 and 892 MiB); on two, 64 MiB a thread put
- * it at 827-838 MiB, over its tree + 128. */
+ * means fewer sweeps, each mapping the pages of the file again, and a
+ * bigger buffer a thread. The parts of a group are then built one by one,
+ * each from its sorted lines where they were gathered. The group is twice
+ * as big (up to PART_GROUP_MAX_64THS) while the threads' buffers stay
+ * within 1/PART_GROUP_TREE_SHARE of the tree the sample foresees. The
+ * mapping costs a page cache folio at a time: a file written 4 KiB at a
+ * time (cached in 4 KiB folios) took a third more time than the same
+ * bytes read from the disk (large folios). Genfolded's 1 GiB (a tree of
+ * 670 MiB) is gathered in 8 sweeps of 128 MiB on one thread (16: 4.84 ->
+ * 4.27 s in 4 KiB folios, 3.89 -> 3.73 in large ones; peak 726 -> 760
+ * MiB), in 8 rounds of 64 MiB a thread on two (2.78 -> 2.55 s, peak 744
+ * -> 768 MiB), both within its tree + 128 MiB; the real-shaped file's
+ * (129 MiB) in 32 of 32 MiB as before. */
 #define PART_GROUP_64THS 2
-#define PART_GROUP_MAX_64THS 4
-#define PART_GROUP_TREE_SHARE 8
+#define PART_GROUP_MAX_64THS 8
+#define PART_GROUP_TREE_SHARE 4
 #define PART_MAX_GROUP 255
 #define PART_FEED_AHEAD 4                  /* sorted lines prefetched ahead */
 #define PART_AHEAD 16                      /* lines prefetched ahead */
