@@ -1280,16 +1280,20 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
 
 /* A big profile whose stacks seldom repeat (Go aggregates its samples:
  * every stack once) goes to the tree in PP_PARTS parts, by the names of
- * its samples' first two frames: a part's tree is small enough that its
- * lookups stay in the caches, where one tree of the whole profile misses
- * twice a frame, and tree_join makes the parts one tree (they are disjoint
- * below depth 2). Not for input order (the parts change the order of first
+ * its samples' first PP_KEY_NAMES frames: a part's tree is small enough
+ * that its lookups stay in the caches, where one tree of the whole profile
+ * misses twice a frame, and tree_join makes the parts one tree (they are
+ * disjoint below depth PP_KEY_NAMES - 1). Go's first two frames have few
+ * names: keyed by two, make bench's unique file filled 32 of 64 parts,
+ * of 54k to 654k samples; by three, 123 of 128, up to 409k (two threads
+ * 0.94 -> 0.87 s, one 1.69 -> 1.63 s; 256 parts were slower again). Not for input order (the parts change the order of first
  * appearance), label roots, --diff, flame charts, or a tree that already
  * holds stacks; tree_join may still refuse (sums beyond 64 bits): then the
  * samples are read again in one tree. A mapped file's samples are copied
  * part by part as they are partitioned, each part then read in order (see
  * partition); the parts go to the threads most samples first. */
-#define PP_PARTS 64
+#define PP_PARTS 128
+#define PP_KEY_NAMES 3
 #define PP_PARTS_MIN ((uint64_t)1 << 18)    /* samples */
 
 /* Whether many of the first PP_PARTS_PROBE samples repeat one before them (by
@@ -1349,12 +1353,12 @@ static inline uint32_t part_pos(const struct pp *d, uint64_t v)
 
 /* The part of the stack of locations pos[0..n) taken root first (pos[0]
  * the root's when down is false; pos[n - 1] when down): the names of its
- * first two frames. */
+ * first PP_KEY_NAMES frames. */
 static unsigned part_of(const struct pp *d, const uint64_t *nh, const uint32_t *pos, size_t n, bool down)
 {
-	uint64_t key[2] = { 0, 0 };
+	uint64_t key[PP_KEY_NAMES] = { 0 };
 	unsigned got = 0;
-	for (size_t j = 0; j < n && got < 2; j++) {
+	for (size_t j = 0; j < n && got < PP_KEY_NAMES; j++) {
 		uint32_t p = pos[down ? n - 1 - j : j];
 		const uint32_t *refs = &d->unk;
 		size_t m = 1;
@@ -1363,10 +1367,13 @@ static unsigned part_of(const struct pp *d, const uint64_t *nh, const uint32_t *
 			m = lf->n;
 			refs = m == 1 ? &lf->ref : d->pool + lf->ref;
 		}
-		for (size_t i = 0; i < m && got < 2; i++)
+		for (size_t i = 0; i < m && got < PP_KEY_NAMES; i++)
 			key[got++] = nh[refs[i]];
 	}
-	return (unsigned)(pp_mix64(key[0] * 0x9e3779b97f4a7c15ULL ^ key[1]) % PP_PARTS);
+	uint64_t h = 0;
+	for (unsigned i = 0; i < PP_KEY_NAMES; i++)
+		h = pp_mix64(h ^ key[i] * 0x9e3779b97f4a7c15ULL);
+	return (unsigned)(h % PP_PARTS);
 }
 
 /* Whether the sample p[0..len) is as writers make it: its location ids
@@ -1409,14 +1416,15 @@ static inline bool one_locs(const unsigned char *p, size_t len, struct pb_field 
 	return true;
 }
 
-/* The part of the sample data[0..len): the names of its first two frames,
- * root first, as pp_add_stack makes them from its locations (a malformed
- * sample: whatever it gives; do_sample says what is wrong with it). When
- * the locations are one packed field, as writers make them, only its last
- * two ids are read, from the end (a varint's last byte is the one below
- * 0x80), into locals (an array in memory written as two words and read
- * as one waited on the stores: 16% of the partition's time); else all,
- * into ids, scratch of *cap location positions. */
+/* The part of the sample data[0..len): the names of its first
+ * PP_KEY_NAMES frames, root first, as pp_add_stack makes them from its
+ * locations (a malformed sample: whatever it gives; do_sample says what is
+ * wrong with it). When the locations are one packed field, as writers make
+ * them, only its last PP_KEY_NAMES ids are read, from the end (a varint's
+ * last byte is the one below 0x80), into locals (an array in memory
+ * written as two words and read as one waited on the stores: 16% of the
+ * partition's time); else all, into ids, scratch of *cap location
+ * positions. */
 static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsigned char *data, size_t len,
                             uint32_t **ids, size_t *cap)
 {
@@ -1430,10 +1438,10 @@ static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsign
 			if (f.num == 1 && (f.wt == WT_VARINT || f.wt == WT_LEN) && nloc++ == 0)
 				one = f;
 	if (nloc == 1 && one.wt == WT_LEN) {
-		uint32_t two[2];    /* root first */
+		uint32_t first[PP_KEY_NAMES];   /* root first */
 		size_t n = 0;
 		const unsigned char *lo = one.data, *q = one.data + one.len;
-		while (n < 2 && q > lo && q[-1] < 0x80) {
+		while (n < PP_KEY_NAMES && q > lo && q[-1] < 0x80) {
 			const unsigned char *st = q - 1;
 			while (st > lo && st[-1] >= 0x80)
 				st--;
@@ -1441,11 +1449,11 @@ static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsign
 			uint64_t v;
 			if (pb_varint(&p, q, &v) != PB_OK || p != q)
 				break;
-			two[n++] = part_pos(d, v);
+			first[n++] = part_pos(d, v);
 			q = st;
 		}
-		if (n == 2)
-			return part_of(d, nh, two, 2, false);
+		if (n == PP_KEY_NAMES)
+			return part_of(d, nh, first, n, false);
 	}
 	size_t n = 0;
 	c.p = data;
@@ -1782,9 +1790,10 @@ static void worker_merge(struct pp *d, struct pprof_info *info, struct pp_worker
 	copy_free(c);
 }
 
-/* Into shared: the first frames of the parts' stacks (finalized parts,
- * their names dst's), which several parts may hold, as tree_join wants
- * them. */
+/* Into shared: the paths of the parts' nodes above depth PP_KEY_NAMES
+ * (finalized parts, their names dst's), which several parts may hold, as
+ * tree_join wants them. */
+_Static_assert(PP_KEY_NAMES == 3, "first_frames shares depths 1 and 2");
 static void first_frames(const struct tree *dst, struct tree *parts, size_t np, struct tree *shared)
 {
 	tree_init(shared);
@@ -1792,8 +1801,14 @@ static void first_frames(const struct tree *dst, struct tree *parts, size_t np, 
 		for (tree_idx c = tree_first_child(&parts[p], TREE_ROOT); c != TREE_NONE;
 		     c = tree_next_sibling(&parts[p], c)) {
 			strtab_id id = parts[p].nodes[c].name;
-			struct tree_frame f = { strtab_str(&dst->names, id), strtab_len(&dst->names, id) };
-			tree_add_stack(shared, &f, 1, 1);
+			struct tree_frame f[2] = { { strtab_str(&dst->names, id), strtab_len(&dst->names, id) } };
+			tree_add_stack(shared, f, 1, 1);
+			for (tree_idx g = tree_first_child(&parts[p], c); g != TREE_NONE;
+			     g = tree_next_sibling(&parts[p], g)) {
+				strtab_id gid = parts[p].nodes[g].name;
+				f[1] = (struct tree_frame){ strtab_str(&dst->names, gid), strtab_len(&dst->names, gid) };
+				tree_add_stack(shared, f, 2, 1);
+			}
 		}
 	tree_finalize(shared, TREE_ORDER_NAME);
 }
