@@ -135,10 +135,14 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
  * exact place and width. cells 0 keeps every frame. With ti (NULL: none),
  * units of samples that lie inside the range, on all threads, and are
  * lighter than a cell are taken whole from it: O(units + frames kept);
- * the other samples are decoded. */
-void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
-                     uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells,
-                     struct tree *dst);
+ * the other samples are decoded. A range of coarse_from samples or more
+ * (0: none) has at most its samples / (2 * TIMEINDEX_UNIT) cells, a cell
+ * twice its units' mean weight, so that its units are taken whole (1.8M
+ * perf samples in 16384 cells were all decoded, 82 ms; in 7,000, 2-4 ms).
+ * Returns the cells used. */
+uint32_t timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
+                         uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells, uint64_t coarse_from,
+                         struct tree *dst);
 /* Part of that chart, drawn finer: the samples of the range on the chosen
  * threads whose place in it (the weight before them, in the timeline's
  * order, as the chart's offsets count) is in [w0, w1), as timeindex_chart

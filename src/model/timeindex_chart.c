@@ -24,6 +24,7 @@ struct sweep {
 	uint32_t depth;
 	tree_idx *node;
 	uint64_t *start;
+	tree_idx *next;             /* enter's: the frames of the stack entered */
 	size_t cap;
 	struct run *runs;
 	size_t nruns, capruns;
@@ -36,6 +37,7 @@ static void sweep_room(struct sweep *sw, size_t depth)
 		sw->cap = depth + 1 > 2 * sw->cap ? depth + 1 : 2 * sw->cap;
 		sw->node = xreallocarray(sw->node, sw->cap, sizeof *sw->node);
 		sw->start = xreallocarray(sw->start, sw->cap, sizeof *sw->start);
+		sw->next = xreallocarray(sw->next, sw->cap, sizeof *sw->next);
 	}
 }
 
@@ -54,32 +56,30 @@ static void close_to(struct sweep *sw, uint32_t d, uint64_t at)
 	}
 }
 
-/* Opens the runs of leaf's frames deeper than d, from at on. */
-static void open_from(struct sweep *sw, tree_idx leaf, uint32_t d, uint64_t at)
-{
-	uint32_t to = tree_depth(sw->src, leaf);
-	sweep_room(sw, to);
-	for (tree_idx i = leaf; tree_depth(sw->src, i) > d; i = tree_parent(sw->src, i)) {
-		sw->node[tree_depth(sw->src, i)] = i;
-		sw->start[tree_depth(sw->src, i)] = at;
-	}
-	sw->depth = to;
-}
-
-/* The next stack starts at leaf: the runs it does not continue end. */
+/* The next stack starts at leaf: the runs it does not continue end. One
+ * walk up from leaf to the first frame the open runs share (a parent is
+ * one shallower: no depth read a step), its frames kept on the way
+ * (the chart of 1.8M perf samples in 16384 cells, each decoded: 100 ->
+ * 82 ms). */
 static void enter(struct sweep *sw, tree_idx leaf)
 {
 	const struct tree *t = sw->src;
-	if (sw->depth == tree_depth(t, leaf) && sw->node[sw->depth] == leaf)
+	uint32_t to = tree_depth(t, leaf);
+	if (sw->depth == to && sw->node[to] == leaf)
 		return;
+	sweep_room(sw, to);
 	tree_idx y = leaf;
-	while (tree_depth(t, y) > sw->depth)
+	uint32_t k = to;
+	for (; k > 0 && (k > sw->depth || sw->node[k] != y); k--) {
+		sw->next[k] = y;
 		y = tree_parent(t, y);
-	while (tree_depth(t, y) > 0 && sw->node[tree_depth(t, y)] != y)
-		y = tree_parent(t, y);
-	uint32_t k = tree_depth(t, y);
+	}
 	close_to(sw, k, sw->pos);
-	open_from(sw, leaf, k, sw->pos);
+	for (uint32_t x = k + 1; x <= to; x++) {
+		sw->node[x] = sw->next[x];
+		sw->start[x] = sw->pos;
+	}
+	sw->depth = to;
 }
 
 static void sweep_sample(struct sweep *sw, tree_idx leaf, uint64_t w)
@@ -390,21 +390,27 @@ static void sweep_end(struct sweep *sw, struct tree *dst, uint64_t samples)
 	sweep_tree(sw, dst);
 	free(sw->node);
 	free(sw->start);
+	free(sw->next);
 	free(sw->runs);
 	dst->stacks = samples;
 	tree_finalize(dst, TREE_ORDER_INPUT);
 }
 
-void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
-                     uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells,
-                     struct tree *dst)
+uint32_t timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
+                         uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells, uint64_t coarse_from,
+                         struct tree *dst)
 {
 	dst->chart = true;
 	struct sweep sw;
 	memset(&sw, 0, sizeof sw);
 	sw.src = src;
 	if (cells) {
-		uint64_t total = chart_walk(ti, tl, t0, t1, threads, 0, NULL, NULL);
+		uint64_t n = 0, total = chart_walk(ti, tl, t0, t1, threads, 0, NULL, &n);
+		/* a cell twice a unit's mean weight: units of weights that vary
+		 * (perf's periods) are taken whole too, where at the mean half
+		 * of them were decoded */
+		if (ti && coarse_from && n >= coarse_from && n / (2 * TIMEINDEX_UNIT) < cells)
+			cells = n / (2 * TIMEINDEX_UNIT) > 0 ? (uint32_t)(n / (2 * TIMEINDEX_UNIT)) : 1;
 		sw.theta = total / cells;
 	}
 	sweep_room(&sw, 0);
@@ -412,6 +418,7 @@ void timeindex_chart(const struct timeindex *ti, const struct timeline *tl, cons
 	uint64_t samples;
 	chart_walk(ti, tl, t0, t1, threads, sw.theta, &sw, &samples);
 	sweep_end(&sw, dst, samples);
+	return cells;
 }
 
 /* The samples of the range on the chosen threads, in the timeline's

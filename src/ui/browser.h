@@ -359,6 +359,8 @@ struct ui {
 	 * frames' spans, places of the range's whole chart, innermost last. */
 	struct ui_window *wins;
 	size_t nwins, capwins;
+	uint32_t chart_cells;       /* the chart's (timeindex_chart): a frame
+	                               narrower than 1/cells may be left out */
 
 	struct ui_colours col;
 	struct finder find;

@@ -16,6 +16,10 @@
  * samples is thousands of nodes, not millions. 16384 is a column of 80
  * zooms in on 200 columns: every frame a column wide is drawn until then. */
 #define UI_CHART_CELLS 16384u
+/* From this many samples of a range on, its chart's cells are as many as
+ * its units when they are fewer (see timeindex_chart): decoding each
+ * sample costs about 45 ns, 50 ms a million. */
+#define UI_CHART_COARSE ((uint64_t)1 << 20)
 
 /* ui_set_range keeping the frame spans drawn finer (u->wins). */
 static bool range_rebuild(struct ui *u, uint64_t t0, uint64_t t1, bool all)
@@ -30,11 +34,14 @@ static bool range_rebuild(struct ui *u, uint64_t t0, uint64_t t1, bool all)
 	if (all && !u->threads && !u->chart) {
 		base = u->tl_tree;      /* the whole recording, all threads */
 	} else if (u->chart) {
-		if (u->nwins)
+		if (u->nwins) {
 			timeindex_chart_window(u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS,
 			                       u->wins[u->nwins - 1].w0, u->wins[u->nwins - 1].w1, &sub);
-		else
-			timeindex_chart(ui_timeindex(u), u->tl, u->tl_tree, a, b, u->threads, UI_CHART_CELLS, &sub);
+			u->chart_cells = UI_CHART_CELLS;
+		} else {
+			u->chart_cells = timeindex_chart(ui_timeindex(u), u->tl, u->tl_tree, a, b, u->threads,
+			                                 UI_CHART_CELLS, UI_CHART_COARSE, &sub);
+		}
 		base = &sub;
 	} else {
 		uint64_t *self = xcalloc(tree_size(u->tl_tree), sizeof *self);
@@ -110,7 +117,8 @@ bool ui_chart_zoom(struct ui *u, tree_idx z)
 		return false;
 	uint64_t w = tree_node(t, z)->total.u, all = tree_node(t, TREE_ROOT)->total.u;
 	/* zoomed into z, a column is w / cols of the samples */
-	if (w == 0 || (double)w * UI_CHART_CELLS >= (double)all * (u->cols > 1 ? u->cols : 1))
+	uint32_t cells = u->chart_cells ? u->chart_cells : UI_CHART_CELLS;
+	if (w == 0 || (double)w * cells >= (double)all * (u->cols > 1 ? u->cols : 1))
 		return false;
 	uint64_t base = u->nwins ? u->wins[u->nwins - 1].w0 : 0, at = base + tree_node(t, z)->off.u;
 	tree_idx zr = flameview_zoom(u);

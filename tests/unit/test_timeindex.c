@@ -60,7 +60,7 @@ static void test_hand(void)
 	   ti->units[0].common == 3 && ti->units[6].common == 3, "16 units; 4 and 5 share main only, 0 and 6 all");
 	struct tree ch;
 	tree_init(&ch);
-	timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 8, &ch);
+	timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 8, 0, &ch);
 	static const struct {
 		const char *name;
 		uint32_t depth;
@@ -79,14 +79,14 @@ static void test_hand(void)
 	tree_free(&ch);
 	/* every frame: b is there again, [600, 700) */
 	tree_init(&ch);
-	timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 0, &ch);
+	timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 0, 0, &ch);
 	ok(tree_size(&ch) == 7 && strcmp(tree_name(&ch, 4), "b") == 0 && tree_node(&ch, 4)->off.u == 600 &&
 	   tree_node(&ch, 4)->total.u == 100 && tree_node(&ch, 1)->self.u == 0, "0 cells: every frame, b at 600 for 100");
 	tree_free(&ch);
 	/* a range [650 ms, 1300 ms): b's last 50 samples and 600 of y; 2
 	 * cells: 325, so b goes, a and y stay from 50 on */
 	tree_init(&ch);
-	timeindex_chart(ti, &tl, &t, 1650000000, 2300000000, NULL, 2, &ch);
+	timeindex_chart(ti, &tl, &t, 1650000000, 2300000000, NULL, 2, 0, &ch);
 	ok(tree_size(&ch) == 4 && tree_node(&ch, 0)->total.u == 650 && tree_node(&ch, 1)->self.u == 50 &&
 	   strcmp(tree_name(&ch, 2), "a") == 0 && tree_node(&ch, 2)->off.u == 50 && tree_node(&ch, 3)->total.u == 600,
 	   "a range cutting units: main 650 (50 self), a and y 600 from 50");
@@ -273,23 +273,44 @@ static int xrun_cmp(const void *pa, const void *pb)
 	return a->depth < b->depth ? -1 : a->depth > b->depth;
 }
 
-/* The chart of [t0, t1) (timeindex_chart), or with `window` the part of
- * it timeindex_chart_window draws, the samples whose place is in [w0,
- * w1): against runs worked out here from the samples one by one. */
+/* The chart of [t0, t1) (timeindex_chart, coarser from `coarse` samples
+ * on), or with `window` the part of it timeindex_chart_window draws, the
+ * samples whose place is in [w0, w1): against runs worked out here from
+ * the samples one by one, in the cells timeindex_chart says it used,
+ * which must be min(cells, samples / 256) from `coarse` samples on. */
 static bool check_chart_in(const struct world *w, const struct timeindex *ti, uint64_t t0, uint64_t t1,
-                           const bool *threads, uint32_t cells, bool window, uint64_t w0, uint64_t w1)
+                           const bool *threads, uint32_t cells, uint64_t coarse, bool window, uint64_t w0,
+                           uint64_t w1)
 {
 	const struct tree *t = &w->t;
-	uint64_t total = 0, samples = 0, place = 0;
+	uint64_t total = 0, samples = 0, place = 0, n = 0;
 	bool *in = calloc(w->n ? w->n : 1, sizeof *in);
 	for (size_t i = 0; i < w->n; i++)
 		if (w->s[i].time >= t0 && w->s[i].time < t1 && chosen(threads, w->s[i].thread)) {
 			in[i] = !window || (place >= w0 && place < w1);
 			place += w->s[i].weight;
-			if (in[i])
+			if (in[i]) {
 				total += w->s[i].weight;
+				n++;
+			}
 		}
-	uint64_t theta = cells ? total / cells : 0;
+	struct tree ch;
+	tree_init(&ch);
+	uint32_t used = cells;
+	if (window)
+		timeindex_chart_window(&w->tl, t, t0, t1, threads, cells, w0, w1, &ch);
+	else
+		used = timeindex_chart(ti, &w->tl, t, t0, t1, threads, cells, coarse, &ch);
+	uint32_t want = cells;
+	if (!window && ti && cells && coarse && n >= coarse && n / 256 < cells)
+		want = n / 256 ? (uint32_t)(n / 256) : 1;
+	if (used != want) {
+		printf("# chart: %u cells used, want %u (%" PRIu64 " samples)\n", used, want, n);
+		tree_free(&ch);
+		free(in);
+		return false;
+	}
+	uint64_t theta = used ? total / used : 0;
 	tree_idx open[64], path[64];
 	uint64_t start[64];
 	uint32_t depth = 0;
@@ -321,12 +342,6 @@ static bool check_chart_in(const struct world *w, const struct timeindex *ti, ui
 	CLOSE_TO(0);
 #undef CLOSE_TO
 	qsort(runs, nruns, sizeof *runs, xrun_cmp);
-	struct tree ch;
-	tree_init(&ch);
-	if (window)
-		timeindex_chart_window(&w->tl, t, t0, t1, threads, cells, w0, w1, &ch);
-	else
-		timeindex_chart(ti, &w->tl, t, t0, t1, threads, cells, &ch);
 	free(in);
 	bool okay = tree_size(&ch) == nruns + 1 && tree_node(&ch, 0)->total.u == total && ch.stacks == samples;
 	for (size_t i = 0; okay && i < nruns; i++) {
@@ -348,7 +363,7 @@ static bool check_chart_in(const struct world *w, const struct timeindex *ti, ui
 static bool check_chart(const struct world *w, const struct timeindex *ti, uint64_t t0, uint64_t t1,
                         const bool *threads, uint32_t cells)
 {
-	return check_chart_in(w, ti, t0, t1, threads, cells, false, 0, 0);
+	return check_chart_in(w, ti, t0, t1, threads, cells, 0, false, 0, 0);
 }
 
 /* Windows of the chart of [t0, t1): all of it, a third from a third on,
@@ -366,9 +381,9 @@ static bool check_windows(const struct world *w, uint64_t t0, uint64_t t1, const
 	                      { last, total }, { total, total + 10 }, { 0, UINT64_MAX } };
 	bool okay = true;
 	for (size_t k = 0; okay && k < sizeof win / sizeof win[0]; k++)
-		okay = check_chart_in(w, NULL, t0, t1, threads, 64, true, win[k][0], win[k][1]) &&
-		       check_chart_in(w, NULL, t0, t1, threads, 7, true, win[k][0], win[k][1]) &&
-		       check_chart_in(w, NULL, t0, t1, threads, 0, true, win[k][0], win[k][1]);
+		okay = check_chart_in(w, NULL, t0, t1, threads, 64, 0, true, win[k][0], win[k][1]) &&
+		       check_chart_in(w, NULL, t0, t1, threads, 7, 0, true, win[k][0], win[k][1]) &&
+		       check_chart_in(w, NULL, t0, t1, threads, 0, 0, true, win[k][0], win[k][1]);
 	return okay;
 }
 
@@ -430,6 +445,17 @@ static void test_world(const char *what, size_t n, uint32_t nthreads, uint64_t d
 			        check_chart(&w, NULL, r[k][0], r[k][1], choices[c], 7);
 		ok(chart, "%s: charts in 64, 7 and all cells, with and without the index, %s%s", what, cname[c],
 		   chart ? "" : " (a range failed)");
+	}
+	/* coarser from 300 or 3000 samples on: 4096 cells become samples /
+	 * 256 where that is fewer (the ranges here hold up to n samples) */
+	for (size_t c = 0; c < 3; c++) {
+		bool chart = true;
+		size_t k;
+		for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
+			chart = check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 300, false, 0, 0) &&
+			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 3000, false, 0, 0) &&
+			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 3, 300, false, 0, 0);
+		ok(chart, "%s: coarser charts of many samples, %s%s", what, cname[c], chart ? "" : " (a range failed)");
 	}
 	for (size_t c = 0; c < 3; c++) {
 		bool win = true;
