@@ -149,7 +149,6 @@ struct build {
 	int group, ngroups;         /* parts a sweep builds; sweeps */
 	double node_rate;           /* nodes a byte of lines the sample foresees */
 	int *order;                 /* groups, biggest first */
-	atomic_int next;            /* the next of order to build */
 	struct tree *trees;
 	enum tree_order torder;
 	struct tree names;          /* its table: the parts' names */
@@ -1336,7 +1335,6 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	b->len = len;
 	b->torder = o->order;
 	b->fail_at = fail_at;
-	atomic_init(&b->next, 0);
 	atomic_init(&b->built, 0);
 	atomic_init(&b->failed, false);
 	pthread_mutex_init(&b->names_mu, NULL);

@@ -1286,12 +1286,13 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
  * disjoint below depth PP_KEY_NAMES - 1). Go's first two frames have few
  * names: keyed by two, make bench's unique file filled 32 of 64 parts,
  * of 54k to 654k samples; by three, 123 of 128, up to 409k (two threads
- * 0.94 -> 0.87 s, one 1.69 -> 1.63 s; 256 parts were slower again). Not for input order (the parts change the order of first
- * appearance), label roots, --diff, flame charts, or a tree that already
- * holds stacks; tree_join may still refuse (sums beyond 64 bits): then the
- * samples are read again in one tree. A mapped file's samples are copied
- * part by part as they are partitioned, each part then read in order (see
- * partition); the parts go to the threads most samples first. */
+ * 0.94 -> 0.87 s, one 1.69 -> 1.63 s; 256 parts were slower again). Not
+ * for input order (the parts change the order of first appearance), label
+ * roots, --diff, flame charts, or a tree that already holds stacks;
+ * tree_join may still refuse (sums beyond 64 bits): then the samples are
+ * read again in one tree. A mapped file's samples are copied part by part
+ * as they are partitioned, each part then read in order (see partition);
+ * the parts go to the threads most samples first. */
 #define PP_PARTS 128
 #define PP_KEY_NAMES 3
 #define PP_PARTS_MIN ((uint64_t)1 << 18)    /* samples */

@@ -740,7 +740,8 @@ static void parts_oom(void)
 		setenv("TFLAME_PARTS_FAIL", "4", 1);
 		bool same = same_as(path, th, TREE_ORDER_NAME, 16, ref, msg0, &joined);
 		unsetenv("TFLAME_PARTS_FAIL");
-		ok(joined && same, "no thread to build parts on, %d threads asked: read in parts on one, the same tree and messages", th);
+		ok(joined && same,
+		   "no thread to build parts on, %d threads asked: read in parts on one, the same tree and messages", th);
 	}
 	free(ref);
 	free(msg0);
