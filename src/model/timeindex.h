@@ -139,7 +139,12 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
  * (0: none) has at most its samples / (2 * TIMEINDEX_UNIT) cells, a cell
  * twice its units' mean weight, so that its units are taken whole (1.8M
  * perf samples in 16384 cells were all decoded, 82 ms; in 7,000, 2-4 ms).
+ * From timeindex_chart_split samples on (tests lower it), the samples'
+ * walk is cut in two halves, one on a thread of its own (the chart of
+ * 1.6M perf samples of 7 threads, which interleave and are decoded one by
+ * one: 77 -> ... ms), and the halves' runs joined, the same chart.
  * Returns the cells used. */
+extern uint64_t timeindex_chart_split;
 uint32_t timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
                          uint64_t t0, uint64_t t1, const bool *threads, uint32_t cells, uint64_t coarse_from,
                          struct tree *dst);

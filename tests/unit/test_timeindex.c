@@ -118,6 +118,54 @@ static void test_hand(void)
 	tree_free(&t);
 }
 
+/* 3072 samples (3 blocks of the timeline) 1 ms apart on one thread:
+ * main;a;x for the first 2000, main;a;y for 1050, z for the last 22. In
+ * 8 cells (384), z's run is left out: its 22 are the root's own, after
+ * main's 3050. Cut in two at the middle block (place 1024), main, a and
+ * x go on across the cut: the same chart. */
+static void test_hand_split(void)
+{
+	struct tree t;
+	struct timeline tl;
+	tree_init(&t);
+	timeline_init(&tl);
+	uint32_t th = timeline_thread(&tl, 1, 1, "p", 1);
+	for (uint64_t i = 0; i < 3072; i++) {
+		const char *s = i < 2000 ? "main;a;x" : i < 3050 ? "main;a;y" : "z";
+		timeline_add(&tl, 1000000000 + i * 1000000, add(&t, s, 1), th, 1);
+	}
+	finish(&t, &tl);
+	struct timeindex *ti = timeindex_new(&tl, &t);
+	static const struct {
+		const char *name;
+		uint32_t depth;
+		uint64_t off, total, self;
+	} want[] = {
+		{ "main", 1, 0, 3050, 0 }, { "a", 2, 0, 3050, 0 }, { "x", 3, 0, 2000, 2000 }, { "y", 3, 2000, 1050, 1050 },
+	};
+	uint64_t split = timeindex_chart_split;
+	for (int cut = 0; cut < 2; cut++) {
+		timeindex_chart_split = cut ? 1 : UINT64_MAX;
+		struct tree ch;
+		tree_init(&ch);
+		uint32_t used = timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 8, 0, &ch);
+		bool same = used == 8 && tree_size(&ch) == 5 && tree_node(&ch, 0)->total.u == 3072 &&
+		            tree_node(&ch, 0)->self.u == 22 && ch.stacks == 3072;
+		for (size_t i = 0; same && i < 4; i++) {
+			const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
+			same = strcmp(tree_name(&ch, (tree_idx)i + 1), want[i].name) == 0 && n->depth == want[i].depth &&
+			       n->off.u == want[i].off && n->total.u == want[i].total && n->self.u == want[i].self;
+		}
+		ok(same, "%s: main and a 3050, x 2000, y 1050 at 2000; z's 22 the root's own",
+		   cut ? "cut in two at place 1024" : "in one walk");
+		tree_free(&ch);
+	}
+	timeindex_chart_split = split;
+	timeindex_free(ti);
+	timeline_free(&tl);
+	tree_free(&t);
+}
+
 /* ---- random timelines ---- */
 
 struct smp {
@@ -345,12 +393,12 @@ static bool check_chart_in(const struct world *w, const struct timeindex *ti, ui
 	free(in);
 	bool okay = tree_size(&ch) == nruns + 1 && tree_node(&ch, 0)->total.u == total && ch.stacks == samples;
 	for (size_t i = 0; okay && i < nruns; i++) {
-		const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
-		okay = n->depth == runs[i].depth && n->off.u == runs[i].start && n->total.u == runs[i].len &&
+		const struct tree_node *nd = tree_node(&ch, (tree_idx)i + 1);
+		okay = nd->depth == runs[i].depth && nd->off.u == runs[i].start && nd->total.u == runs[i].len &&
 		       strcmp(tree_name(&ch, (tree_idx)i + 1), tree_name(t, runs[i].node)) == 0;
 		if (!okay)
 			printf("# chart node %zu: depth %u off %" PRIu64 " total %" PRIu64 " %s, want %u %" PRIu64 " %" PRIu64 " %s\n",
-			       i + 1, n->depth, n->off.u, n->total.u, tree_name(&ch, (tree_idx)i + 1), runs[i].depth,
+			       i + 1, nd->depth, nd->off.u, nd->total.u, tree_name(&ch, (tree_idx)i + 1), runs[i].depth,
 			       runs[i].start, runs[i].len, tree_name(t, runs[i].node));
 	}
 	if (tree_size(&ch) != nruns + 1)
@@ -457,6 +505,22 @@ static void test_world(const char *what, size_t n, uint32_t nthreads, uint64_t d
 			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 3, 300, false, 0, 0);
 		ok(chart, "%s: coarser charts of many samples, %s%s", what, cname[c], chart ? "" : " (a range failed)");
 	}
+	/* the same charts with their walks cut in two halves (the second on a
+	 * thread of its own) and joined */
+	uint64_t split = timeindex_chart_split;
+	timeindex_chart_split = 1;
+	for (size_t c = 0; c < 3; c++) {
+		bool chart = true;
+		size_t k;
+		for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
+			chart = check_chart(&w, ti, r[k][0], r[k][1], choices[c], 64) &&
+			        check_chart(&w, ti, r[k][0], r[k][1], choices[c], 7) &&
+			        check_chart(&w, NULL, r[k][0], r[k][1], choices[c], 7) &&
+			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 300, false, 0, 0) &&
+			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 3, 300, false, 0, 0);
+		ok(chart, "%s: charts walked in two halves, %s%s", what, cname[c], chart ? "" : " (a range failed)");
+	}
+	timeindex_chart_split = split;
 	for (size_t c = 0; c < 3; c++) {
 		bool win = true;
 		for (size_t k = 0; win && k < sizeof r / sizeof r[0]; k++)
@@ -550,6 +614,7 @@ static void test_long(void)
 int main(void)
 {
 	test_hand();
+	test_hand_split();
 	/* the clock goes on by a quarter of dt a sample on average (it goes
 	 * back now and then): 20000 at 1 ms, 5 s (5 ms bins), at 1 us 5 ms
 	 * (5 us bins) */
