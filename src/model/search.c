@@ -434,8 +434,8 @@ static bool find_text(const char *s, size_t n, const char *p, size_t m, bool ica
 		return false;
 #endif
 	for (; i + m <= n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if ((c == f || c == fu) && same_text(s + i, p, m, icase))
+		unsigned char c = (unsigned char)s[i], e = (unsigned char)s[i + m - 1];
+		if ((c == f || c == fu) && (e == l || e == lu) && same_text(s + i, p, m, icase))
 			return true;
 	}
 	return false;

@@ -139,14 +139,6 @@ static inline uint64_t load8(const char *s)
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
 
-/* The lowest byte of w that is zero has its high bit set in the result
- * (higher ones may be set wrongly: a borrow runs upwards); 0 when w has
- * no zero byte. */
-static inline uint64_t zero_bytes(uint64_t w)
-{
-	return (w - ONES) & ~w & HIGHS;
-}
-
 /* Parses the count that ends s[0..len), [0-9]+(\.[0-9]*)?, preceded by a
  * blank. Sets *start to where the number begins. False when there is none. */
 static bool count_at_end(const char *s, size_t len, size_t *start, struct tree_dec *c)
@@ -299,6 +291,14 @@ static inline void semis_push(struct folded_reader *r, size_t at, uint32_t m)
 }
 
 #if !defined(__SSE2__) && FOLDED_WORDS
+/* The lowest byte of w that is zero has its high bit set in the result
+ * (higher ones may be set wrongly: a borrow runs upwards); 0 when w has
+ * no zero byte. */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+	return (w - ONES) & ~w & HIGHS;
+}
+
 /* The bytes of w that are zero, each as its high bit, exactly (no borrow
  * between bytes: a ":" after a ";" is not taken for one). */
 static inline uint64_t zero_bytes_exact(uint64_t w)
@@ -571,8 +571,8 @@ static inline __attribute__((always_inline)) void feed_lines(struct folded_reade
 		size_t rest = (size_t)(end - p), same = 0, le;
 		size_t n = r->prevlen < rest ? r->prevlen : rest;
 		r->nsemis = 0;
-#if FOLDED_AVX2
 		size_t below = SIZE_MAX;    /* the frames of prev ending before same */
+#if FOLDED_AVX2
 		if (wide) {
 			if (r->prev)
 				same = common_prefix_avx2(r->prev, p, n, &below);
