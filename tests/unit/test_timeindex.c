@@ -36,6 +36,45 @@ static void finish(struct tree *t, struct timeline *tl)
 
 /* ---- a chart by hand ---- */
 
+/* Samples up to (not including) sample `until` have stack `stack`. */
+struct hand_span {
+	uint64_t until;
+	const char *stack;
+};
+
+/* t and tl (initialised here): samples 1 ms apart on one thread, weight 1,
+ * span after span; their index. */
+static struct timeindex *one_thread(struct tree *t, struct timeline *tl, const struct hand_span *sp, size_t n)
+{
+	tree_init(t);
+	timeline_init(tl);
+	uint32_t th = timeline_thread(tl, 1, 1, "p", 1);
+	for (uint64_t i = 0, k = 0; k < n; i++) {
+		timeline_add(tl, 1000000000 + i * 1000000, add(t, sp[k].stack, 1), th, 1);
+		k += i + 1 == sp[k].until;
+	}
+	finish(t, tl);
+	return timeindex_new(tl, t);
+}
+
+/* A chart's nodes after the root, as worked out by hand. */
+struct hand_node {
+	const char *name;
+	uint32_t depth;
+	uint64_t off, total, self;
+};
+
+static bool chart_is(const struct tree *ch, const struct hand_node *want, size_t n)
+{
+	bool same = tree_size(ch) == n + 1;
+	for (size_t i = 0; same && i < n; i++) {
+		const struct tree_node *nd = tree_node(ch, (tree_idx)i + 1);
+		same = strcmp(tree_name(ch, (tree_idx)i + 1), want[i].name) == 0 && nd->depth == want[i].depth &&
+		       nd->off.u == want[i].off && nd->total.u == want[i].total && nd->self.u == want[i].self;
+	}
+	return same;
+}
+
 /* 2048 samples 1 ms apart on one thread, weight 1: main;a;x for the first
  * 600, main;b for 100, main;a;y for the other 1348. In 8 cells a cell is
  * 256: every unit (128 samples) is lighter, so all are taken whole; b's
@@ -47,35 +86,19 @@ static void test_hand(void)
 {
 	struct tree t;
 	struct timeline tl;
-	tree_init(&t);
-	timeline_init(&tl);
-	uint32_t th = timeline_thread(&tl, 1, 1, "p", 1);
-	for (uint64_t i = 0; i < 2048; i++) {
-		const char *s = i < 600 ? "main;a;x" : i < 700 ? "main;b" : "main;a;y";
-		timeline_add(&tl, 1000000000 + i * 1000000, add(&t, s, 1), th, 1);
-	}
-	finish(&t, &tl);
-	struct timeindex *ti = timeindex_new(&tl, &t);
+	static const struct hand_span sp[] = { { 600, "main;a;x" }, { 700, "main;b" }, { 2048, "main;a;y" } };
+	struct timeindex *ti = one_thread(&t, &tl, sp, 3);
 	ok(ti && ti->nunits == 16 && ti->units[4].common == 1 && ti->units[5].common == 1 &&
 	   ti->units[0].common == 3 && ti->units[6].common == 3, "16 units; 4 and 5 share main only, 0 and 6 all");
 	struct tree ch;
 	tree_init(&ch);
 	timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 8, 0, &ch);
-	static const struct {
-		const char *name;
-		uint32_t depth;
-		uint64_t off, total, self;
-	} want[] = {
+	static const struct hand_node want[] = {
 		{ "main", 1, 0, 2048, 100 }, { "a", 2, 0, 600, 0 }, { "x", 3, 0, 600, 600 },
 		{ "a", 2, 700, 1348, 0 }, { "y", 3, 700, 1348, 1348 },
 	};
-	bool same = tree_size(&ch) == 6 && tree_node(&ch, 0)->total.u == 2048 && ch.stacks == 2048;
-	for (size_t i = 0; same && i < 5; i++) {
-		const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
-		same = strcmp(tree_name(&ch, (tree_idx)i + 1), want[i].name) == 0 && n->depth == want[i].depth &&
-		       n->off.u == want[i].off && n->total.u == want[i].total && n->self.u == want[i].self;
-	}
-	ok(same, "8 cells: main 2048 (100 self: b's), a 600 over x, a 1348 over y at 700; no b");
+	ok(chart_is(&ch, want, 5) && tree_node(&ch, 0)->total.u == 2048 && ch.stacks == 2048,
+	   "8 cells: main 2048 (100 self: b's), a 600 over x, a 1348 over y at 700; no b");
 	tree_free(&ch);
 	/* every frame: b is there again, [600, 700) */
 	tree_init(&ch);
@@ -96,22 +119,12 @@ static void test_hand(void)
 	 * main 200, a over x for 50, b from 50 for 100, a over y from 150 */
 	tree_init(&ch);
 	timeindex_chart_window(&tl, &t, 0, UINT64_MAX, NULL, 8, 550, 750, &ch);
-	static const struct {
-		const char *name;
-		uint32_t depth;
-		uint64_t off, total;
-	} wwant[] = {
-		{ "main", 1, 0, 200 }, { "a", 2, 0, 50 }, { "x", 3, 0, 50 }, { "b", 2, 50, 100 },
-		{ "a", 2, 150, 50 }, { "y", 3, 150, 50 },
+	static const struct hand_node wwant[] = {
+		{ "main", 1, 0, 200, 0 }, { "a", 2, 0, 50, 0 }, { "x", 3, 0, 50, 50 }, { "b", 2, 50, 100, 100 },
+		{ "a", 2, 150, 50, 0 }, { "y", 3, 150, 50, 50 },
 	};
-	same = tree_size(&ch) == 7 && tree_node(&ch, 0)->total.u == 200 && ch.stacks == 200 &&
-	       tree_node(&ch, 1)->self.u == 0;
-	for (size_t i = 0; same && i < 6; i++) {
-		const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
-		same = strcmp(tree_name(&ch, (tree_idx)i + 1), wwant[i].name) == 0 && n->depth == wwant[i].depth &&
-		       n->off.u == wwant[i].off && n->total.u == wwant[i].total;
-	}
-	ok(same, "the window [550, 750) in 8 cells: main 200, a;x 50, b 100 at 50, a;y 50 at 150");
+	ok(chart_is(&ch, wwant, 6) && tree_node(&ch, 0)->total.u == 200 && ch.stacks == 200,
+	   "the window [550, 750) in 8 cells: main 200, a;x 50, b 100 at 50, a;y 50 at 150");
 	tree_free(&ch);
 	timeindex_free(ti);
 	timeline_free(&tl);
@@ -127,20 +140,9 @@ static void test_hand_split(void)
 {
 	struct tree t;
 	struct timeline tl;
-	tree_init(&t);
-	timeline_init(&tl);
-	uint32_t th = timeline_thread(&tl, 1, 1, "p", 1);
-	for (uint64_t i = 0; i < 3072; i++) {
-		const char *s = i < 2000 ? "main;a;x" : i < 3050 ? "main;a;y" : "z";
-		timeline_add(&tl, 1000000000 + i * 1000000, add(&t, s, 1), th, 1);
-	}
-	finish(&t, &tl);
-	struct timeindex *ti = timeindex_new(&tl, &t);
-	static const struct {
-		const char *name;
-		uint32_t depth;
-		uint64_t off, total, self;
-	} want[] = {
+	static const struct hand_span sp[] = { { 2000, "main;a;x" }, { 3050, "main;a;y" }, { 3072, "z" } };
+	struct timeindex *ti = one_thread(&t, &tl, sp, 3);
+	static const struct hand_node want[] = {
 		{ "main", 1, 0, 3050, 0 }, { "a", 2, 0, 3050, 0 }, { "x", 3, 0, 2000, 2000 }, { "y", 3, 2000, 1050, 1050 },
 	};
 	uint64_t split = timeindex_chart_split;
@@ -149,14 +151,9 @@ static void test_hand_split(void)
 		struct tree ch;
 		tree_init(&ch);
 		uint32_t used = timeindex_chart(ti, &tl, &t, 0, UINT64_MAX, NULL, 8, 0, &ch);
-		bool same = used == 8 && tree_size(&ch) == 5 && tree_node(&ch, 0)->total.u == 3072 &&
-		            tree_node(&ch, 0)->self.u == 22 && ch.stacks == 3072;
-		for (size_t i = 0; same && i < 4; i++) {
-			const struct tree_node *n = tree_node(&ch, (tree_idx)i + 1);
-			same = strcmp(tree_name(&ch, (tree_idx)i + 1), want[i].name) == 0 && n->depth == want[i].depth &&
-			       n->off.u == want[i].off && n->total.u == want[i].total && n->self.u == want[i].self;
-		}
-		ok(same, "%s: main and a 3050, x 2000, y 1050 at 2000; z's 22 the root's own",
+		ok(used == 8 && chart_is(&ch, want, 4) && tree_node(&ch, 0)->total.u == 3072 &&
+		   tree_node(&ch, 0)->self.u == 22 && ch.stacks == 3072,
+		   "%s: main and a 3050, x 2000, y 1050 at 2000; z's 22 the root's own",
 		   cut ? "cut in two at place 1024" : "in one walk");
 		tree_free(&ch);
 	}
@@ -483,42 +480,35 @@ static void test_world(const char *what, size_t n, uint32_t nthreads, uint64_t d
 			self = self && check_self(&w, ti, r[k][0], r[k][1], choices[c]);
 		ok(self, "%s: range trees, %s", what, cname[c]);
 	}
-	for (size_t c = 0; c < 3; c++) {
-		bool chart = true;
-		size_t k;
-		for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
-			chart = check_chart(&w, ti, r[k][0], r[k][1], choices[c], 64) &&
-			        check_chart(&w, ti, r[k][0], r[k][1], choices[c], 7) &&
-			        check_chart(&w, ti, r[k][0], r[k][1], choices[c], 0) &&
-			        check_chart(&w, NULL, r[k][0], r[k][1], choices[c], 7);
-		ok(chart, "%s: charts in 64, 7 and all cells, with and without the index, %s%s", what, cname[c],
-		   chart ? "" : " (a range failed)");
-	}
-	/* coarser from 300 or 3000 samples on: 4096 cells become samples /
-	 * 256 where that is fewer (the ranges here hold up to n samples) */
-	for (size_t c = 0; c < 3; c++) {
-		bool chart = true;
-		size_t k;
-		for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
-			chart = check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 300, false, 0, 0) &&
-			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 3000, false, 0, 0) &&
-			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 3, 300, false, 0, 0);
-		ok(chart, "%s: coarser charts of many samples, %s%s", what, cname[c], chart ? "" : " (a range failed)");
-	}
-	/* the same charts with their walks cut in two halves (the second on a
+	/* each chart walked in one, then cut in two halves (the second on a
 	 * thread of its own) and joined */
 	uint64_t split = timeindex_chart_split;
-	timeindex_chart_split = 1;
-	for (size_t c = 0; c < 3; c++) {
-		bool chart = true;
-		size_t k;
-		for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
-			chart = check_chart(&w, ti, r[k][0], r[k][1], choices[c], 64) &&
-			        check_chart(&w, ti, r[k][0], r[k][1], choices[c], 7) &&
-			        check_chart(&w, NULL, r[k][0], r[k][1], choices[c], 7) &&
-			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 300, false, 0, 0) &&
-			        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 3, 300, false, 0, 0);
-		ok(chart, "%s: charts walked in two halves, %s%s", what, cname[c], chart ? "" : " (a range failed)");
+	for (int cut = 0; cut < 2; cut++) {
+		timeindex_chart_split = cut ? 1 : UINT64_MAX;
+		const char *how = cut ? ", walked in two halves" : "";
+		for (size_t c = 0; c < 3; c++) {
+			bool chart = true;
+			size_t k;
+			for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
+				chart = check_chart(&w, ti, r[k][0], r[k][1], choices[c], 64) &&
+				        check_chart(&w, ti, r[k][0], r[k][1], choices[c], 7) &&
+				        check_chart(&w, ti, r[k][0], r[k][1], choices[c], 0) &&
+				        check_chart(&w, NULL, r[k][0], r[k][1], choices[c], 7);
+			ok(chart, "%s: charts in 64, 7 and all cells, with and without the index, %s%s%s", what, cname[c],
+			   how, chart ? "" : " (a range failed)");
+		}
+		/* coarser from 300 or 3000 samples on: 4096 cells become samples /
+		 * 256 where that is fewer (the ranges here hold up to n samples) */
+		for (size_t c = 0; c < 3; c++) {
+			bool chart = true;
+			size_t k;
+			for (k = 0; chart && k < sizeof r / sizeof r[0]; k++)
+				chart = check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 300, false, 0, 0) &&
+				        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 4096, 3000, false, 0, 0) &&
+				        check_chart_in(&w, ti, r[k][0], r[k][1], choices[c], 3, 300, false, 0, 0);
+			ok(chart, "%s: coarser charts of many samples, %s%s%s", what, cname[c], how,
+			   chart ? "" : " (a range failed)");
+		}
 	}
 	timeindex_chart_split = split;
 	for (size_t c = 0; c < 3; c++) {
