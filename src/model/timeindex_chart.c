@@ -57,6 +57,7 @@ static void sweep_room(struct sweep *sw, size_t depth)
 	}
 }
 
+/* A closed run, kept when it weighs theta or more (and anything). */
 static void keep_run(struct sweep *sw, uint64_t start, uint64_t len, tree_idx node, uint32_t depth)
 {
 	if (len == 0 || len < sw->theta)
@@ -250,16 +251,18 @@ static bool unit_whole(const struct timeindex_unit *u, uint64_t t0, uint64_t t1,
 	return u->tmin >= t0 && u->tmax < t1 && u->weight <= theta;
 }
 
-/* A chart to draw: its range, the chosen threads (NULL: all), the runs'
- * least weight, and with chosen threads and an index their units in the
- * range, in the timeline's order (by their first places), each with
- * whether another of them interleaves with it there. */
+/* A chosen thread's unit: mixed when another chosen thread's unit
+ * interleaves with it in the timeline. */
 struct tunit {
 	const struct timeindex_unit *u;
 	uint32_t thread;
 	bool mixed;
 };
 
+/* A chart to draw: its range, the chosen threads (NULL: all), the runs'
+ * least weight, and with chosen threads and an index their units in the
+ * range, in the timeline's order (by their first places). Read only
+ * while its halves are walked. */
 struct chart {
 	const struct timeindex *ti;
 	const struct timeline *tl;
@@ -276,6 +279,8 @@ static int tunit_cmp(const void *pa, const void *pb)
 	return a->u->pos0 < b->u->pos0 ? -1 : a->u->pos0 > b->u->pos0;
 }
 
+/* c->L and c->m: the chosen threads' units in the range, sorted, each
+ * marked mixed or not. */
 static void chart_units(struct chart *c)
 {
 	const struct timeindex *ti = c->ti;
@@ -529,7 +534,7 @@ static void split_chart(const struct chart *c, uint64_t mid, struct sweep *a)
 	b.second = b.fresh = true;
 	sweep_room(&b, 0);
 	b.node[0] = TREE_ROOT;
-	struct half h = { c, mid, UINT64_MAX, &b, 0 };
+	struct half h = { .c = c, .p_lo = mid, .p_hi = UINT64_MAX, .sw = &b };
 	bool two = pthread_create(&h.th, NULL, half_run, &h) == 0;
 	chart_walk(c, 0, mid, a, &a->samples);
 	if (two)
