@@ -69,9 +69,16 @@ static void keep_run(struct sweep *sw, uint64_t start, uint64_t len, tree_idx no
 	sw->runs[sw->nruns++] = (struct run){ start, len, node, depth };
 }
 
-/* Ends the runs deeper than d at at; the heavy ones are kept. */
+/* Ends the runs deeper than d at at; the heavy ones are kept. A deeper
+ * frame's run started no earlier than its caller's: when the shallowest
+ * one to end is lighter than theta, so are all (and none is the head's),
+ * the common case of a coarse chart: nothing to look at. */
 static void close_to(struct sweep *sw, uint32_t d, uint64_t at)
 {
+	if (sw->depth > d && d >= sw->head && at - sw->start[d + 1] < sw->theta) {
+		sw->depth = d;
+		return;
+	}
 	for (; sw->depth > d; sw->depth--) {
 		uint32_t x = sw->depth;
 		if (x <= sw->head) {
