@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "nodewalk.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -767,86 +768,40 @@ static bool on_event(void *arg, struct json_event *e)
 static size_t walk(struct cp *c, const uint32_t *parent, uint64_t *handed)
 {
 	size_t n = c->nnodes;
-	uint32_t *first = xcalloc(n + 1, sizeof *first);    /* children, CSR */
-	uint32_t *kids = xmalloc((n ? n : 1) * sizeof *kids);
-	for (size_t i = 0; i < n; i++)
-		if (parent[i] < CP_DUP)
-			first[parent[i] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	uint32_t *fill = xmalloc((n ? n : 1) * sizeof *fill);
-	memcpy(fill, first, n * sizeof *fill);
-	for (size_t i = 0; i < n; i++)
-		if (parent[i] < CP_DUP)
-			kids[fill[parent[i]]++] = (uint32_t)i;
-	free(fill);
-
+	struct nodewalk w;
+	/* CP_DUP and CP_NONE (>= n): no node's child */
+	nodewalk_init(&w, parent, sizeof *parent, n);
 	struct tree_frame *path = xmalloc((n ? n : 1) * sizeof *path);
-	uint32_t *lv_node = xmalloc((n ? n : 1) * sizeof *lv_node);
-	uint32_t *lv_next = xmalloc((n ? n : 1) * sizeof *lv_next);
-	size_t *lv_plen = xmalloc((n ? n : 1) * sizeof *lv_plen);
-	size_t reached = 0, last_len = 0, low = 0;
-	bool added = false;
+	size_t reached = 0;
 	for (size_t r = 0; r < n; r++) {
 		if (parent[r] != CP_NONE)
 			continue;
-		size_t top = 0;     /* levels in use */
-		uint32_t v = (uint32_t)r;
-		for (;;) {
-			/* enter v */
+		for (uint32_t v = nodewalk_start(&w, (uint32_t)r); v != NODEWALK_END; v = nodewalk_next(&w)) {
 			const struct cp_name *nm = &c->names[c->nodes[v].name];
 			const char *s = c->nbuf + nm->off;
-			size_t plen = top ? lv_plen[top - 1] : 0;
-			bool drop = top == 0 && nm->len == 6 && memcmp(s, "(root)", 6) == 0;
+			size_t plen = nodewalk_base(&w);
+			bool drop = nodewalk_depth(&w) == 0 && nm->len == 6 && memcmp(s, "(root)", 6) == 0;
 			if (!drop)
 				path[plen++] = (struct tree_frame){ s, nm->len };
-			lv_node[top] = v;
-			lv_next[top] = first[v];
-			lv_plen[top] = plen;
-			top++;
+			nodewalk_enter(&w, v, plen);
 			reached++;
-			uint64_t w = c->nodes[v].hit;
-			if (w > 0 && drop) {
+			uint64_t wt = c->nodes[v].hit;
+			if (wt > 0 && drop) {
 				/* samples of "(root)" itself keep its name: a stack
-				 * needs a frame to be a folded line */
+				 * needs a frame to be a folded line (at a root, the
+				 * walk's next stack shares nothing with it) */
 				struct tree_frame rf = { s, nm->len };
-				c->nodes[v].leaf = tree_add_stack_tail(c->t, 0, &rf, 1, w);
-				*handed = w > UINT64_MAX - *handed ? UINT64_MAX : *handed + w;
-				added = true;
-				last_len = 1;
-				low = 0;
-			} else if (w > 0) {
-				size_t keep = added ? (low < last_len ? low : last_len) : 0;
-				if (keep > plen)
-					keep = plen;
-				c->nodes[v].leaf = tree_add_stack_tail(c->t, keep, path + keep, plen - keep, w);
-				*handed = w > UINT64_MAX - *handed ? UINT64_MAX : *handed + w;
-				added = true;
-				last_len = low = plen;
+				c->nodes[v].leaf = tree_add_stack_tail(c->t, 0, &rf, 1, wt);
+			} else if (wt > 0) {
+				size_t keep = nodewalk_keep(&w, plen);
+				c->nodes[v].leaf = tree_add_stack_tail(c->t, keep, path + keep, plen - keep, wt);
 			}
-			/* next: the first unvisited child up the levels */
-			v = CP_NONE;
-			while (top > 0) {
-				size_t L = top - 1;
-				if (lv_next[L] < first[lv_node[L] + 1]) {
-					v = kids[lv_next[L]++];
-					break;
-				}
-				top--;
-				size_t pl = top ? lv_plen[top - 1] : 0;
-				if (pl < low)
-					low = pl;
-			}
-			if (v == CP_NONE)
-				break;
+			if (wt > 0)
+				*handed = wt > UINT64_MAX - *handed ? UINT64_MAX : *handed + wt;
 		}
 	}
 	free(path);
-	free(lv_node);
-	free(lv_next);
-	free(lv_plen);
-	free(first);
-	free(kids);
+	nodewalk_free(&w);
 	return reached;
 }
 

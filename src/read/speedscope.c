@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "nodewalk.h"
 #include "timeline.h"
 #include "text.h"
 #include "xalloc.h"
@@ -786,36 +787,21 @@ static bool weighs(const struct ss *c, uint32_t node)
 static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty, tree_idx *leafof)
 {
 	size_t n = c->nix;
-	uint32_t *first = xcalloc(n + 1, sizeof *first);    /* children, CSR */
-	uint32_t *kids = xmalloc((n ? n : 1) * sizeof *kids);
-	for (size_t i = 0; i < n; i++)
-		if (c->ix[i].parent != SS_NONE)
-			first[c->ix[i].parent + 1]++;
-	for (size_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	uint32_t *fill = xmalloc((n ? n : 1) * sizeof *fill);
-	memcpy(fill, first, n * sizeof *fill);
-	for (size_t i = 0; i < n; i++)
-		if (c->ix[i].parent != SS_NONE)
-			kids[fill[c->ix[i].parent]++] = (uint32_t)i;
-	free(fill);
-
+	struct nodewalk w;
+	/* a profile's root has the parent SS_NONE (>= n) */
+	nodewalk_init(&w, c->ix ? &c->ix[0].parent : NULL, sizeof *c->ix, n);
 	struct tree_frame *path = xmalloc((n + 2) * sizeof *path);
-	uint32_t *lv_node = xmalloc((n ? n : 1) * sizeof *lv_node);
-	uint32_t *lv_next = xmalloc((n ? n : 1) * sizeof *lv_next);
-	size_t *lv_plen = xmalloc((n ? n : 1) * sizeof *lv_plen);
 	char (*pnames)[128] = named ? xmalloc(c->nprofs * sizeof *pnames) : NULL;
-	size_t last_len = 0, low = 0;
 	uint64_t missing = 0;
-	bool added = false;
 	static const char anon[] = "(anonymous)";
 	for (size_t p = 0; p < c->nprofs; p++) {
 		if (!show[p])
 			continue;
-		size_t top = 0, invalid = SIZE_MAX;     /* level of a missing frame */
-		uint32_t v = c->profs[p].root;
-		for (;;) {
-			size_t plen = top ? lv_plen[top - 1] : 0;
+		size_t invalid = SIZE_MAX;     /* level of a missing frame */
+		for (uint32_t v = nodewalk_start(&w, c->profs[p].root); v != NODEWALK_END; v = nodewalk_next(&w)) {
+			if (invalid != SIZE_MAX && invalid >= nodewalk_depth(&w))
+				invalid = SIZE_MAX;     /* left the missing frame's subtree */
+			size_t plen = nodewalk_base(&w);
 			uint32_t fr = c->ix[v].frame;
 			if (fr == SS_NONE) {
 				if (named) {
@@ -824,54 +810,27 @@ static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty
 				}
 			} else if (fr >= c->nframes) {
 				if (invalid == SIZE_MAX)
-					invalid = top;
+					invalid = nodewalk_depth(&w);
 			} else if (c->frames[fr].named) {
 				path[plen++] = (struct tree_frame){ c->nbuf + c->frames[fr].off, c->frames[fr].len };
 			} else {
 				path[plen++] = (struct tree_frame){ anon, sizeof anon - 1 };
 			}
-			lv_node[top] = v;
-			lv_next[top] = first[v];
-			lv_plen[top] = plen;
-			top++;
-			if (weighs(c, v)) {
-				if (invalid != SIZE_MAX) {
-					missing++;
-				} else if (plen == 0) {
-					(*empty)++;     /* nothing to show it on */
-				} else {
-					size_t keep = added ? (low < last_len ? low : last_len) : 0;
-					if (keep > plen)
-						keep = plen;
-					add(c, keep, path, plen, v, leafof);
-					added = true;
-					last_len = low = plen;
-				}
+			nodewalk_enter(&w, v, plen);
+			if (!weighs(c, v))
+				continue;
+			if (invalid != SIZE_MAX) {
+				missing++;
+			} else if (plen == 0) {
+				(*empty)++;     /* nothing to show it on */
+			} else {
+				size_t keep = nodewalk_keep(&w, plen);
+				add(c, keep, path, plen, v, leafof);
 			}
-			v = SS_NONE;
-			while (top > 0) {
-				size_t L = top - 1;
-				if (lv_next[L] < first[lv_node[L] + 1]) {
-					v = kids[lv_next[L]++];
-					break;
-				}
-				top--;
-				if (invalid == top)
-					invalid = SIZE_MAX;
-				size_t pl = top ? lv_plen[top - 1] : 0;
-				if (pl < low)
-					low = pl;
-			}
-			if (v == SS_NONE)
-				break;
 		}
 	}
 	free(path);
-	free(lv_node);
-	free(lv_next);
-	free(lv_plen);
-	free(first);
-	free(kids);
+	nodewalk_free(&w);
 	/* the tree copied the names it kept */
 	free(pnames);
 	return missing;
