@@ -717,6 +717,23 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 
 /* ---- numbers ------------------------------------------------------------ */
 
+/* A plain integer of 1 to digits digits, an optional '-' before them (the
+ * common case, read without a copy): its value in *v. */
+static bool plain_int(const char *s, size_t len, size_t digits, int64_t *v)
+{
+	size_t i = s[0] == '-';
+	if (len - i == 0 || len - i > digits)
+		return false;
+	int64_t x = 0;
+	for (size_t k = i; k < len; k++) {
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+		x = x * 10 + (s[k] - '0');
+	}
+	*v = i ? -x : x;
+	return true;
+}
+
 bool json_int(const struct json_event *e, int64_t min, int64_t max, int64_t *out)
 {
 	if (e->type != JSON_NUMBER || e->len == 0)
@@ -728,20 +745,13 @@ bool json_int(const struct json_event *e, int64_t min, int64_t max, int64_t *out
 		return true;
 	}
 	const char *s = e->s;
-	size_t len = e->len, i = s[0] == '-';
-	/* Plain integers (nearly all of them) without a copy. */
-	if (len - i > 0 && len - i <= 18) {
-		int64_t v = 0;
-		size_t k = i;
-		for (; k < len && s[k] >= '0' && s[k] <= '9'; k++)
-			v = v * 10 + (s[k] - '0');
-		if (k == len) {
-			v = i ? -v : v;
-			if (v < min || v > max)
-				return false;
-			*out = v;
-			return true;
-		}
+	size_t len = e->len;
+	int64_t v;
+	if (plain_int(s, len, 18, &v)) {   /* below 10^18: no overflow */
+		if (v < min || v > max)
+			return false;
+		*out = v;
+		return true;
 	}
 	char tmp[512];
 	if (len >= sizeof tmp)
@@ -750,10 +760,10 @@ bool json_int(const struct json_event *e, int64_t min, int64_t max, int64_t *out
 	tmp[len] = '\0';
 	if (!memchr(s, '.', len) && !memchr(s, 'e', len) && !memchr(s, 'E', len)) {
 		errno = 0;
-		long long v = strtoll(tmp, NULL, 10);
-		if (errno || v < min || v > max)
+		long long ll = strtoll(tmp, NULL, 10);
+		if (errno || ll < min || ll > max)
 			return false;
-		*out = v;
+		*out = ll;
 		return true;
 	}
 	double d = strtod(tmp, NULL);
@@ -773,16 +783,11 @@ bool json_double(const struct json_event *e, double *out)
 		return true;
 	}
 	const char *s = e->s;
-	size_t len = e->len, i = s[0] == '-';
-	if (len - i > 0 && len - i <= 15) {
-		int64_t v = 0;
-		size_t k = i;
-		for (; k < len && s[k] >= '0' && s[k] <= '9'; k++)
-			v = v * 10 + (s[k] - '0');
-		if (k == len) {
-			*out = (double)(i ? -v : v);
-			return true;
-		}
+	size_t len = e->len;
+	int64_t v;
+	if (plain_int(s, len, 15, &v)) {   /* below 2^53: exact */
+		*out = (double)v;
+		return true;
 	}
 	char tmp[512];
 	if (len >= sizeof tmp)

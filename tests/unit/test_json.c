@@ -3,6 +3,7 @@
  * traces worked out by hand from the documents. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,56 @@ static enum json_status parse(const char *doc, struct trace *t, char *msg)
 	return st;
 }
 
+/* A number's text as the scanner gives it (no has_int: read from s). */
+static struct json_event num(const char *text)
+{
+	return (struct json_event){ .type = JSON_NUMBER, .s = text, .len = strlen(text), .key = "" };
+}
+
+/* json_int and json_double on numbers' text (valid JSON numbers, as the
+ * parser gives them): the short path for plain integers and strtoll /
+ * strtod for the rest, values worked out by hand. */
+static void numbers(void)
+{
+	static const struct { const char *text; bool ok; int64_t v; } ints[] = {
+		{ "-42", true, -42 },
+		{ "0", true, 0 },
+		{ "-0", true, 0 },
+		{ "123456789012345678", true, 123456789012345678 },                /* 18 digits: short path */
+		{ "-1234567890123456789", true, -1234567890123456789 },            /* 19: strtoll */
+		{ "9223372036854775808", false, 0 },                               /* 2^63 */
+		{ "1e3", true, 1000 },
+		{ "-2.0", true, -2 },
+		{ "2.5", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		struct json_event e = num(ints[i].text);
+		int64_t v = 7;
+		bool got = json_int(&e, INT64_MIN, INT64_MAX, &v);
+		ok(got == ints[i].ok && (!got || v == ints[i].v), "json_int(\"%s\"): %s %lld", ints[i].text,
+		   got ? "ok" : "refused", (long long)v);
+	}
+	struct json_event e = num("-5");
+	int64_t v = 7;
+	ok(!json_int(&e, 0, 10, &v) && v == 7, "json_int(\"-5\") below the minimum 0 is refused");
+	e = num("11");
+	ok(!json_int(&e, 0, 10, &v) && v == 7, "json_int(\"11\") above the maximum 10 is refused");
+
+	static const struct { const char *text; bool ok; double v; } dbl[] = {
+		{ "-7", true, -7.0 },
+		{ "123456789012345", true, 123456789012345.0 },         /* 15 digits: short path */
+		{ "-0.25", true, -0.25 },
+		{ "1e400", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; i++) {
+		e = num(dbl[i].text);
+		double d = 7;
+		bool got = json_double(&e, &d);
+		ok(got == dbl[i].ok && (!got || d == dbl[i].v), "json_double(\"%s\"): %s %g", dbl[i].text,
+		   got ? "ok" : "refused", d);
+	}
+}
+
 int main(void)
 {
 	struct trace t;
@@ -96,5 +147,6 @@ int main(void)
 	   "nesting past the limit inside a skipped container is refused (%s)", msg);
 	is_str(t.text, "{/0 [skip/1 ", "only the skipped container's start was seen");
 
+	numbers();
 	return done_testing();
 }
