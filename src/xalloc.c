@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef HAVE_MADVISE
+#include <sys/mman.h>
+#endif
 
 static void (*cleanup_hook)(void);
 static _Thread_local jmp_buf *catch_env;
@@ -129,4 +133,18 @@ char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	return memcpy(xmalloc(n), s, n);
+}
+
+const void *xgive_back(const void *lo, const void *hi)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+	uintptr_t a = ((uintptr_t)lo + page - 1) / page * page;
+	uintptr_t b = (uintptr_t)hi / page * page;
+	if (b <= a)
+		return lo;
+#ifdef HAVE_MADVISE
+	(void)madvise((void *)a, b - a, MADV_DONTNEED);     /* else they stay: no harm */
+#endif
+	return (const void *)b;
 }

@@ -18,6 +18,15 @@ char *xstrdup(const char *s);
  * until index i is in it, the new elements zeroed: tables indexed by ids. */
 void xgrow_zeroed(void **p, size_t *cap, size_t i, size_t size);
 
+/* The whole pages inside [lo, hi) given back to the kernel (MADV_DONTNEED:
+ * a private file mapping's pages then read the file again, anonymous ones
+ * read as zeros), for memory done with that is not freed (a mapped input
+ * as it is read, an array as it is copied out); where the system cannot
+ * (no madvise), they stay. Returns where those pages end (hi rounded down
+ * to a page), or lo when [lo, hi) holds no whole page: where the next
+ * call may start. */
+const void *xgive_back(const void *lo, const void *hi);
+
 /* Recovery, for work that can be dropped and done again another way (the
  * parallel loader). Both settings belong to the calling thread only.
  *

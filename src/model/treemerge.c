@@ -15,23 +15,10 @@
  * that went. */
 void treemerge_release(const struct tree *t, size_t i, uintptr_t *done, uintptr_t step)
 {
-#ifdef HAVE_MADVISE
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-	uintptr_t lo = ((uintptr_t)t->nodes + page - 1) / page * page;
-	uintptr_t hi = (uintptr_t)(t->nodes + i) / page * page;
-	if (*done < lo)
-		*done = lo;
-	if (hi > *done && hi - *done >= step) {
-		madvise((void *)*done, hi - *done, MADV_DONTNEED);
-		*done = hi;
-	}
-#else
-	(void)t;
-	(void)i;
-	(void)done;
-	(void)step;
-#endif
+	uintptr_t from = *done > (uintptr_t)t->nodes ? *done : (uintptr_t)t->nodes;
+	uintptr_t to = (uintptr_t)(t->nodes + i);
+	if (to > from && to - from >= step)
+		*done = (uintptr_t)xgive_back((const void *)from, (const void *)to);
 }
 
 /* True when src's stacks can follow dst's without the child hash: both

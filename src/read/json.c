@@ -667,18 +667,11 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 			st = JSON_BAD;
 			break;
 		}
-#ifdef HAVE_MADVISE
 		/* Neither yajl nor the scanner keeps a pointer into bytes read. */
 		if (mapped && pos - dropped >= JSON_DROP) {
-			long pg = sysconf(_SC_PAGESIZE);
-			uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-			uintptr_t lo = ((uintptr_t)map + dropped + page - 1) / page * page;
-			uintptr_t hi = ((uintptr_t)map + pos) / page * page;
-			if (hi > lo)
-				madvise((void *)lo, hi - lo, MADV_DONTNEED);
+			(void)xgive_back(map + dropped, map + pos);
 			dropped = pos;
 		}
-#endif
 		if (last && carry == 0)
 			break;
 	}

@@ -131,8 +131,7 @@ static void par_progress(const struct par *pa, bool final)
  * loader stopped (pa->stop) before the end. */
 static bool par_run(struct par_piece *j, struct par *pa, bool main_thread)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096, off = 0;
+	size_t off = 0;
 	while (off < j->len) {
 		if (!main_thread && atomic_load(&pa->stop))
 			return false;
@@ -144,13 +143,8 @@ static bool par_run(struct par_piece *j, struct par *pa, bool main_thread)
 		load_reader_feed(&j->r, j->buf + off, n);
 		off += n;
 		atomic_store(&j->done, off);
-#ifdef HAVE_MADVISE
-		/* Drop the pages wholly inside what this piece has read. */
-		uintptr_t a = ((uintptr_t)j->buf + page - 1) / page * page;
-		uintptr_t b = ((uintptr_t)j->buf + off) / page * page;
-		if (b > a)
-			madvise((void *)a, b - a, MADV_DONTNEED);
-#endif
+		/* drop the pages wholly inside what this piece has read */
+		(void)xgive_back(j->buf, j->buf + off);
 		if (main_thread)
 			par_progress(pa, false);
 	}

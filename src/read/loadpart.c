@@ -704,18 +704,7 @@ static void push(struct range *r, int part, uint32_t off, size_t len)
 
 static void drop(const char *d, size_t from, size_t to)
 {
-#ifdef HAVE_MADVISE
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
-	uintptr_t a = ((uintptr_t)d + from + page - 1) / page * page;
-	uintptr_t b = ((uintptr_t)d + to) / page * page;
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-#else
-	(void)d;
-	(void)from;
-	(void)to;
-#endif
+	(void)xgive_back(d + from, d + to);
 }
 
 /* Maps the pages of d[from, to) (the ones a sweep reads soon). */

@@ -511,16 +511,9 @@ static enum perfdata_status pd_file(struct pd *d, const unsigned char *m, size_t
 			for (size_t k = 0; k < d->q.n; k++)
 				if (d->q.ev[k].ext && (uint64_t)(d->q.ev[k].ext - m) < upto)
 					upto = (uint64_t)(d->q.ev[k].ext - m);
-			upto &= ~(uint64_t)4095;
-			if (upto < dropped)
-				upto = dropped;
-#ifdef HAVE_MADVISE
-			if (mapped)
-				madvise((void *)(m + dropped), upto - dropped, MADV_DONTNEED);
-#else
-			(void)mapped;
-#endif
-			dropped = upto;
+			if (upto > dropped)
+				dropped = mapped ? (uint64_t)((const unsigned char *)xgive_back(m + dropped, m + upto) - m)
+				                 : upto;
 		}
 	}
 	q_flush(d, UINT64_MAX);

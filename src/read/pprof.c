@@ -937,19 +937,7 @@ static void give_back(const struct pp *d, const unsigned char **from, const unsi
  * moved past them. */
 static void drop_pages(const unsigned char **from, const unsigned char *to)
 {
-#ifdef HAVE_MADVISE
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
-	uintptr_t lo = ((uintptr_t)*from + page - 1) / page * page;
-	uintptr_t hi = (uintptr_t)to / page * page;
-	if (hi > lo) {
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-		*from = (const unsigned char *)hi;
-	}
-#else
-	(void)from;
-	(void)to;
-#endif
+	*from = xgive_back(*from, to);
 }
 
 /* Pass 2: the Sample fields, in file order from lo to hi (offs NULL) or

@@ -666,16 +666,10 @@ struct source *source_open(const char *path, char *err, size_t errsize)
 
 static ssize_t next_mapped(struct source *s, const char **out)
 {
-#ifdef HAVE_MADVISE
 	/* Drop the pages of the blocks already consumed: RSS stays near the
 	 * tree's size instead of growing with the file. */
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t upto = pg > 0 ? s->pos / (size_t)pg * (size_t)pg : 0;
-	if (upto > s->dropped) {
-		madvise(s->map + s->dropped, upto - s->dropped, MADV_DONTNEED);
-		s->dropped = upto;
-	}
-#endif
+	if (s->pos > s->dropped)
+		s->dropped = (size_t)((const char *)xgive_back(s->map + s->dropped, s->map + s->pos) - s->map);
 	if (s->pos >= s->maplen || source_shrank(s)) {
 		s->pos = s->maplen;
 		s->eof = true;
