@@ -332,6 +332,7 @@ static bool num_of(const struct json_event *e, struct ss_num *n)
 		return true;
 	}
 	n->isint = false;
+	n->i = 0;       /* not read, but copied and compared beside isint */
 	return json_double(e, &n->d);
 }
 
