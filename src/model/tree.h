@@ -250,6 +250,12 @@ tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *t
  * would grow it), so that adding that many moves no node: t->nodes stays
  * where it is until then. */
 void tree_reserve(struct tree *t, size_t extra);
+/* tree_reserve to exactly t->n + extra nodes (capped at TREE_MAX_NODES),
+ * for a reader that knows its input's size: false, and nothing changed,
+ * when the memory is refused. A big array's untouched pages cost nothing,
+ * while each doubling moves the array (realloc: mremap), and on some
+ * machines every page moved costs a fault again on its next use. */
+bool tree_try_reserve(struct tree *t, size_t extra);
 
 /* Says that `bytes` of memory were in use beside t while it was built and
  * are given back before tree_finalize (a reader's whole input): finalize

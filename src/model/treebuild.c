@@ -90,6 +90,23 @@ void tree_reserve(struct tree *t, size_t extra)
 	t->cap = cap;
 }
 
+bool tree_try_reserve(struct tree *t, size_t extra)
+{
+	if (extra > TREE_MAX_NODES - t->n)
+		extra = TREE_MAX_NODES - t->n;
+	size_t cap = t->n + extra;
+	if (cap <= t->cap)
+		return true;
+	if (cap > SIZE_MAX / sizeof *t->nodes)
+		return false;
+	struct tree_node *nd = realloc(t->nodes, cap * sizeof *nd);
+	if (!nd)
+		return false;
+	t->nodes = nd;
+	t->cap = cap;
+	return true;
+}
+
 /* Nodes are written one after the other: their pages are faulted in a
  * megabyte ahead with one system call (MADV_POPULATE_WRITE, Linux 5.14;
  * without it, nothing), where each 4 KiB page would trap on its own (5%

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "tree.h"
 #include "tap.h"
 #include "treeutil.h"
@@ -300,6 +303,80 @@ static void new_tests(void)
 	nbvocab = NBNAMES;
 	ok(fast >= 8 && sorted_after == 0, "tree_add_stacks_new: stacks sorted by names in name order left "
 	   "unsorted in %d of 16 rounds (at least the 8 with plain names); by ids: %d", fast, sorted_after);
+}
+
+/* ---- tree_try_reserve ------------------------------------------------ */
+
+/* This process's address space in KiB (VmSize), 0 when unknown. */
+static long vm_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmSize: %ld", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+static void reserve_tests(void)
+{
+	struct tree t;
+	char name[16];
+	/* Room for 200000 more nodes: 100000 stacks f<n>;g (sorted, each
+	 * two new nodes) fill it without moving the array. */
+	tree_init(&t);
+	ok(tree_try_reserve(&t, 200000), "room for 200000 more nodes");
+	ok(t.cap == 200001, "  ... exactly: the root and 200000 (cap %zu)", t.cap);
+	const struct tree_node *at = t.nodes;
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof name, "f%06d", i);
+		struct tree_frame fr[2] = { { name, 7 }, { "g", 1 } };
+		tree_add_stack(&t, fr, 2, 1);
+	}
+	ok(t.nodes == at && t.cap == 200001, "200000 nodes added: the array neither moved nor grew");
+	ok(tree_try_reserve(&t, 0) && t.cap == 200001 && t.nodes == at, "a full array, 0 more nodes: nothing to do");
+	ok(tree_try_reserve(&t, 10) && t.cap == 200011 && t.n == 200001, "  ... 10 more: it grows to 200011");
+	tree_free(&t);
+	tree_init(&t);
+	ok(tree_try_reserve(&t, 5000), "room for 5000 nodes");
+	add(&t, "a;b", 1);
+	add(&t, "a;c", 2);
+	tree_finalize(&t, TREE_ORDER_NAME);
+	ok(t.cap == 4, "finalize gives the slack back (cap %zu for 4 nodes)", t.cap);
+	is_folded(&t, "a;b 1\na;c 2\n", "  ... and the tree is whole");
+	tree_free(&t);
+
+	/* Refused (an address-space limit 512 MiB above what this process
+	 * has, 4 GB asked): false, the tree as it was and still growing. In
+	 * a child, as the limit stays. */
+	long vm = vm_kib();
+	fflush(stdout);
+	pid_t pid = vm > 0 ? fork() : -1;
+	if (pid == 0) {
+		struct rlimit rl = { (rlim_t)(vm + 512 * 1024) * 1024, (rlim_t)(vm + 512 * 1024) * 1024 };
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			_exit(3);
+		tree_init(&t);
+		add(&t, "a;b", 1);
+		struct tree_node *before = t.nodes;
+		size_t cap = t.cap;
+		if (tree_try_reserve(&t, (size_t)100 << 20))
+			_exit(4);
+		if (t.nodes != before || t.cap != cap)
+			_exit(5);
+		add(&t, "a;c", 2);
+		tree_finalize(&t, TREE_ORDER_NAME);
+		_exit(tree_size(&t) == 4 && tree_total_d(&t, 0) == 3 ? 0 : 6);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 3)
+		ok(1, "a refused reservation # SKIP no child under an address-space limit here");
+	else
+		ok(WEXITSTATUS(st) == 0, "4 GB refused under an address-space limit: false, the tree unchanged and "
+		   "still growing (child's status %d: 4 granted, 5 changed, 6 wrong tree)", WEXITSTATUS(st));
 }
 
 int main(void)
@@ -648,6 +725,7 @@ int main(void)
 		is_int(tree_end(&t, 2 * 149999 + 1), 300001, "  ... the last f's subtree ends the tree");
 		tree_free(&t);
 	}
+	reserve_tests();
 	batch_tests();
 	new_tests();
 	return done_testing();
