@@ -95,6 +95,7 @@
  * 379k, 6.4 -> 6.1 s on genfolded's 1 GiB, one thread), and drops the
  * window before: each range is swept by one thread (see the rounds). */
 #define PART_POPULATE ((size_t)4 << 20)
+#define PART_WIN_SLACK ((size_t)64 << 10)  /* read past a window: its last lines */
 /* The sample that finds the shared prefixes: lines from this many places,
  * this many from each. */
 #define SAMPLE_WINDOWS 256
@@ -143,6 +144,7 @@ struct range {
 struct build {
 	const char *d;
 	size_t len;
+	const struct source *src;   /* the file behind d (source_pread) */
 	struct range *ranges;
 	int nranges, nparts;
 	int nthreads;               /* building groups */
@@ -382,6 +384,8 @@ struct worker {
 	int gi;                     /* the group it builds this round, or -1 */
 	char *buf;                  /* a group's lines, part by part */
 	size_t bufcap;
+	char *win;                  /* the window of the file gather reads */
+	size_t wincap;
 	size_t at[PART_MAX_GROUP], pb[PART_MAX_GROUP];  /* each part's place
 	                                                   and bytes in buf */
 	/* gathering: where range's lines of each part of the round's j-th
@@ -957,7 +961,15 @@ static void layout(struct worker *w)
 
 /* Gathers the lines of range ri of the round's groups (the n workers from
  * b->workers that build one) into their builders' buffers: one sweep,
- * window by window, each group's lines in the window in file order. */
+ * window by window, each group's lines in the window in file order.
+ *
+ * A window is read into w->win (pread), not through the mapping: every
+ * round sweeps the file again, and pages read through the mapping were
+ * mapped anew each time (given back behind, to bound the memory). On a
+ * Linux 6.18 guest counting the lines of 1 GiB took 0.69-0.77 s through
+ * the mapping, 0.22-0.24 s read into a 4 MiB buffer. A line that runs past
+ * what was read (the window's last, a long one, a file cut short) is read
+ * through the mapping. */
 static void gather(struct worker *w, int ri, int n)
 {
 	struct build *b = w->b;
@@ -980,10 +992,15 @@ static void gather(struct worker *w, int ri, int n)
 		m[j] = 0;
 	}
 	size_t dropped = rg->lo;
+	room(&w->win, &w->wincap, PART_POPULATE + PART_WIN_SLACK);
 	for (size_t win = rg->lo; win < rg->hi && !atomic_load_explicit(&b->failed, memory_order_relaxed);
 	     win += PART_POPULATE) {
 		size_t end = rg->hi - win > PART_POPULATE ? win + PART_POPULATE : rg->hi;
-		populate(d, win, end);
+		size_t want = b->len - win < PART_POPULATE + PART_WIN_SLACK ? b->len - win : PART_POPULATE + PART_WIN_SLACK;
+		ssize_t got = source_pread(b->src, w->win, want, win);
+		size_t have = got > 0 ? (size_t)got : 0;     /* w->win holds d[win, win + have) */
+		if (have < end - win)
+			populate(d, win + have, end);
 		for (int j = 0; j < n; j++) {
 			struct worker *o = &b->workers[j];
 			const uint32_t *idx = rg->idx[o->gi];
@@ -993,7 +1010,8 @@ static void gather(struct worker *w, int ri, int n)
 				size_t i = m[j], off = idx[i];
 				/* the lines a few ahead: their cache misses overlap */
 				if (i + PART_AHEAD < nl) {
-					const char *ahead = d + idx[i + PART_AHEAD];
+					size_t ao = idx[i + PART_AHEAD];
+					const char *ahead = ao - win < have ? w->win + (ao - win) : d + ao;
 					__builtin_prefetch(ahead);
 					__builtin_prefetch(ahead + 64);
 					__builtin_prefetch(ahead + 128);
@@ -1006,7 +1024,7 @@ static void gather(struct worker *w, int ri, int n)
 					l = nlp ? (size_t)(nlp - (d + off)) : b->len - off;
 				}
 				o->lines[k][li[k]++] = (struct line){ o->buf + at[k], l };
-				memcpy(o->buf + at[k], d + off, l);
+				memcpy(o->buf + at[k], off + l - win <= have ? w->win + (off - win) : d + off, l);
 				at[k] += l + 1;
 			}
 		}
@@ -1054,6 +1072,9 @@ static void worker_free(struct worker *w)
 	free(w->buf);
 	w->buf = NULL;
 	w->bufcap = 0;
+	free(w->win);
+	w->win = NULL;
+	w->wincap = 0;
 	sorter_free(&w->so);
 	for (int k = 0; k < PART_MAX_GROUP; k++) {
 		free(w->lines[k]);
@@ -1322,6 +1343,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	struct build *b = &u->b;
 	b->d = d;
 	b->len = len;
+	b->src = s;
 	b->torder = o->order;
 	b->fail_at = fail_at;
 	atomic_init(&b->built, 0);

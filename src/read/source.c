@@ -23,6 +23,10 @@
  * can be shown and consumed pages dropped behind the reader. */
 #define MAP_BLOCK ((size_t)32 << 20)
 #define READ_CHUNK ((size_t)1 << 20)
+/* ... and read into a buffer of this size (and a line's worth more) when
+ * they can: see next_mapped. */
+#define READ_BLOCK ((size_t)1 << 20)
+#define READ_SLACK ((size_t)64 << 10)
 #define FIRST_BLOCK ((size_t)64 << 10)
 #define INFLATE_CHUNKS 4
 #define INFLATE_CHUNK ((size_t)1 << 20)
@@ -37,6 +41,8 @@ struct source {
 	/* mmap mode */
 	char *map;
 	size_t maplen, pos, dropped;
+	char *rbuf;                 /* next_mapped's blocks read with pread */
+	bool touched;               /* the last block was the mapping's */
 	int guard;          /* slot in guards[], -1 when none */
 	char err[96];       /* why source_next returned -1 */
 	/* stream mode */
@@ -664,16 +670,51 @@ struct source *source_open(const char *path, char *err, size_t errsize)
 	return s;
 }
 
+/* next_mapped's block read into s->rbuf: READ_BLOCK bytes and the rest
+ * of the line there, or all that is left; NULL when it cannot be (no
+ * buffer, a short read of a file that shrank, a longer line). */
+static const char *read_block(struct source *s, size_t *n)
+{
+	size_t left = s->maplen - s->pos, want = left < READ_BLOCK + READ_SLACK ? left : READ_BLOCK + READ_SLACK;
+	if (!s->rbuf && !(s->rbuf = malloc(READ_BLOCK + READ_SLACK)))
+		return NULL;
+	if (source_pread(s, s->rbuf, want, s->pos) != (ssize_t)want)
+		return NULL;
+	*n = want;
+	if (left > want) {
+		const char *nl = memchr(s->rbuf + READ_BLOCK, '\n', want - READ_BLOCK);
+		if (!nl)
+			return NULL;
+		*n = (size_t)(nl - s->rbuf) + 1;
+	}
+	return s->rbuf;
+}
+
+/* A block of a mapped file: read into a buffer (pread), which costs a
+ * copy, where reading the mapping costs mapping its pages (0.69-0.77 s a
+ * GiB against 0.22-0.24 s on a Linux 6.18 guest, counting lines); else the
+ * mapping's own bytes. */
 static ssize_t next_mapped(struct source *s, const char **out)
 {
 	/* Drop the pages of the blocks already consumed: RSS stays near the
 	 * tree's size instead of growing with the file. */
-	if (s->pos > s->dropped)
+	if (s->pos > s->dropped && s->touched)
 		s->dropped = (size_t)((const char *)xgive_back(s->map + s->dropped, s->map + s->pos) - s->map);
 	if (s->pos >= s->maplen || source_shrank(s)) {
 		s->pos = s->maplen;
 		s->eof = true;
 		return 0;
+	}
+	size_t got;
+	const char *b = read_block(s, &got);
+	s->touched = !b;
+	if (b) {
+		*out = b;
+		s->pos += got;
+		s->offset += got;
+		if (s->pos >= s->maplen)
+			s->eof = true;
+		return (ssize_t)got;
 	}
 	size_t end = s->maplen - s->pos <= MAP_BLOCK ? s->maplen : s->pos + MAP_BLOCK;
 	if (end < s->maplen) {
@@ -863,6 +904,26 @@ bool source_mapping(const struct source *s, const char **data, size_t *len)
 	return true;
 }
 
+ssize_t source_pread(const struct source *s, void *dst, size_t n, uint64_t off)
+{
+	if (!s->map || s->codec != CODEC_NONE)
+		return -1;
+	size_t got = 0;
+	while (got < n) {
+		if (off + got > (uint64_t)INT64_MAX)
+			break;
+		ssize_t r = pread(s->fd, (char *)dst + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return got ? (ssize_t)got : -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 bool source_at_eof(const struct source *s)
 {
 	return s->map && s->codec == CODEC_NONE ? s->pos >= s->maplen : s->eof && s->tail == s->len;
@@ -924,6 +985,7 @@ void source_close(struct source *s)
 	if (s->own_fd)
 		close(s->fd);
 	free(s->buf);
+	free(s->rbuf);
 	free(s->name);
 	free(s);
 }

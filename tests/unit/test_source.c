@@ -335,6 +335,99 @@ static void run_all(void)
 	free(many_plain.p);
 }
 
+/* ---- a mapped file: blocks read with pread, source_pread ---- */
+
+static void mapped_tests(void)
+{
+	/* 3 MiB of lines of 1 to 300 bytes, one of 200 KiB (longer than a
+	 * read block's slack) across the 2 MiB mark, no newline at the end:
+	 * blocks of 1 MiB and a line are read (pread) up to the long line,
+	 * which the mapping gives, with the rest */
+	struct buf b = { 0 };
+	char line[320];
+	while (b.n < ((size_t)3 << 20)) {
+		if (b.n >= ((size_t)2 << 20) - 1000 && b.n < ((size_t)2 << 20)) {
+			for (size_t k = 0; k < (200 << 10); k++)
+				put(&b, k % 61 ? "x" : ";", 1);
+			put(&b, " 1\n", 3);
+			continue;
+		}
+		size_t l = 1 + rnd() % 300;
+		for (size_t k = 0; k < l; k++)
+			line[k] = (char)('a' + rnd() % 26);
+		line[l] = '\n';
+		put(&b, line, l + 1);
+	}
+	put(&b, "last 1", 6);
+	char path[64], err[128];
+	snprintf(path, sizeof path, "%s/mapped", tmpdir);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(b.p, 1, b.n, f) != b.n || fclose(f) != 0)
+		abort();
+	struct source *s = source_open(path, err, sizeof err);
+	const char *d;
+	size_t len;
+	ok(s && source_mapping(s, &d, &len) && len == b.n, "a %zu-byte file is mapped", b.n);
+	if (!s)
+		return;
+	/* source_pread at offsets worked out here */
+	char *got = malloc(b.n + 10);
+	int same = 1;
+	for (int k = 0; k < 50; k++) {
+		size_t off = rnd() % b.n, n = rnd() % 70000;
+		size_t want = off + n <= b.n ? n : b.n - off;
+		ssize_t r = source_pread(s, got, n, off);
+		same &= r == (ssize_t)want && memcmp(got, b.p + off, want) == 0;
+	}
+	ok(same, "source_pread: 50 reads at random offsets give the file's bytes, fewer at its end");
+	ok(source_pread(s, got, 10, b.n) == 0 && source_pread(s, got, 10, b.n + 5) == 0,
+	   "source_pread at and past the end: 0 bytes");
+	/* blocks: whole lines (the last may lack its newline), the file in
+	 * order, the long line in one block */
+	struct buf all = { 0 };
+	const char *blk;
+	ssize_t r;
+	int whole = 1, blocks = 0, long_whole = 0;
+	size_t first = 0;
+	while ((r = source_next(s, &blk)) > 0) {
+		if (!blocks++)
+			first = (size_t)r;
+		if (all.n + (size_t)r < b.n)
+			whole &= blk[r - 1] == '\n';
+		for (ssize_t k = 0; k + (200 << 10) <= r; k++)
+			if (memcmp(blk + k, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx;", 61) == 0) {
+				long_whole |= memchr(blk + k, '\n', (size_t)(r - k)) != NULL;
+				break;
+			}
+		put(&all, blk, (size_t)r);
+	}
+	ok(r == 0 && all.n == b.n && memcmp(all.p, b.p, b.n) == 0, "source_next: the file's bytes in %d blocks", blocks);
+	ok(whole, "  ... each block whole lines");
+	ok(first >= ((size_t)1 << 20) && first <= ((size_t)1 << 20) + (64 << 10),
+	   "  ... the first 1 MiB and the rest of its line (%zu bytes), read into a buffer", first);
+	ok(blocks == 2 && long_whole, "  ... the 200 KiB line whole in the second block, the mapping's (%d blocks)", blocks);
+	source_close(s);
+	free(all.p);
+	free(got);
+	free(b.p);
+	unlink(path);
+	/* not a mapped file: -1 */
+	int p[2];
+	if (pipe(p) == 0) {
+		int keep = dup(STDIN_FILENO);
+		if (write(p[1], "a 1\n", 4) == 4 && dup2(p[0], STDIN_FILENO) >= 0) {
+			close(p[1]);
+			struct source *ps = source_open("-", err, sizeof err);
+			char c[4];
+			ok(ps && source_pread(ps, c, 4, 0) == -1, "source_pread on a pipe: -1");
+			source_close(ps);
+		}
+		dup2(keep, STDIN_FILENO);
+		close(keep);
+		close(p[0]);
+	}
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -355,6 +448,7 @@ int main(void)
 	inflater_name = "zlib";
 	run_all();
 
+	mapped_tests();
 	char path[64];
 	snprintf(path, sizeof path, "%s/in.gz", tmpdir);
 	unlink(path);
