@@ -121,6 +121,7 @@ struct forks {
 /* A stretch of the file cut into parts by one thread. */
 struct range {
 	const char *d;
+	const struct source *src;   /* the file behind d (source_pread) */
 	size_t lo, hi;
 	const struct forks *fk;
 	int nparts;
@@ -742,57 +743,88 @@ static void drop_near(const char *d, size_t len, size_t from, size_t hi)
 /* The first pass over a range: each line parsed as the folded reader
  * parses it (the same diagnostics), its offset put in its part's group.
  * Memory running out sets r->failed. */
+/* The first pass's work on one line, d[p, e) at text. */
+static void cut_line(struct range *r, const char *text, size_t p, size_t e)
+{
+	size_t stack;
+	struct tree_dec c, before;
+	r->diag.lines++;
+	switch (folded_parse_line(text, e - p, &stack, &c, &before)) {
+	case FOLDED_BLANK:
+		break;
+	case FOLDED_BAD:
+		r->diag.bad++;
+		if (!r->diag.first_bad) {
+			char snippet[64];
+			r->diag.first_bad = r->diag.lines;
+			text_sanitize(text, e - p, snippet, sizeof snippet);
+			snprintf(r->diag.first_msg, sizeof r->diag.first_msg, "%s: \"%s\"", FOLDED_BAD_WHY, snippet);
+		}
+		break;
+	case FOLDED_STACK:
+		r->diag.stacks++;
+		if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
+			r->unfit = true;
+		/* (the key's high half times the parts: no division) */
+		push(r, (int)((key_of(r->fk, text, stack) >> 32) * (uint64_t)r->nparts >> 32), (uint32_t)p, e - p);
+		break;
+	}
+}
+
+/* The first pass over range r: its lines read a window at a time into a
+ * buffer (source_pread, as gather reads them), a line longer than a
+ * window through the mapping. */
 static void cut_range(struct range *r, int fail)
 {
 	jmp_buf env;
+	char *volatile win = NULL;
 	if (setjmp(env)) {
 		xalloc_catch(NULL);     /* (the tests' jump leaves it set) */
+		free(win);
 		r->failed = true;
 		return;
 	}
 	xalloc_catch(&env);
+	win = xmalloc(PART_POPULATE + PART_WIN_SLACK);
 	const char *d = r->d;
-	size_t dropped = r->lo, popped = r->lo;
+	size_t dropped = r->lo;
+	bool reads = true;      /* false once a read came short (the file shrank) */
 	for (size_t p = r->lo; p < r->hi;) {
-		if (p >= popped) {
-			/* (its own range: no other thread drops pages here) */
-			popped = p + PART_POPULATE < r->hi ? p + PART_POPULATE : r->hi;
-			populate(d, p, popped);
+		/* the window: d[p, have) in win, or nothing read */
+		size_t want = r->hi - p < PART_POPULATE + PART_WIN_SLACK ? r->hi - p : PART_POPULATE + PART_WIN_SLACK;
+		ssize_t got = reads ? source_pread(r->src, win, want, p) : -1;
+		reads = got == (ssize_t)want;
+		size_t have = reads ? p + want : p;
+		size_t lim = have == r->hi ? r->hi : have > p + PART_POPULATE ? p + PART_POPULATE : p;
+		size_t first = p;
+		while (p < lim) {
+			const char *text = win + (p - first);
+			const char *nl = memchr(text, '\n', have - p);
+			if (!nl && have < r->hi)
+				break;          /* it runs past the window: the next one */
+			size_t e = nl ? p + (size_t)(nl - text) : r->hi;
+			cut_line(r, text, p, e);
+			p = e + 1;
 		}
-		const char *nl = memchr(d + p, '\n', r->hi - p);
-		size_t e = nl ? (size_t)(nl - d) : r->hi, stack;
-		struct tree_dec c, before;
-		r->diag.lines++;
-		switch (folded_parse_line(d + p, e - p, &stack, &c, &before)) {
-		case FOLDED_BLANK:
-			break;
-		case FOLDED_BAD:
-			r->diag.bad++;
-			if (!r->diag.first_bad) {
-				char snippet[64];
-				r->diag.first_bad = r->diag.lines;
-				text_sanitize(d + p, e - p, snippet, sizeof snippet);
-				snprintf(r->diag.first_msg, sizeof r->diag.first_msg, "%s: \"%s\"", FOLDED_BAD_WHY, snippet);
-			}
-			break;
-		case FOLDED_STACK:
-			r->diag.stacks++;
-			if (c.decimals || c.saturated || __builtin_add_overflow(r->sum, c.units, &r->sum))
-				r->unfit = true;
-			/* (the key's high half times the parts: no division) */
-			push(r, (int)((key_of(r->fk, d + p, stack) >> 32) * (uint64_t)r->nparts >> 32), (uint32_t)p, e - p);
-			break;
+		if (p == first) {
+			/* nothing read, or a line longer than the window: the
+			 * mapping's */
+			populate(d, p, r->hi - p < PART_POPULATE ? r->hi : p + PART_POPULATE);
+			const char *nl = memchr(d + p, '\n', r->hi - p);
+			size_t e = nl ? (size_t)(nl - d) : r->hi;
+			cut_line(r, d + p, p, e);
+			p = e + 1;
 		}
-		p = e + 1;
 		if (p - dropped >= PART_DROP) {
-			drop(d, dropped, p);
-			dropped = p;
-			atomic_store(&r->done, p - r->lo);
+			drop(d, dropped, p < r->hi ? p : r->hi);
+			dropped = p < r->hi ? p : r->hi;
+			atomic_store(&r->done, dropped - r->lo);
 		}
 	}
 	if (fail)
 		longjmp(env, 1);        /* tests: as if memory ran out here */
 	xalloc_catch(NULL);
+	free(win);
 	drop(d, dropped, r->hi);
 	atomic_store(&r->done, r->hi - r->lo);
 }
@@ -1291,6 +1323,7 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 	for (int i = 0; i < nr; i++) {
 		struct range *r = &b->ranges[i];
 		r->d = b->d;
+		r->src = b->src;
 		r->lo = cut[i];
 		r->hi = cut[i + 1];
 		r->fk = &u->fk;

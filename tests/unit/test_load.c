@@ -9,6 +9,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -648,6 +649,57 @@ static void big_parts(void)
 	rmdir(dir);
 }
 
+/* Lines read a window at a time (4 MiB, read into a buffer) in the first
+ * pass and the sweeps, with a line of 5 MiB (longer than a window and its
+ * slack: read through the mapping) amid them: in parts, on one thread and
+ * two, the tree one pass makes. */
+static void long_line_parts(void)
+{
+	char dir[] = "/tmp/tflame-test-longline-XXXXXX";
+	if (!scratch_dir(dir))
+		return;
+	char path[80];
+	snprintf(path, sizeof path, "%s/long", dir);
+	char **v;
+	size_t n = gen_stacks(60000, 12, &v);
+	write_shuffled(path, v, n);
+	/* the long line after the first 3 MiB */
+	FILE *f = fopen(path, "r+");
+	struct stat st;
+	if (!f || stat(path, &st) != 0 || st.st_size < (3 << 20)) {
+		ok(0, "a file of more than 3 MiB for the long line");
+		return;
+	}
+	char *rest = malloc((size_t)st.st_size);
+	fseek(f, 3 << 20, SEEK_SET);
+	while (fgetc(f) != '\n')
+		;
+	long at = ftell(f);
+	size_t nrest = fread(rest, 1, (size_t)st.st_size, f);
+	fseek(f, at, SEEK_SET);
+	fputs("main;", f);
+	for (int k = 0; k < (5 << 20); k++)
+		fputc(k % 4000 ? 'z' : ';', f);
+	fputs(";leaf 3\n", f);
+	fwrite(rest, 1, nrest, f);
+	fclose(f);
+	free(rest);
+	bool joined;
+	char *msg0;
+	char *ref = load_in(path, 1, TREE_ORDER_NAME, 0, &joined, &msg0);
+	ok(!joined && strstr(ref, "leaf") != NULL, "one pass: the 5 MiB line is in the tree");
+	for (int th = 1; th <= 2; th++) {
+		bool same = same_as(path, th, TREE_ORDER_NAME, 4, ref, msg0, &joined);
+		ok(joined && same, "%zu stacks and a 5 MiB line, in 4 parts on %d thread%s: the same tree, the same messages",
+		   n + 1, th, th > 1 ? "s" : "");
+	}
+	free(ref);
+	free(msg0);
+	free_strings(v, n);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* The child of load_limited, a fresh process (its heap is not the tests'
  * before: a forked one reused their freed memory): loads path with
  * RLIMIT_AS lim KiB, TFLAME_PARTS=parts (0: unset), on one thread, and
@@ -978,6 +1030,7 @@ int main(int argc, char **argv)
 	deep_parts();
 	frame_words();
 	big_parts();
+	long_line_parts();
 	parts_oom();
 	live_sample();
 	return done_testing();
