@@ -188,6 +188,9 @@ static bool par_run(struct par_piece *j, struct par *pa, bool main_thread, struc
 		if (main_thread)
 			par_progress(pa, false);
 	}
+	/* pages of the mapping found a piece's cut (load_cuts) and were
+	 * mapped with their folio, up to megabytes each */
+	(void)xgive_back(j->buf, j->buf + j->len);
 	return true;
 }
 
