@@ -570,8 +570,20 @@ enum json_status json_parse(struct source *s, const char *name, json_event_fn *f
 		size_t n;
 		bool last;
 		if (mapped) {
+			/* read into buf, not through the mapping: see
+			 * source_pread (the bytes the scanner left, carried,
+			 * are read again) */
 			n = maplen - pos < slice ? maplen - pos : slice;
-			d = (const unsigned char *)map + pos;
+			if (n > bufcap) {
+				bufcap = n;
+				buf = xrealloc(buf, bufcap);
+			}
+			if (n && source_pread(s, buf, n, pos) != (ssize_t)n) {
+				json_msgf(msg, msgarg, name, "the file was cut short while being read");
+				st = JSON_BAD;
+				break;
+			}
+			d = buf;
 			last = pos + n == maplen;
 		} else {
 			if (carry + slice > bufcap) {

@@ -148,5 +148,33 @@ int main(void)
 	is_str(t.text, "{/0 [skip/1 ", "only the skipped container's start was seen");
 
 	numbers();
+
+	/* A file cut short after it was opened (mapped at its first size):
+	 * the reads come short, and the parse says so instead of reading
+	 * what the mapping no longer holds. 3 MiB of one array, cut at 1 MiB
+	 * and a half. */
+	{
+		char path[64], err[256];
+		snprintf(path, sizeof path, "/tmp/tflame-unit-json-cut.%ld", (long)getpid());
+		FILE *f = fopen(path, "wb");
+		if (!f)
+			abort();
+		fputs("{\"a\":[", f);
+		for (int i = 0; i < 300000; i++)
+			fprintf(f, "%s12345678", i ? "," : "");
+		fputs("]}", f);
+		if (fclose(f) != 0)
+			abort();
+		struct source *s = source_open(path, err, sizeof err);
+		if (!s || truncate(path, (3 << 20) / 2) != 0)
+			abort();
+		memset(&t, 0, sizeof t);
+		msg[0] = '\0';
+		st = json_parse(s, "doc", on_event, &t, msg_fn, msg, NULL, NULL);
+		source_close(s);
+		unlink(path);
+		ok(st == JSON_BAD && strstr(msg, "cut short while being read") != NULL,
+		   "a file cut short while open: \"%s\"", msg);
+	}
 	return done_testing();
 }
