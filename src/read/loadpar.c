@@ -51,8 +51,6 @@
 #define PAR_POOL 2
 #define PAR_BACKLOG 2                      /* finished pieces a thread waits on */
 #define PAR_BLOCK ((size_t)8 << 20)        /* fed at a time, then dropped */
-#define PAR_READ ((size_t)1 << 20)         /* read into a buffer and fed at a time */
-#define PAR_READ_SLACK ((size_t)64 << 10)  /* read past it: the line it cuts */
 #define PAR_PRESCAN ((size_t)4 << 20)      /* where the first event must be */
 #define PAR_SMALL_STACK ((size_t)256 << 10) /* a thread's stack under ulimit -v */
 
@@ -142,25 +140,15 @@ struct par_buf {
 	char *p;
 };
 
-/* The next block of piece j from off: up to PAR_READ bytes read into pb
- * (source_pread) and cut after a newline, with *n its length; NULL when
- * that cannot be (no buffer, a read error or a short read, no newline
- * within PAR_READ_SLACK past the block): the caller reads the mapping. */
+/* The next block of piece j from off, read into pb (source_pread_lines),
+ * with *n its length; NULL when it cannot be: the caller reads the
+ * mapping. */
 static const char *par_read(struct par_piece *j, const struct par *pa, struct par_buf *pb, size_t off, size_t *n)
 {
-	size_t left = j->len - off, want = left < PAR_READ + PAR_READ_SLACK ? left : PAR_READ + PAR_READ_SLACK;
 	if (!pb->p)
-		pb->p = malloc(PAR_READ + PAR_READ_SLACK);
-	if (!pb->p || source_pread(pa->src, pb->p, want, (uint64_t)(j->buf - pa->d) + off) != (ssize_t)want)
-		return NULL;
-	*n = want;
-	if (left > want || want > PAR_READ) {
-		const char *nl = memchr(pb->p + PAR_READ, '\n', want - PAR_READ);
-		if (!nl && left > want)
-			return NULL;
-		*n = nl ? (size_t)(nl - pb->p) + 1 : want;
-	}
-	return pb->p;
+		pb->p = malloc(SOURCE_READ_BLOCK + SOURCE_READ_SLACK);
+	*n = pb->p ? source_pread_lines(pa->src, pb->p, (uint64_t)(j->buf - pa->d) + off, j->len - off) : 0;
+	return *n ? pb->p : NULL;
 }
 
 /* Feeds a piece to its reader a block at a time, read into pb's buffer

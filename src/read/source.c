@@ -23,10 +23,6 @@
  * can be shown and consumed pages dropped behind the reader. */
 #define MAP_BLOCK ((size_t)32 << 20)
 #define READ_CHUNK ((size_t)1 << 20)
-/* ... and read into a buffer of this size (and a line's worth more) when
- * they can: see next_mapped. */
-#define READ_BLOCK ((size_t)1 << 20)
-#define READ_SLACK ((size_t)64 << 10)
 #define FIRST_BLOCK ((size_t)64 << 10)
 #define INFLATE_CHUNKS 4
 #define INFLATE_CHUNK ((size_t)1 << 20)
@@ -670,24 +666,15 @@ struct source *source_open(const char *path, char *err, size_t errsize)
 	return s;
 }
 
-/* next_mapped's block read into s->rbuf: READ_BLOCK bytes and the rest
- * of the line there, or all that is left; NULL when it cannot be (no
- * buffer, a short read of a file that shrank, a longer line). */
+/* next_mapped's block read into s->rbuf (source_pread_lines); NULL when
+ * it cannot be (no buffer, a short read of a file that shrank, a longer
+ * line). */
 static const char *read_block(struct source *s, size_t *n)
 {
-	size_t left = s->maplen - s->pos, want = left < READ_BLOCK + READ_SLACK ? left : READ_BLOCK + READ_SLACK;
-	if (!s->rbuf && !(s->rbuf = malloc(READ_BLOCK + READ_SLACK)))
+	if (!s->rbuf && !(s->rbuf = malloc(SOURCE_READ_BLOCK + SOURCE_READ_SLACK)))
 		return NULL;
-	if (source_pread(s, s->rbuf, want, s->pos) != (ssize_t)want)
-		return NULL;
-	*n = want;
-	if (left > want) {
-		const char *nl = memchr(s->rbuf + READ_BLOCK, '\n', want - READ_BLOCK);
-		if (!nl)
-			return NULL;
-		*n = (size_t)(nl - s->rbuf) + 1;
-	}
-	return s->rbuf;
+	*n = source_pread_lines(s, s->rbuf, s->pos, s->maplen - s->pos);
+	return *n ? s->rbuf : NULL;
 }
 
 /* A block of a mapped file: read into a buffer (pread), which costs a
@@ -922,6 +909,17 @@ ssize_t source_pread(const struct source *s, void *dst, size_t n, uint64_t off)
 		got += (size_t)r;
 	}
 	return (ssize_t)got;
+}
+
+size_t source_pread_lines(const struct source *s, char *dst, uint64_t off, size_t left)
+{
+	size_t want = left < SOURCE_READ_BLOCK + SOURCE_READ_SLACK ? left : SOURCE_READ_BLOCK + SOURCE_READ_SLACK;
+	if (want == 0 || source_pread(s, dst, want, off) != (ssize_t)want)
+		return 0;
+	if (left == want)
+		return want;
+	const char *nl = memchr(dst + SOURCE_READ_BLOCK, '\n', want - SOURCE_READ_BLOCK);
+	return nl ? (size_t)(nl - dst) + 1 : 0;
 }
 
 bool source_at_eof(const struct source *s)

@@ -60,6 +60,15 @@ bool source_mapping(const struct source *s, const char **data, size_t *len);
  * where reading pages through the mapping after they were given back maps
  * them anew each time (0.5 s a GiB more on a Linux 6.18 guest). */
 ssize_t source_pread(const struct source *s, void *dst, size_t n, uint64_t off);
+/* source_pread of whole lines, for a reader fed lines a block at a time:
+ * the bytes of the file from off, of the `left` the caller still has to
+ * read there, into dst (SOURCE_READ_BLOCK + SOURCE_READ_SLACK bytes): all
+ * of them when they fit, else the first SOURCE_READ_BLOCK and the rest of
+ * the line there. Returns how many, or 0 when that cannot be (a short read,
+ * no newline within the slack): the caller reads the mapping instead. */
+#define SOURCE_READ_BLOCK ((size_t)1 << 20)
+#define SOURCE_READ_SLACK ((size_t)64 << 10)
+size_t source_pread_lines(const struct source *s, char *dst, uint64_t off, size_t left);
 /* True for compressed input decompressed on a thread of its own (a
  * reader of the stream then waits for it: it may do other work meanwhile). */
 bool source_inflates_aside(const struct source *s);
