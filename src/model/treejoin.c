@@ -1,11 +1,11 @@
-/* tree_join: finalized trees of disjoint parts of a profile made one
- * finalized tree (see tree.h). The nodes whose paths are those of the
- * `shared` tree (the root at least) may be in several parts: they are
- * merged here by path, their counts summed, into the top of the result.
- * Every other node has its whole subtree in one part: the subtrees below
- * the merged top are copied as they are, in blocks (a finalized subtree is
- * a run of the preorder), their indices and offsets shifted. Only the top
- * and the order of the blocks under it are worked out here. */
+/* tree_join: finalized trees of disjoint parts of a profile, packed
+ * (tree_pack), made one finalized tree (see tree.h). The nodes whose paths
+ * are those of the `shared` tree (the root at least) may be in several
+ * parts: they are merged here by path, their counts summed, into the top
+ * of the result. Every other node has its whole subtree in one part: the
+ * subtrees below the merged top are unpacked as they are, in blocks (a
+ * finalized subtree is a run of the preorder). Only the top and the order
+ * of the blocks under it are worked out here. */
 #include "config.h"
 #include "treeint.h"
 
@@ -25,12 +25,17 @@ struct top {
 };
 
 /* A block: a node of a part below the top (not a path of `shared`) whose
- * parent is merged, with its subtree [node, end) there. */
+ * parent is merged, with its subtree, `size` nodes whose records start at
+ * `pos` in the part's pack. */
 struct kid {
 	uint32_t part;
 	uint32_t top;               /* its parent's struct top */
-	tree_idx node;
+	size_t pos;
+	tree_idx size;
+	uint32_t depth;
 	strtab_id name;             /* an id of dst */
+	bool self;                  /* it has samples of its own */
+	uint64_t total;
 	uint64_t off;               /* its offset in dst */
 	tree_idx at;                /* its index in dst */
 };
@@ -47,7 +52,7 @@ struct item {
 
 struct join {
 	struct tree *dst;
-	struct tree *parts;
+	struct tree_pack *parts;
 	enum tree_order order;
 	struct top *tops;
 	struct kid *kids;
@@ -60,8 +65,7 @@ static uint64_t item_total(const struct item *it)
 {
 	if (it->flags & ITEM_TOP)
 		return sorting->tops[it->ref].total;
-	const struct kid *k = &sorting->kids[it->ref];
-	return sorting->parts[k->part].nodes[k->node].total.u;
+	return sorting->kids[it->ref].total;
 }
 
 /* Siblings in the order one tree_finalize gives them (treesort.c). */
@@ -160,10 +164,278 @@ static uint32_t shared_child(const struct pairmap *sm, uint32_t p, strtab_id nam
 	return sm->keys[s] ? sm->vals[s] : UINT32_MAX;
 }
 
-/* Walks the parts, each in preorder: a node whose parent is a top is a top
- * when its path is shared, else a block (its subtree skipped). With
- * j->tops NULL, counts them; else fills tops (merged through tm), kids
- * and tm. path_top and path_sid: room for the shared tree's depth + 2. */
+/* The shared paths by (parent, names' id), into sm, and shared's depth;
+ * names: found (a name not there is in no part), or interned. False when
+ * memory ran out. */
+static bool shape_build(struct pairmap *sm, uint32_t *maxdepth, const struct tree *shared,
+                        struct tree *names, bool intern)
+{
+	size_t nshared = shared ? shared->n : 1;
+	*maxdepth = 0;
+	for (size_t i = 0; shared && i < nshared; i++)
+		if (shared->nodes[i].depth > *maxdepth)
+			*maxdepth = shared->nodes[i].depth;
+	if (!pairmap_init(sm, nshared))
+		return false;
+	for (size_t i = 1; i < nshared; i++) {
+		const struct tree_node *sn = &shared->nodes[i];
+		const char *nm = tree_name(shared, (tree_idx)i);
+		size_t len = tree_name_len(shared, (tree_idx)i);
+		int64_t id = intern ? (int64_t)tree_intern(names, nm, len) : strtab_find(&names->names, nm, len);
+		if (id < 0)
+			continue;
+		size_t s = pairmap_slot(sm, sn->parent, (uint32_t)id);
+		sm->keys[s] = ((uint64_t)sn->parent << 32 | (uint32_t)id) + 1;
+		sm->vals[s] = (uint32_t)i;
+	}
+	return true;
+}
+
+bool tree_shape_init(struct tree_shape *sh, struct tree *names, const struct tree *shared)
+{
+	struct pairmap sm = { 0 };
+	memset(sh, 0, sizeof *sh);
+	if (!shape_build(&sm, &sh->maxdepth, shared, names, true)) {
+		pairmap_free(&sm);
+		return false;
+	}
+	sh->keys = sm.keys;
+	sh->vals = sm.vals;
+	sh->mask = sm.mask;
+	return true;
+}
+
+void tree_shape_free(struct tree_shape *sh)
+{
+	free(sh->keys);
+	free(sh->vals);
+	memset(sh, 0, sizeof *sh);
+}
+
+/* ---- packs ----
+ * A pack's records, one a node in preorder, the root's excepted: a
+ * varint h, then varints name and self; h is depth * 2 + 1 for an upper
+ * node (see struct tree_pack), which then has varints total and size
+ * (its subtree's nodes) and 8 bytes (little-endian) skip, the length of
+ * its subtree's records after its own; a deeper node's h is (the depth of
+ * the record before + 1 - its depth) * 2. A deep node's total, end and
+ * offset are worked out when its subtree is unpacked (pack_unpack). */
+
+#define PACK_RECORD_MAX (5 * 10 + 8)
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* Reads a varint the packer wrote (no bounds: the records are ours). */
+static inline uint64_t get_varint(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	uint64_t v = *p & 0x7f;
+	for (unsigned sh = 7; *p++ & 0x80; sh += 7)
+		v |= (uint64_t)(*p & 0x7f) << sh;
+	*pp = p;
+	return v;
+}
+
+void tree_pack_free(struct tree_pack *pk)
+{
+	free(pk->b);
+	memset(pk, 0, sizeof *pk);
+}
+
+bool tree_pack(struct tree_pack *pk, const struct tree *t, const struct tree_shape *shape, uint32_t upper)
+{
+	memset(pk, 0, sizeof *pk);
+	if (!t->finalized || t->frac || t->saturated || t->chart || strtab_count(&t->names) || t->n == 0)
+		return false;
+	uint32_t maxd = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].depth > maxd)
+			maxd = t->nodes[i].depth;
+	/* the open upper nodes (by depth: no deeper than maxd): where their
+	 * skip goes, their end; the shared node at each depth of the path
+	 * (shape's maxdepth at most), UINT32_MAX where it left the shape */
+	struct pend {
+		size_t at;
+		tree_idx end;
+	} *pend = malloc(((size_t)maxd + 1) * sizeof *pend);
+	uint32_t smax = shape ? shape->maxdepth : 0;
+	uint32_t *sid = malloc(((size_t)smax + 1) * sizeof *sid);
+	const struct pairmap sm = shape ? (struct pairmap){ shape->keys, shape->vals, shape->mask }
+	                                : (struct pairmap){ NULL, NULL, 0 };
+	size_t cap = t->n * 6 + PACK_RECORD_MAX;
+	unsigned char *b = malloc(cap);
+	if (!pend || !sid || !b) {
+		free(pend);
+		free(sid);
+		free(b);
+		return false;
+	}
+	sid[0] = 0;
+	size_t len = 0, np = 0;
+	uint32_t prev = 0;
+	for (tree_idx i = 1; i <= t->n; i++) {
+		/* the upper nodes whose subtree ends here: their skip */
+		while (np && (i == t->n || pend[np - 1].end <= i)) {
+			np--;
+			uint64_t skip = len - pend[np].at - 8;
+			for (int k = 0; k < 8; k++)
+				b[pend[np].at + (size_t)k] = (unsigned char)(skip >> (8 * k));
+		}
+		if (i == t->n)
+			break;
+		if (cap - len < PACK_RECORD_MAX) {
+			size_t ncap = cap + cap / 2;
+			unsigned char *nb = realloc(b, ncap);
+			if (!nb) {
+				free(pend);
+				free(sid);
+				free(b);
+				return false;
+			}
+			b = nb;
+			cap = ncap;
+		}
+		const struct tree_node *x = &t->nodes[i];
+		uint32_t d = x->depth;
+		uint32_t psid = shape && d - 1 <= smax ? sid[d - 1] : UINT32_MAX;
+		if (d <= smax)
+			sid[d] = psid == UINT32_MAX ? UINT32_MAX : shared_child(&sm, psid, x->name);
+		bool up = d <= upper || psid != UINT32_MAX;
+		unsigned char *p = b + len;
+		p = put_varint(p, up ? (uint64_t)x->depth * 2 + 1 : (uint64_t)(prev + 1 - x->depth) * 2);
+		p = put_varint(p, x->name);
+		p = put_varint(p, x->self.u);
+		if (up) {
+			p = put_varint(p, x->total.u);
+			p = put_varint(p, x->end - i);
+			pend[np++] = (struct pend){ (size_t)(p - b), x->end };
+			p += 8;
+		}
+		len = (size_t)(p - b);
+		prev = x->depth;
+	}
+	free(pend);
+	free(sid);
+	/* (the room not used goes: several parts' slack adds up) */
+	unsigned char *fit = realloc(b, len ? len : 1);
+	pk->b = fit ? fit : b;
+	pk->len = len;
+	pk->cap = fit ? len : cap;
+	pk->n = t->n;
+	pk->upper = upper;
+	pk->shaped = shape != NULL;
+	pk->maxdepth = maxd;
+	pk->self = t->nodes[0].self.u;
+	pk->total = t->nodes[0].total.u;
+	pk->stacks = t->stacks;
+	return true;
+}
+
+/* An upper record at *pp (the walk never lands on another). */
+struct urec {
+	uint32_t depth;
+	strtab_id name;
+	uint64_t self, total, size, skip;
+};
+
+static void read_upper(const unsigned char **pp, struct urec *r)
+{
+	uint64_t h = get_varint(pp);
+	r->depth = (uint32_t)(h >> 1);
+	r->name = (strtab_id)get_varint(pp);
+	r->self = get_varint(pp);
+	r->total = get_varint(pp);
+	r->size = get_varint(pp);
+	const unsigned char *p = *pp;
+	r->skip = 0;
+	for (int k = 0; k < 8; k++)
+		r->skip |= (uint64_t)p[k] << (8 * k);
+	*pp = p + 8;
+}
+
+void tree_pack_walk(const struct tree_pack *pk, uint32_t limit,
+                    void (*fn)(void *arg, uint32_t depth, strtab_id name), void *arg)
+{
+	if (limit > pk->upper)
+		limit = pk->upper;
+	const unsigned char *p = pk->b, *end = pk->b + pk->len;
+	while (p < end) {
+		struct urec r;
+		read_upper(&p, &r);
+		if (r.depth <= limit)
+			fn(arg, r.depth, r.name);
+		if (r.depth >= limit)
+			p += r.skip;
+	}
+}
+
+/* An open node while a block is unpacked: its total so far (its own
+ * samples and its closed children's), and its next child's offset. */
+struct open {
+	tree_idx at;
+	uint32_t depth;
+	uint64_t total, next;
+};
+
+/* Unpacks kid kd of pk into nd (its nodes from nd[kd->at]), its parent
+ * at `parent`; stk: room for pk->maxdepth - kd->depth + 1 entries. */
+static void pack_unpack(const struct tree_pack *pk, const struct kid *kd, tree_idx parent,
+                        struct tree_node *nd, struct open *stk)
+{
+	const unsigned char *p = pk->b + kd->pos;
+	size_t sp = 0;
+	tree_idx at = kd->at;
+	uint32_t prev = 0;
+	for (tree_idx k = 0; k < kd->size; k++) {
+		uint64_t h = get_varint(&p);
+		strtab_id name = (strtab_id)get_varint(&p);
+		uint64_t self = get_varint(&p);
+		uint32_t depth;
+		if (h & 1) {
+			depth = (uint32_t)(h >> 1);
+			get_varint(&p);
+			get_varint(&p);
+			p += 8;
+		} else {
+			depth = prev + 1 - (uint32_t)(h >> 1);
+		}
+		while (sp && stk[sp - 1].depth >= depth) {
+			const struct open *o = &stk[--sp];
+			nd[o->at].end = at;
+			nd[o->at].total.u = o->total;
+			stk[sp - 1].total += o->total;  /* sp >= 1: the block's root closes last */
+			stk[sp - 1].next += o->total;
+		}
+		uint64_t off = sp ? stk[sp - 1].next : kd->off;
+		nd[at] = (struct tree_node){ sp ? stk[sp - 1].at : parent, name, 0, depth, { self }, { 0 }, { off } };
+		stk[sp++] = (struct open){ at, depth, self, off };
+		at++;
+		prev = depth;
+	}
+	while (sp) {
+		const struct open *o = &stk[--sp];
+		nd[o->at].end = at;
+		nd[o->at].total.u = o->total;
+		if (sp) {
+			stk[sp - 1].total += o->total;
+			stk[sp - 1].next += o->total;
+		}
+	}
+}
+
+/* Walks the parts' upper records, each part in preorder: a node whose
+ * parent is a top is a top when its path is shared, else a block (its
+ * subtree skipped). With j->tops NULL, counts them; else fills tops
+ * (merged through tm), kids and tm. path_top and path_sid: room for the
+ * shared tree's depth + 2. */
 static void walk_parts(struct join *j, size_t np, const struct tree *shared, uint32_t maxdepth,
                        const struct pairmap *sm, struct pairmap *tm, uint32_t *path_top, uint32_t *path_sid,
                        size_t *ntops, size_t *nkids)
@@ -172,46 +444,49 @@ static void walk_parts(struct join *j, size_t np, const struct tree *shared, uin
 	*nkids = 0;
 	path_top[0] = path_sid[0] = 0;
 	for (size_t p = 0; p < np; p++) {
-		const struct tree *t = &j->parts[p];
+		const struct tree_pack *pk = &j->parts[p];
 		if (j->tops) {
-			j->tops[0].self += t->nodes[0].self.u;      /* no overflow: at most the sum */
-			j->tops[0].total += t->nodes[0].total.u;
+			j->tops[0].self += pk->self;      /* no overflow: at most the sum */
+			j->tops[0].total += pk->total;
 		}
-		for (tree_idx i = 1; i < t->n;) {
-			const struct tree_node *x = &t->nodes[i];
-			uint32_t d = x->depth;
-			uint32_t sid = shared && d <= maxdepth ? shared_child(sm, path_sid[d - 1], x->name) : UINT32_MAX;
+		const unsigned char *q = pk->b, *end = pk->b + pk->len;
+		while (q < end) {
+			size_t pos = (size_t)(q - pk->b);
+			struct urec x;
+			read_upper(&q, &x);
+			uint32_t d = x.depth;
+			uint32_t sid = shared && d <= maxdepth ? shared_child(sm, path_sid[d - 1], x.name) : UINT32_MAX;
 			if (sid == UINT32_MAX) {
 				if (j->kids)
-					j->kids[*nkids] = (struct kid){ (uint32_t)p, path_top[d - 1], i, x->name, 0, 0 };
+					j->kids[*nkids] = (struct kid){ (uint32_t)p, path_top[d - 1], pos, (tree_idx)x.size, d,
+					                                x.name, x.self != 0, x.total, 0, 0 };
 				++*nkids;
-				i = x->end;
+				q += x.skip;
 				continue;
 			}
 			path_sid[d] = sid;
-			i++;
 			if (!j->tops) {
 				++*ntops;       /* an upper bound: merged ones count once a part */
 				continue;
 			}
-			size_t s = pairmap_slot(tm, path_top[d - 1], x->name);
+			size_t s = pairmap_slot(tm, path_top[d - 1], x.name);
 			if (!tm->keys[s]) {
-				tm->keys[s] = ((uint64_t)path_top[d - 1] << 32 | x->name) + 1;
+				tm->keys[s] = ((uint64_t)path_top[d - 1] << 32 | x.name) + 1;
 				tm->vals[s] = (uint32_t)*ntops;
-				j->tops[(*ntops)++] = (struct top){ path_top[d - 1], x->name, d, 0, 0, 0, 1, 0 };
+				j->tops[(*ntops)++] = (struct top){ path_top[d - 1], x.name, d, 0, 0, 0, 1, 0 };
 			}
 			struct top *tp = &j->tops[tm->vals[s]];
-			tp->self += x->self.u;
-			tp->total += x->total.u;
+			tp->self += x.self;
+			tp->total += x.total;
 			path_top[d] = tm->vals[s];
 		}
 	}
 }
 
-/* The blocks of the parts one thread copies (owner[part] == id) into nd,
- * in dst's order; each part's pages given back behind the first of its
- * blocks not copied yet, by the thread that copies them all, so that the
- * other's pace holds nothing back. */
+/* The blocks of the parts one thread unpacks (owner[part] == id) into
+ * nd, in dst's order; each part's pack freed after its last block, by the
+ * thread that unpacks them all. stk: room for the deepest part's depth +
+ * 1 entries. */
 struct copy {
 	const struct join *j;
 	struct tree_node *nd;
@@ -219,9 +494,8 @@ struct copy {
 	size_t nkids;
 	const unsigned char *owner;
 	unsigned char id;
-	unsigned char *kdone;
-	uint32_t *kbeg, *knext;
-	uintptr_t *released;
+	uint32_t *kleft;            /* a part's blocks not unpacked yet */
+	struct open *stk;
 	pthread_t th;
 };
 
@@ -230,37 +504,13 @@ static void *copy_run(void *arg)
 	const struct copy *c = arg;
 	const struct join *j = c->j;
 	for (size_t b = 0; b < c->nkids; b++) {
-		size_t k = c->byat[b];
-		const struct kid *kd = &j->kids[k];
+		const struct kid *kd = &j->kids[c->byat[b]];
 		size_t p = kd->part;
 		if (c->owner[p] != c->id)
 			continue;
-		struct tree *t = &j->parts[p];
-		const struct tree_node *sn = t->nodes;
-		tree_idx d = kd->node, e = sn[d].end, shift = kd->at - d;
-		uint64_t soff = sn[d].off.u;
-		for (tree_idx i = d; i < e; i++) {
-			struct tree_node *x = &c->nd[i + shift];
-			x->parent = i == d ? j->tops[kd->top].at : sn[i].parent + shift;
-			x->name = sn[i].name;
-			x->end = sn[i].end + shift;
-			x->depth = sn[i].depth;
-			x->self = sn[i].self;
-			x->total = sn[i].total;
-			x->off.u = kd->off + (sn[i].off.u - soff);
-		}
-		/* the part's pages up to its first block not copied yet go,
-		 * 64 KiB at a time (a MiB in each of 64 parts was 64 MiB
-		 * held), and all of it at the end: free() keeps what the heap
-		 * holds (parts of a few MiB are there) */
-		c->kdone[k] = 1;
-		while (c->knext[p] < c->kbeg[p + 1] && c->kdone[c->knext[p]])
-			c->knext[p]++;
-		bool last = c->knext[p] == c->kbeg[p + 1];
-		treemerge_release(t, last ? t->n : j->kids[c->knext[p]].node, &c->released[p],
-		                  last ? 0 : (uintptr_t)64 << 10);
-		if (last)
-			tree_free(t);
+		pack_unpack(&j->parts[p], kd, j->tops[kd->top].at, c->nd, c->stk);
+		if (--c->kleft[p] == 0)
+			tree_pack_free(&j->parts[p]);
 	}
 	return NULL;
 }
@@ -282,27 +532,30 @@ static int cmp_psize(const void *a, const void *b)
 #define JOIN_TWO_MIN ((size_t)1 << 20)
 #endif
 
-bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order order,
+bool tree_join(struct tree *dst, struct tree_pack *parts, size_t np, enum tree_order order,
                const struct tree *shared)
 {
 	if (dst->n != 1 || dst->stacks || order == TREE_ORDER_INPUT || np > UINT32_MAX)
 		return false;
 	if (shared && (!shared->finalized || shared->n > UINT32_MAX / 2))
 		return false;
-	uint64_t sum = 0, stacks = 0;
-	for (size_t p = 0; p < np; p++) {
-		struct tree *t = &parts[p];
-		if (!t->finalized || t->frac || t->saturated || t->chart || strtab_count(&t->names))
-			return false;
-		if (__builtin_add_overflow(sum, t->nodes[0].total.u, &sum))
-			return false;
-		stacks += t->stacks;
-	}
 	size_t nshared = shared ? shared->n : 1;
 	uint32_t maxdepth = 0;
 	for (size_t i = 0; shared && i < nshared; i++)
 		if (shared->nodes[i].depth > maxdepth)
 			maxdepth = shared->nodes[i].depth;
+	uint64_t sum = 0, stacks = 0;
+	uint32_t deepest = 0;
+	for (size_t p = 0; p < np; p++) {
+		const struct tree_pack *pk = &parts[p];
+		if (!pk->shaped && pk->upper <= maxdepth && pk->upper < pk->maxdepth)
+			return false;   /* its blocks' roots may have no upper record */
+		if (__builtin_add_overflow(sum, pk->total, &sum))
+			return false;
+		stacks += pk->stacks;
+		if (pk->maxdepth > deepest)
+			deepest = pk->maxdepth;
+	}
 	/* Every allocation comes before the first part is touched: when one
 	 * fails, nothing is done. */
 	struct join j = { dst, parts, order, NULL, NULL };
@@ -313,27 +566,16 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	size_t ntops, nkids, n = 0, nitems = 0;
 	struct item *items = NULL;
 	uint32_t *first = NULL, *bydepth = NULL;
-	uintptr_t *released = NULL;
-	uint32_t *byat = NULL, *kbeg = NULL, *knext = NULL;
-	unsigned char *kdone = NULL, *owner = NULL;
+	uint32_t *byat = NULL, *kleft = NULL;
+	unsigned char *owner = NULL;
+	struct open *ostk[2] = { NULL, NULL };
 	uint64_t *psize = NULL;
 	uint32_t *porder = NULL;
 	struct walkpos {
 		size_t top, m;
 	} *stk = NULL;
 	struct tree_node *nd = NULL;
-	bool ok = path_top && path_sid && cnt && pairmap_init(&sm, nshared);
-	/* The shared paths by (parent, dst's name); a name not in dst is in
-	 * no part. */
-	for (size_t i = 1; ok && i < nshared; i++) {
-		const struct tree_node *sn = &shared->nodes[i];
-		int64_t id = strtab_find(&dst->names, tree_name(shared, (tree_idx)i), tree_name_len(shared, (tree_idx)i));
-		if (id < 0)
-			continue;
-		size_t s = pairmap_slot(&sm, sn->parent, (uint32_t)id);
-		sm.keys[s] = ((uint64_t)sn->parent << 32 | (uint32_t)id) + 1;
-		sm.vals[s] = (uint32_t)i;
-	}
+	bool ok = path_top && path_sid && cnt && shape_build(&sm, &maxdepth, shared, dst, false);
 	if (ok) {
 		walk_parts(&j, np, shared, maxdepth, &sm, NULL, path_top, path_sid, &ntops, &nkids);
 		j.tops = malloc(ntops * sizeof *j.tops);
@@ -353,7 +595,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	}
 	n = ntops;
 	for (size_t k = 0; ok && k < nkids; k++) {
-		n += parts[j.kids[k].part].nodes[j.kids[k].node].end - j.kids[k].node;
+		n += j.kids[k].size;
 		ok = n <= TREE_MAX_NODES;
 	}
 	nitems = ntops - 1 + nkids;
@@ -361,18 +603,17 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		items = malloc((nitems ? nitems : 1) * sizeof *items);
 		first = calloc(ntops + 1, sizeof *first);
 		bydepth = malloc(ntops * sizeof *bydepth);
-		released = calloc(np ? np : 1, sizeof *released);
 		byat = malloc((nkids ? nkids : 1) * sizeof *byat);
-		kbeg = calloc(np + 1, sizeof *kbeg);
-		knext = malloc((np ? np : 1) * sizeof *knext);
-		kdone = calloc(nkids ? nkids : 1, 1);
+		kleft = calloc(np ? np : 1, sizeof *kleft);
 		owner = calloc(np ? np : 1, 1);
+		ostk[0] = malloc(((size_t)deepest + 2) * sizeof *ostk[0]);
+		ostk[1] = malloc(((size_t)deepest + 2) * sizeof *ostk[1]);
 		psize = calloc(np ? np : 1, sizeof *psize);
 		porder = malloc((np ? np : 1) * sizeof *porder);
 		stk = malloc(((size_t)maxdepth + 2) * sizeof *stk);
 		nd = malloc(n * sizeof *nd);
-		ok = items && first && bydepth && released && byat && kbeg && knext && kdone && owner && psize &&
-		     porder && stk && nd;
+		ok = items && first && bydepth && byat && kleft && owner && ostk[0] && ostk[1] && psize && porder &&
+		     stk && nd;
 	}
 	if (!ok)
 		goto out;
@@ -396,9 +637,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 			(struct item){ j.tops[k].name, (uint32_t)k, ITEM_TOP | (j.tops[k].self ? ITEM_SELF : 0), 0 };
 	for (size_t k = 0; k < nkids; k++) {
 		const struct kid *kd = &j.kids[k];
-		items[bydepth[kd->top]++] = (struct item){
-			kd->name, (uint32_t)k, parts[kd->part].nodes[kd->node].self.u ? ITEM_SELF : 0, 0
-		};
+		items[bydepth[kd->top]++] = (struct item){ kd->name, (uint32_t)k, kd->self ? ITEM_SELF : 0, 0 };
 	}
 	sorting = &j;
 	for (size_t k = 0; k < ntops; k++)
@@ -414,7 +653,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	for (size_t k = 0; k < ntops; k++)
 		bydepth[cnt[j.tops[k].depth]++] = (uint32_t)k;
 	for (size_t k = 0; k < nkids; k++)
-		j.tops[j.kids[k].top].size += parts[j.kids[k].part].nodes[j.kids[k].node].end - j.kids[k].node;
+		j.tops[j.kids[k].top].size += j.kids[k].size;
 	for (size_t k = ntops; k-- > 1;) {
 		const struct top *tp = &j.tops[bydepth[k]];
 		j.tops[tp->parent].size += tp->size;
@@ -433,21 +672,16 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 				off += c->total;
 			} else {
 				struct kid *c = &j.kids[it->ref];
-				const struct tree_node *x = &parts[c->part].nodes[c->node];
 				c->at = at;
 				c->off = off;
-				at += x->end - c->node;
-				off += x->total.u;
+				at += c->size;
+				off += c->total;
 			}
 		}
 	}
 	/* The blocks in dst's order, by a walk down the tops' children
-	 * (a top's stack entry: the top and its next child). Copied in that
-	 * order, the result is written front to back while each part is
-	 * read front to back (in name order; in weight order nearly), and
-	 * given back behind: copied part by part, a real-shaped profile's
-	 * many small blocks soon touched every page of the result while the
-	 * parts were still there, which put the peak at 1.6 trees. */
+	 * (a top's stack entry: the top and its next child): unpacked in
+	 * that order, the result is written front to back. */
 	size_t nb = 0, sp = 0;
 	stk[sp++] = (struct walkpos){ 0, first[0] };
 	while (sp) {
@@ -466,14 +700,8 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		ok = false;
 		goto out;
 	}
-	/* each part's blocks: kids[kbeg[p] .. kbeg[p + 1]), in its order;
-	 * knext[p], the first of them not copied yet */
 	for (size_t k = 0; k < nkids; k++)
-		kbeg[j.kids[k].part + 1]++;
-	for (size_t p = 0; p < np; p++) {
-		kbeg[p + 1] += kbeg[p];
-		knext[p] = kbeg[p];
-	}
+		kleft[j.kids[k].part]++;
 	/* (what placing them took goes before the nodes are copied) */
 	pairmap_free(&tm);
 	memset(&tm, 0, sizeof tm);
@@ -482,9 +710,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	free(bydepth);
 	items = NULL;
 	first = bydepth = NULL;
-	/* The nodes: the tops, then part by part its blocks, front to back,
-	 * each part's pages given back as they are read, so that the peak
-	 * stays near one tree's size. */
+	/* The nodes: the tops, then the blocks. */
 	nd[0] = (struct tree_node){ TREE_NONE, 0, (tree_idx)n, 0, { j.tops[0].self }, { sum }, { 0 } };
 	for (size_t k = 1; k < ntops; k++) {
 		const struct top *tp = &j.tops[k];
@@ -494,11 +720,11 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	/* The parts split between two threads when there are, by their
 	 * nodes: the biggest first, each to the one with fewer so far. */
 	struct copy c[2] = { { .j = &j, .nd = nd, .byat = byat, .nkids = nkids, .owner = owner, .id = 0,
-	                       .kdone = kdone, .kbeg = kbeg, .knext = knext, .released = released } };
+	                       .kleft = kleft, .stk = ostk[0] } };
 	bool two = treepar_threads >= 2 && n - ntops >= JOIN_TWO_MIN && np > 1;
 	if (two) {
 		for (size_t k = 0; k < nkids; k++)
-			psize[j.kids[k].part] += parts[j.kids[k].part].nodes[j.kids[k].node].end - j.kids[k].node;
+			psize[j.kids[k].part] += j.kids[k].size;
 		for (size_t p = 0; p < np; p++)
 			porder[p] = (uint32_t)p;
 		sizing = psize;
@@ -512,6 +738,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 		}
 		c[1] = c[0];
 		c[1].id = 1;
+		c[1].stk = ostk[1];
 		if (pthread_create(&c[1].th, NULL, copy_run, &c[1]) != 0) {
 			memset(owner, 0, np);   /* all on this one */
 			two = false;
@@ -521,7 +748,7 @@ bool tree_join(struct tree *dst, struct tree *parts, size_t np, enum tree_order 
 	if (two)
 		pthread_join(c[1].th, NULL);
 	for (size_t p = 0; p < np; p++)
-		tree_free(&parts[p]);
+		tree_pack_free(&parts[p]);     /* (those without blocks) */
 	nd[0].name = dst->nodes[0].name;
 	free(dst->nodes);
 	dst->nodes = nd;
@@ -546,11 +773,10 @@ out:
 	free(items);
 	free(first);
 	free(bydepth);
-	free(released);
 	free(byat);
-	free(kbeg);
-	free(knext);
-	free(kdone);
+	free(kleft);
+	free(ostk[0]);
+	free(ostk[1]);
 	free(owner);
 	free(psize);
 	free(porder);

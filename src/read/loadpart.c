@@ -152,7 +152,8 @@ struct build {
 	int group, ngroups;         /* parts a sweep builds; sweeps */
 	double node_rate;           /* nodes a byte of lines the sample foresees */
 	int *order;                 /* groups, biggest first */
-	struct tree *trees;
+	struct tree_pack *packs;    /* the parts' trees, packed for tree_join */
+	struct tree_shape shape;    /* the shared tree's, for the packs */
 	enum tree_order torder;
 	struct tree names;          /* its table: the parts' names */
 	pthread_mutex_t names_mu;
@@ -395,6 +396,7 @@ struct worker {
 	struct line *lines[PART_MAX_GROUP];     /* each part's, in buf */
 	size_t nlines[PART_MAX_GROUP], caplines[PART_MAX_GROUP];
 	struct folded_reader *r;
+	struct tree part;           /* the part being built (then packed) */
 	struct sorter so;
 	bool locked;                /* holds b->names_mu */
 	jmp_buf env;
@@ -866,22 +868,25 @@ static void room(char **p, size_t *cap, size_t n)
 /* Builds part p from its lines: sorted, so that the reader finds most
  * frames in the line before's (sorted input is read several times faster
  * than shuffled: no child hash, nodes made in preorder), fed line by line
- * from the group's buffer (pb bytes of them), then finalized and its
- * names moved into b->names. */
+ * from the group's buffer (pb bytes of them), then finalized, its names
+ * moved into b->names, and packed: the parts wait for the join in an
+ * eighth of their trees' memory, and the next part's tree is built where
+ * this one was. */
 static void build_part(struct worker *w, int p, int k, size_t pb)
 {
 	struct build *b = w->b;
 	struct line *ln = w->lines[k];
 	size_t n = w->nlines[k];
 	sort_lines(&w->so, ln, n);
-	tree_init(&b->trees[p]);
+	struct tree *t = &w->part;
+	tree_init(t);
 	/* its nodes' room at once, from the sample's nodes a byte: grown
 	 * from 1024 by doubling, each part's array was copied about once (a
 	 * part far bigger than foreseen grows as before) */
 	double want = (double)pb * b->node_rate * 1.25;
 	if (want > 1024 && want * sizeof(struct tree_node) <= 4 * PART_TREE_BYTES)
-		tree_reserve(&b->trees[p], (size_t)want);
-	w->r = folded_reader_new(&b->trees[p]);
+		tree_reserve(t, (size_t)want);
+	w->r = folded_reader_new(t);
 	/* fed from where they were gathered, which stays as it is until the
 	 * part is built (copied in order into one block, they took a third of
 	 * the memmove of the load) */
@@ -897,20 +902,18 @@ static void build_part(struct worker *w, int p, int k, size_t pb)
 	}
 	folded_reader_free(w->r);
 	w->r = NULL;
-	struct tree *t = &b->trees[p];
 	tree_finalize(t, b->torder);
-	/* (the array's room to grow is not needed any more: with 512 parts of
-	 * a small tree it was a third of it) */
-	struct tree_node *fit = t->cap > t->n ? realloc(t->nodes, t->n * sizeof *t->nodes) : NULL;
-	if (fit) {
-		t->nodes = fit;
-		t->cap = t->n;
-	}
 	pthread_mutex_lock(&b->names_mu);
 	w->locked = true;
-	tree_join_names(&b->names, &b->trees[p]);
+	tree_join_names(&b->names, t);
 	w->locked = false;
 	pthread_mutex_unlock(&b->names_mu);
+	/* (false: memory ran out, or counts tree_join refuses; either way
+	 * the file is read the usual way) */
+	bool packed = tree_pack(&b->packs[p], t, &b->shape, 0);
+	tree_free(t);
+	if (!packed)
+		longjmp(w->env, 1);
 }
 
 /* ---- rounds ----
@@ -1101,6 +1104,7 @@ static void worker_free(struct worker *w)
 {
 	folded_reader_free(w->r);
 	w->r = NULL;
+	tree_free(&w->part);
 	free(w->buf);
 	w->buf = NULL;
 	w->bufcap = 0;
@@ -1235,10 +1239,11 @@ static void run_free(struct parts_run *u)
 	struct build *b = &u->b;
 	free_ranges(b->ranges, b->nranges, b->ngroups);
 	b->ranges = NULL;
-	for (int p = 0; b->trees && p < b->nparts; p++)
-		tree_free(&b->trees[p]);
-	free(b->trees);
-	b->trees = NULL;
+	for (int p = 0; b->packs && p < b->nparts; p++)
+		tree_pack_free(&b->packs[p]);
+	free(b->packs);
+	b->packs = NULL;
+	tree_shape_free(&b->shape);
 	free(b->order);
 	b->order = NULL;
 	free(u->gbytes);
@@ -1337,7 +1342,9 @@ static bool run_alloc(struct parts_run *u, int nthr, double share, int forced)
 		r->lines = xcalloc((size_t)b->nparts, sizeof *r->lines);
 		atomic_init(&r->done, 0);
 	}
-	b->trees = xcalloc((size_t)b->nparts, sizeof *b->trees);
+	b->packs = xcalloc((size_t)b->nparts, sizeof *b->packs);
+	if (!tree_shape_init(&b->shape, &b->names, &u->sh))
+		longjmp(env, 1);
 	u->gbytes = xcalloc((size_t)b->ngroups, sizeof *u->gbytes);
 	b->order = xmalloc((size_t)b->ngroups * sizeof *b->order);
 	xalloc_catch(NULL);
@@ -1484,7 +1491,7 @@ bool load_parts(struct tree *t, struct source *s, const struct load_options *o, 
 	 * parts t's tree; when they cannot join, t gets its table back. */
 	struct strtab old = t->names;
 	t->names = b->names.names;
-	bool ok = fail_at != 3 && tree_join(t, b->trees, (size_t)nparts, o->order, &u->sh);
+	bool ok = fail_at != 3 && tree_join(t, b->packs, (size_t)nparts, o->order, &u->sh);
 	if (!ok) {
 		t->names = old;
 		goto fail;

@@ -1464,7 +1464,9 @@ static unsigned sample_part(const struct pp *d, const uint64_t *nh, const unsign
  * is in the joined tree's table before (ids), which the parts read as
  * theirs (tree_borrow_names): nothing is interned once per part. */
 struct pp_job {
-	struct tree *dst, *parts;
+	struct tree *dst;
+	struct tree_pack *parts;
+	atomic_bool unpacked;       /* a part could not be packed: no join */
 	const uint32_t *offs;
 	const size_t *bound;
 	const strtab_id *ids;
@@ -1699,6 +1701,7 @@ struct pp_worker {
 	struct pp d;
 	struct pprof_info info;
 	struct pp_job *job;
+	struct tree part;           /* the part being read (then packed) */
 	uint64_t done;
 	pthread_t th;
 	/* done is written a sample, the next worker's d.o read as often:
@@ -1734,7 +1737,7 @@ static void *worker_run(void *arg)
 		pthread_mutex_unlock(&j->mu);
 		if (k == PP_PARTS)
 			break;
-		struct tree *t = &j->parts[k];
+		struct tree *t = &w->part;
 		tree_init(t);
 		tree_borrow_names(t, j->dst);
 		tree0_fresh(c);
@@ -1753,6 +1756,12 @@ static void *worker_run(void *arg)
 		pp_flush(c, 0);
 		tree_finalize(t, c->o->order);
 		tree_unborrow_names(t);
+		/* packed, the parts wait in an eighth of their trees' memory,
+		 * and the next is built where this one was (false: counts that
+		 * tree_join would refuse, or memory ran out) */
+		if (!tree_pack(&j->parts[k], t, NULL, PP_KEY_NAMES))
+			atomic_store(&j->unpacked, true);
+		tree_free(t);
 	}
 	return NULL;
 }
@@ -1780,25 +1789,28 @@ static void worker_merge(struct pp *d, struct pprof_info *info, struct pp_worker
 }
 
 /* Into shared: the paths of the parts' nodes above depth PP_KEY_NAMES
- * (finalized parts, their names dst's), which several parts may hold, as
+ * (packed parts, their names dst's), which several parts may hold, as
  * tree_join wants them. */
 _Static_assert(PP_KEY_NAMES == 3, "first_frames shares depths 1 and 2");
-static void first_frames(const struct tree *dst, struct tree *parts, size_t np, struct tree *shared)
+struct first_walk {
+	const struct tree *dst;
+	struct tree *shared;
+	struct tree_frame f[2];
+};
+
+static void first_frame(void *arg, uint32_t depth, strtab_id id)
+{
+	struct first_walk *fw = arg;
+	fw->f[depth - 1] = (struct tree_frame){ strtab_str(&fw->dst->names, id), strtab_len(&fw->dst->names, id) };
+	tree_add_stack(fw->shared, fw->f, depth, 1);
+}
+
+static void first_frames(const struct tree *dst, const struct tree_pack *parts, size_t np, struct tree *shared)
 {
 	tree_init(shared);
+	struct first_walk fw = { dst, shared, { { NULL, 0 } } };
 	for (size_t p = 0; p < np; p++)
-		for (tree_idx c = tree_first_child(&parts[p], TREE_ROOT); c != TREE_NONE;
-		     c = tree_next_sibling(&parts[p], c)) {
-			strtab_id id = parts[p].nodes[c].name;
-			struct tree_frame f[2] = { { strtab_str(&dst->names, id), strtab_len(&dst->names, id) } };
-			tree_add_stack(shared, f, 1, 1);
-			for (tree_idx g = tree_first_child(&parts[p], c); g != TREE_NONE;
-			     g = tree_next_sibling(&parts[p], g)) {
-				strtab_id gid = parts[p].nodes[g].name;
-				f[1] = (struct tree_frame){ strtab_str(&dst->names, gid), strtab_len(&dst->names, gid) };
-				tree_add_stack(shared, f, 2, 1);
-			}
-		}
+		tree_pack_walk(&parts[p], 2, first_frame, &fw);
 	tree_finalize(shared, TREE_ORDER_NAME);
 }
 
@@ -1822,8 +1834,8 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 {
 	size_t bound[PP_PARTS + 1], n;
 	int nthr = d->o->threads < 1 ? 1 : d->o->threads > PP_MAX_THREADS ? PP_MAX_THREADS : d->o->threads;
-	struct tree *parts = xcalloc(PP_PARTS, sizeof *parts);
-	struct pp_job job = { t, parts, NULL, bound, NULL, vi, PTHREAD_MUTEX_INITIALIZER, 0, { 0 }, NULL, { 0 } };
+	struct tree_pack *parts = xcalloc(PP_PARTS, sizeof *parts);
+	struct pp_job job = { t, parts, false, NULL, bound, NULL, vi, PTHREAD_MUTEX_INITIALIZER, 0, { 0 }, NULL, { 0 } };
 	uint32_t *offs = partition(d, nthr, bound, &n, d->mapped ? &job : NULL);
 	strtab_id *ids = xmalloc((d->nfrm ? d->nfrm : 1) * sizeof *ids);
 	for (size_t r = 0; r < d->nfrm; r++)
@@ -1852,15 +1864,18 @@ static bool pp_samples_parts(struct pp *d, struct tree *t, size_t vi, struct ppr
 	d->rank = NULL;
 	d->nrank = 0;
 	d->t = t;
-	struct tree shared;
-	first_frames(t, parts, PP_PARTS, &shared);
-	bool ok = tree_join(t, parts, PP_PARTS, d->o->order, &shared);
-	tree_free(&shared);
+	bool ok = !atomic_load(&job.unpacked);
+	if (ok) {
+		struct tree shared;
+		first_frames(t, parts, PP_PARTS, &shared);
+		ok = tree_join(t, parts, PP_PARTS, d->o->order, &shared);
+		tree_free(&shared);
+	}
 	for (int i = 0; i < nthr; i++)
 		worker_merge(d, info, &w[i], ok);
 	if (!ok)
 		for (unsigned k = 0; k < PP_PARTS; k++)
-			tree_free(&parts[k]);
+			tree_pack_free(&parts[k]);
 	free(w);
 	free(parts);
 	return ok;
