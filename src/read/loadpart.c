@@ -22,13 +22,14 @@
  * bytes a line for its offset, 4 for its length and part in the group),
  * the pages behind it dropped as it goes. Then each group's lines are
  * gathered in one sweep through the file into a buffer, each part's
- * together; part by part they are sorted, read into a tree of its own and
- * finalized. Threads build groups side by side, a round at a time (a
- * group each, all of them gathering the round's lines), without merging.
- * Last, tree_join makes the parts' trees one: the shared nodes merged by
- * path, the subtrees below them copied as blocks. The memory is the
- * tree's (the parts' trees, each freed as it is copied), the index and a
- * group's buffer a thread.
+ * together; part by part they are sorted, read into a tree of its own,
+ * finalized and packed (tree_pack: 3 to 8 bytes a node). Threads build
+ * groups side by side, a round at a time (a group each, all of them
+ * gathering the round's lines), without merging. Last, tree_join makes
+ * the packed parts one tree: the shared nodes merged by path, the
+ * subtrees below them unpacked as blocks. The memory is the tree's, the
+ * packs (an eighth of it or less), the index and a group's buffer and a
+ * part's tree a thread.
  *
  * Memory running out anywhere here is caught (xalloc_catch): everything
  * is freed and the caller reads the file the usual way. */

@@ -1270,8 +1270,9 @@ static void pp_samples(struct pp *d, struct tree *t, size_t vi, struct pprof_inf
  * every stack once) goes to the tree in PP_PARTS parts, by the names of
  * its samples' first PP_KEY_NAMES frames: a part's tree is small enough
  * that its lookups stay in the caches, where one tree of the whole profile
- * misses twice a frame, and tree_join makes the parts one tree (they are
- * disjoint below depth PP_KEY_NAMES - 1). Go's first two frames have few
+ * misses twice a frame; each part's tree is packed (tree_pack) as soon as
+ * it is read, and tree_join makes the packs one tree (they are disjoint
+ * below depth PP_KEY_NAMES - 1). Go's first two frames have few
  * names: keyed by two, make bench's unique file filled 32 of 64 parts,
  * of 54k to 654k samples; by three, 123 of 128, up to 409k (two threads
  * 0.94 -> 0.87 s, one 1.69 -> 1.63 s; 256 parts were slower again). Not
