@@ -308,7 +308,8 @@ struct tree_shape {
 	uint32_t maxdepth;          /* shared's deepest node */
 };
 /* The shape of `shared` (finalized, any order), its names interned in
- * names (they are the profile's); false, sh empty, when memory ran out. */
+ * names (they are the profile's: tree_intern, which may die as it does);
+ * false, sh empty, when the shape's own memory was refused. */
 bool tree_shape_init(struct tree_shape *sh, struct tree *names, const struct tree *shared);
 void tree_shape_free(struct tree_shape *sh);
 

@@ -32,12 +32,11 @@ struct kid {
 	uint32_t top;               /* its parent's struct top */
 	size_t pos;
 	tree_idx size;
-	uint32_t depth;
 	strtab_id name;             /* an id of dst */
-	bool self;                  /* it has samples of its own */
 	uint64_t total;
 	uint64_t off;               /* its offset in dst */
 	tree_idx at;                /* its index in dst */
+	bool self;                  /* it has samples of its own */
 };
 
 /* A top's child, a top or a kid, with what the sort of siblings reads. */
@@ -385,8 +384,21 @@ struct open {
 	uint64_t total, next;
 };
 
+/* Closes the open node on top of stk (*sp of them): its end is `at`, its
+ * total is known and goes to its parent's. */
+static inline void close_open(struct open *stk, size_t *sp, struct tree_node *nd, tree_idx at)
+{
+	const struct open *o = &stk[--*sp];
+	nd[o->at].end = at;
+	nd[o->at].total.u = o->total;
+	if (*sp) {
+		stk[*sp - 1].total += o->total;
+		stk[*sp - 1].next += o->total;
+	}
+}
+
 /* Unpacks kid kd of pk into nd (its nodes from nd[kd->at]), its parent
- * at `parent`; stk: room for pk->maxdepth - kd->depth + 1 entries. */
+ * at `parent`; stk: room for pk->maxdepth + 1 entries. */
 static void pack_unpack(const struct tree_pack *pk, const struct kid *kd, tree_idx parent,
                         struct tree_node *nd, struct open *stk)
 {
@@ -407,28 +419,16 @@ static void pack_unpack(const struct tree_pack *pk, const struct kid *kd, tree_i
 		} else {
 			depth = prev + 1 - (uint32_t)(h >> 1);
 		}
-		while (sp && stk[sp - 1].depth >= depth) {
-			const struct open *o = &stk[--sp];
-			nd[o->at].end = at;
-			nd[o->at].total.u = o->total;
-			stk[sp - 1].total += o->total;  /* sp >= 1: the block's root closes last */
-			stk[sp - 1].next += o->total;
-		}
+		while (sp && stk[sp - 1].depth >= depth)
+			close_open(stk, &sp, nd, at);
 		uint64_t off = sp ? stk[sp - 1].next : kd->off;
 		nd[at] = (struct tree_node){ sp ? stk[sp - 1].at : parent, name, 0, depth, { self }, { 0 }, { off } };
 		stk[sp++] = (struct open){ at, depth, self, off };
 		at++;
 		prev = depth;
 	}
-	while (sp) {
-		const struct open *o = &stk[--sp];
-		nd[o->at].end = at;
-		nd[o->at].total.u = o->total;
-		if (sp) {
-			stk[sp - 1].total += o->total;
-			stk[sp - 1].next += o->total;
-		}
-	}
+	while (sp)
+		close_open(stk, &sp, nd, at);
 }
 
 /* Walks the parts' upper records, each part in preorder: a node whose
@@ -458,8 +458,8 @@ static void walk_parts(struct join *j, size_t np, const struct tree *shared, uin
 			uint32_t sid = shared && d <= maxdepth ? shared_child(sm, path_sid[d - 1], x.name) : UINT32_MAX;
 			if (sid == UINT32_MAX) {
 				if (j->kids)
-					j->kids[*nkids] = (struct kid){ (uint32_t)p, path_top[d - 1], pos, (tree_idx)x.size, d,
-					                                x.name, x.self != 0, x.total, 0, 0 };
+					j->kids[*nkids] = (struct kid){ (uint32_t)p, path_top[d - 1], pos, (tree_idx)x.size,
+					                                x.name, x.total, 0, 0, x.self != 0 };
 				++*nkids;
 				q += x.skip;
 				continue;
