@@ -289,7 +289,7 @@ void tree_merge_free_map(struct tree *dst, struct tree *src, tree_idx **map);
  * only what the join cannot work out. */
 struct tree_pack {
 	unsigned char *b;           /* the records (see treejoin.c) */
-	size_t len, cap;
+	size_t len;
 	size_t n;                   /* nodes, the root's included */
 	uint32_t upper;             /* every node down to this depth is upper */
 	bool shaped;                /* and those under a shared path */

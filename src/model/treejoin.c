@@ -327,7 +327,6 @@ bool tree_pack(struct tree_pack *pk, const struct tree *t, const struct tree_sha
 	unsigned char *fit = realloc(b, len ? len : 1);
 	pk->b = fit ? fit : b;
 	pk->len = len;
-	pk->cap = fit ? len : cap;
 	pk->n = t->n;
 	pk->upper = upper;
 	pk->shaped = shape != NULL;
