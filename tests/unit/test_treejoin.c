@@ -12,18 +12,11 @@
 #include <string.h>
 #include "tree.h"
 #include "tap.h"
+#include "rng.h"
 #include "treeutil.h"
 
 #define diag(...) (printf("# "), printf(__VA_ARGS__), putchar('\n'))
 
-static uint64_t seed = 0x2545F4914F6CDD1DULL;
-static uint64_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
 
 #define MAXF 400
 struct stack {

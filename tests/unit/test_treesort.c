@@ -23,18 +23,10 @@
 #include <string.h>
 #include "tree.h"
 #include "tap.h"
+#include "rng.h"
 
 extern unsigned long tree_test_name_compares, tree_test_item_compares;
 
-static uint64_t seed = 0x2545F4914F6CDD1DULL;
-
-static uint64_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
 
 struct sib {
 	char name[16];
