@@ -254,6 +254,13 @@ double load_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+bool load_memory_limited(void)
+{
+	struct rlimit as, data;
+	return (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ||
+	       (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY);
+}
+
 static void human(double bytes, char *buf, size_t n)
 {
 	const char *unit[] = { "B", "KB", "MB", "GB", "TB" };
@@ -521,14 +528,13 @@ static int load_via_perf_script(struct tree *t, const char *path, const char *na
  * pages beyond what is used are never touched, and the slack is given
  * back at tree_finalize. At most half the machine's memory, and none
  * under an address-space or data limit (ulimit -v, -d), where a
- * reservation would count whole. */
+ * reservation would count whole. (t's array may move here: the preview
+ * of a mapped file samples the mapping, never t.) */
 static void reserve_for(struct tree *t, struct source *s, enum sniff_format fmt)
 {
 	const char *d;
 	size_t len;
-	struct rlimit as, data;
-	if (!source_mapping(s, &d, &len) || (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ||
-	    (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY))
+	if (!source_mapping(s, &d, &len) || load_memory_limited())
 		return;
 	size_t nodes = len / (fmt == SNIFF_PERF ? RESERVE_PERF_BYTES : RESERVE_FOLDED_BYTES);
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);

@@ -33,6 +33,10 @@ char *load_first_event(const char *d, size_t len, const struct perf_options *po)
 
 /* Monotonic seconds. */
 double load_now(void);
+/* Whether the address space or the data segment has a limit (ulimit -v,
+ * -d): memory reserved counts whole there, and big blocks are better
+ * given back as soon as they are free. */
+bool load_memory_limited(void);
 /* Redraws p's status line on stderr, at most 10 times a second and only
  * once loading has taken 0.3 s (short loads stay silent); `final` erases
  * it. size 0: unknown. */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -395,9 +394,7 @@ static int par_start(struct par *pa, pthread_t *tid, int n)
 {
 	pthread_attr_t attr;
 	bool attr_ok = pthread_attr_init(&attr) == 0;
-	struct rlimit as, data;
-	if ((getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ||
-	    (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY)) {
+	if (load_memory_limited()) {
 #ifdef M_ARENA_MAX
 		mallopt(M_ARENA_MAX, 1);
 		mallopt(M_MMAP_THRESHOLD, 128 << 10);
