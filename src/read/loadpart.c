@@ -75,7 +75,13 @@
  * bigger buffer a thread. The parts of a group are then built one by one,
  * each from its sorted lines where they were gathered. The group is twice
  * as big (up to PART_GROUP_MAX_64THS) while the threads' buffers stay
- * within 1/PART_GROUP_TREE_SHARE of the tree the sample foresees. The
+ * within 1/PART_GROUP_TREE_SHARE of the tree the sample foresees, or
+ * PART_GROUP_MIN_BYTES: the load's peak is the join's (the tree and the
+ * packs), and while the parts are built, the buffers, the index and the
+ * packs stay below it (a small tree's file swept in 32 MiB groups spent
+ * most of its system time in the sweeps' reads: the real-shaped 1 GiB on
+ * one thread, 32 -> 8 sweeps, 8.00-9.71 -> 5.87-5.95 s, peak 215 -> 217
+ * MB; on two, 16 -> 8 rounds, 4.14-4.16 -> 3.75-3.79 s, 232 MB). The
  * mapping costs a page cache folio at a time: a file written 4 KiB at a
  * time (cached in 4 KiB folios) took a third more time than the same
  * bytes read from the disk (large folios). Genfolded's 1 GiB (a tree of
@@ -83,10 +89,12 @@
  * 4.27 s in 4 KiB folios, 3.89 -> 3.73 in large ones; peak 726 -> 760
  * MiB), in 8 rounds of 64 MiB a thread on two (2.78 -> 2.55 s, peak 744
  * -> 768 MiB), both within its tree + 128 MiB; the real-shaped file's
- * (129 MiB) in 32 of 32 MiB as before. */
+ * (a tree of 114 MiB) in 8 sweeps of 128 MiB on one thread, in 8 rounds
+ * of 64 MiB a thread on two. */
 #define PART_GROUP_64THS 2
 #define PART_GROUP_MAX_64THS 8
 #define PART_GROUP_TREE_SHARE 4
+#define PART_GROUP_MIN_BYTES ((double)(128 << 20))
 #define PART_MAX_GROUP 255
 #define PART_FEED_AHEAD 4                  /* sorted lines prefetched ahead */
 #define PART_AHEAD 16                      /* lines prefetched ahead */
@@ -1290,8 +1298,10 @@ static int parts_for(int forced, double bytes)
 static void groups_of(struct build *b, int nthr, double tree_bytes)
 {
 	int n64 = PART_GROUP_64THS;
-	while (n64 < PART_GROUP_MAX_64THS &&
-	       (double)b->len * 2 * n64 / 64 * nthr <= tree_bytes / PART_GROUP_TREE_SHARE)
+	double room = tree_bytes / PART_GROUP_TREE_SHARE;
+	if (room < PART_GROUP_MIN_BYTES)
+		room = PART_GROUP_MIN_BYTES;
+	while (n64 < PART_GROUP_MAX_64THS && (double)b->len * 2 * n64 / 64 * nthr <= room)
 		n64 *= 2;
 	b->group = (b->nparts * n64 + 63) / 64;
 	if (b->group > PART_MAX_GROUP)
