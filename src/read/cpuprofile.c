@@ -630,6 +630,33 @@ static bool int_of(struct cp *c, const struct json_event *e, int64_t min, int64_
 	return false;
 }
 
+#define CP_DELTA_MIN (INT64_MIN / 2)
+
+/* Sample index i of the profile's "samples": node id v. */
+static void sample(struct cp *c, uint64_t i, int64_t v)
+{
+	count_sample(c, 0, v);
+	c->saw_samples = true;
+	keep_time(c, 1, i, true, v);
+}
+
+/* Integers in a row (JSON_INTS) of the samples or the time deltas, as
+ * scalar() takes them one by one. */
+static void ints(struct cp *c, const struct json_event *e)
+{
+	for (size_t i = 0; i < e->nrun; i++) {
+		int64_t v = e->run[i];
+		if (e->parent == T_SAMPLES) {
+			sample(c, e->index + i, v);
+		} else if (v >= CP_DELTA_MIN) {
+			keep_time(c, 2, e->index + i, true, v);
+		} else {
+			bad(c, "a time delta that is not an integer");
+			keep_time(c, 2, e->index + i, false, 0);
+		}
+	}
+}
+
 static void scalar(struct cp *c, const struct json_event *e)
 {
 	int64_t v;
@@ -673,13 +700,10 @@ static void scalar(struct cp *c, const struct json_event *e)
 		}
 		break;
 	case T_SAMPLES:
-		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
-			count_sample(c, 0, v);
-			c->saw_samples = true;
-			keep_time(c, 1, e->index, true, v);
-		} else {
+		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id"))
+			sample(c, e->index, v);
+		else
 			keep_time(c, 1, e->index, false, 0);
-		}
 		break;
 	case T_CSAMPLES:
 		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
@@ -708,7 +732,7 @@ static void scalar(struct cp *c, const struct json_event *e)
 		                    ? v : CP_NODELTA;
 		break;
 	case T_DELTAS:
-		if (int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer"))
+		if (int_of(c, e, CP_DELTA_MIN, &v, "a time delta that is not an integer"))
 			keep_time(c, 2, e->index, true, v);
 		else
 			keep_time(c, 2, e->index, false, 0);
@@ -745,6 +769,10 @@ static bool on_event(void *arg, struct json_event *e)
 		e->tag = container(c, e);
 		/* the bulk of a file: json's scanner reads it */
 		e->fast = e->tag == T_NODES || e->tag == T_SAMPLES || e->tag == T_DELTAS || e->tag == T_TRACE;
+		e->int_runs = e->tag == T_SAMPLES || e->tag == T_DELTAS;
+		return true;
+	case JSON_INTS:
+		ints(c, e);
 		return true;
 	case JSON_END_MAP:
 		if (e->tag == T_NODE)

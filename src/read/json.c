@@ -53,6 +53,10 @@ struct json_p {
 	char key[JSON_KEY_MAX];
 	uint8_t tag[JSON_MAX_DEPTH + 1];
 	bool array[JSON_MAX_DEPTH + 1];
+	bool runs[JSON_MAX_DEPTH + 1];   /* the array takes integer runs */
+	size_t nrun;                /* integers gathered, not handed over yet */
+	uint64_t run_index;         /* the first one's index */
+	int64_t run[JSON_RUN_MAX];
 	uint64_t count[JSON_MAX_DEPTH + 1];
 };
 
@@ -83,6 +87,23 @@ static const char *cur_key(const struct json_p *p)
 	return p->depth == 0 || p->array[p->depth] ? "" : p->key;
 }
 
+/* Hands the integers gathered to the reader, as one event. Every other
+ * event (emit, start, end_cb) calls it first, and the scanner before it
+ * lets yajl read on, so that the reader sees the values in order. */
+static int flush_run(struct json_p *p)
+{
+	struct json_event e = {
+		.type = JSON_INTS, .depth = p->depth, .parent = p->tag[p->depth], .key = "",
+		.index = p->run_index, .s = "", .run = p->run, .nrun = p->nrun,
+	};
+	p->nrun = 0;
+	if (!p->fn(p->arg, &e)) {
+		p->stopped = true;
+		return 0;
+	}
+	return 1;
+}
+
 /* After a value that yajl read (the scanner had passed it on) directly in
  * the fast container: yajl stops, the scanner goes on. 1 otherwise. */
 static int back_to_scanner(struct json_p *p)
@@ -99,6 +120,8 @@ static int emit(struct json_p *p, enum json_type type, const char *s, size_t len
 	if (p->replay)
 		return 1;
 	p->called = true;
+	if (p->nrun && !flush_run(p))
+		return 0;
 	if (p->tag[p->depth] == JSON_SKIP)
 		return 1;
 	struct json_event e = {
@@ -134,6 +157,8 @@ static int start(struct json_p *p, bool array)
 {
 	if (p->replay)
 		return 1;
+	if (p->nrun && !flush_run(p))
+		return 0;
 	if (p->depth >= JSON_MAX_DEPTH) {
 		snprintf(p->limit, sizeof p->limit, "the JSON is nested deeper than %d levels", JSON_MAX_DEPTH);
 		return 0;
@@ -154,6 +179,7 @@ static int start(struct json_p *p, bool array)
 	p->depth++;
 	p->tag[p->depth] = e.tag;
 	p->array[p->depth] = array;
+	p->runs[p->depth] = array && e.int_runs && e.tag != JSON_SKIP;
 	p->count[p->depth] = 0;
 	p->key[0] = '\0';
 	if (e.fast && !p->fast_home && e.tag != JSON_SKIP) {
@@ -170,6 +196,8 @@ static int end_cb(struct json_p *p, bool array)
 {
 	if (p->replay)
 		return 1;
+	if (p->nrun && !flush_run(p))
+		return 0;
 	uint8_t tag = p->tag[p->depth];
 	p->depth--;     /* yajl only calls this inside a container */
 	p->called = true;
@@ -382,6 +410,26 @@ static const unsigned char *scan_string(const unsigned char *d, const unsigned c
 	return *q == '"' ? q + 1 : NULL;
 }
 
+/* A number the scanner read (its text s[0..len); plain: an integer of
+ * value v): added to the run being gathered when its array takes runs,
+ * else an event. 0 when the reader stopped the parse. */
+static int scan_num(struct json_p *p, const unsigned char *s, size_t len, bool plain, int64_t v)
+{
+	if (plain && p->runs[p->depth]) {
+		if (!p->nrun)
+			p->run_index = p->count[p->depth];
+		p->run[p->nrun++] = v;
+		p->count[p->depth]++;
+		p->called = true;
+		return p->nrun < JSON_RUN_MAX || flush_run(p);
+	}
+	p->num_int = plain;
+	p->num_val = v;
+	int ok = emit(p, JSON_NUMBER, (const char *)s, len);
+	p->num_int = false;
+	return ok;
+}
+
 /* Reads d[0..n) inside the fast container from where the scanner is
  * (p->st), calling the callbacks yajl would call; *used: the bytes of the
  * complete tokens read. final: nothing follows d[n), so a token cut by
@@ -405,10 +453,7 @@ static enum scan_r scan(struct json_p *p, const unsigned char *d, size_t n, bool
 			unsigned k = eight_digits(q, &v);
 			if (k < 8 && q[k] != '.' && (q[k] | 0x20) != 'e') {
 				p->st = ST_GOT_VAL;
-				p->num_int = true;
-				p->num_val = (int64_t)v;
-				int ok = emit(p, JSON_NUMBER, (const char *)q, k);
-				p->num_int = false;
+				int ok = scan_num(p, q, k, true, (int64_t)v);
 				q += k;
 				if (!ok) {
 					r = SCAN_CANCEL;
@@ -473,10 +518,7 @@ static enum scan_r scan(struct json_p *p, const unsigned char *d, size_t n, bool
 				break;
 			}
 			p->st = ST_GOT_VAL;
-			p->num_int = plain;
-			p->num_val = v;
-			int ok = emit(p, JSON_NUMBER, (const char *)q, (size_t)(t - q));
-			p->num_int = false;
+			int ok = scan_num(p, q, (size_t)(t - q), plain, v);
 			q = t;
 			if (!ok) {
 				r = SCAN_CANCEL;
@@ -504,6 +546,8 @@ static enum scan_r scan(struct json_p *p, const unsigned char *d, size_t n, bool
 	*used = (size_t)(q - d);
 	if (q == end && r == SCAN_BAIL)
 		r = final ? SCAN_BAIL : SCAN_MORE;
+	if (p->nrun && r != SCAN_CANCEL && !flush_run(p))
+		r = SCAN_CANCEL;
 	return r;
 }
 

@@ -22,10 +22,13 @@
 #define JSON_MAX_TOKEN ((size_t)64 << 20)   /* bytes of one string or number */
 #define JSON_KEY_MAX 32                     /* longer keys read as "\x01" */
 #define JSON_SKIP 255                       /* the tag of a container to skip */
+#define JSON_RUN_MAX 256                    /* integers in one JSON_INTS event */
 
 enum json_type {
 	JSON_START_MAP, JSON_END_MAP, JSON_START_ARRAY, JSON_END_ARRAY,
-	JSON_STRING, JSON_NUMBER, JSON_TRUE, JSON_FALSE, JSON_NULL
+	JSON_STRING, JSON_NUMBER, JSON_TRUE, JSON_FALSE, JSON_NULL,
+	JSON_INTS           /* plain integers in a row, in an array whose START
+	                       set int_runs: run[0..nrun), the first at index */
 };
 
 struct json_event {
@@ -54,6 +57,16 @@ struct json_event {
 	                       fraction nor exponent, at most 18 digits) and
 	                       ival its value (set by the scanner only) */
 	int64_t ival;
+	bool int_runs;      /* START of an array: false; the reader sets it to
+	                       have the plain integers the scanner reads there
+	                       come as runs (JSON_INTS, up to JSON_RUN_MAX at a
+	                       time) instead of a NUMBER each (an event per
+	                       value cost more than reading it). Any other value
+	                       in the array, and any integer yajl reads, still
+	                       comes alone, in the document's order. Ignored
+	                       for objects and where the scanner does not read. */
+	const int64_t *run; /* JSON_INTS: the values (valid during the call) */
+	size_t nrun;
 };
 
 /* Returns false to stop the parse (the reader has said why, or means to). */

@@ -124,6 +124,11 @@ struct ss {
 	uint32_t *sbuf;
 	size_t nsbuf, capsbuf;
 	uint64_t shash;
+	/* the sample before, held for its lookup (see sample_end) */
+	bool held, hbad;
+	uint32_t *hbuf;
+	size_t nhbuf, caphbuf;
+	uint64_t hhash;
 	struct ss_known *known;
 	size_t nknown, capknown;    /* capknown: a power of two (0: none) */
 	uint32_t *kfr;              /* the known samples' frames */
@@ -391,8 +396,11 @@ static void prof_msg(struct ss *c, const char *fmt, ...)
 	json_msgf(c->msg, c->msgarg, c->name, "profile \"%s\": %s", pn, body);
 }
 
+static void sample_flush(struct ss *c);
+
 static void prof_end(struct ss *c)
 {
+	sample_flush(c);
 	c->in_prof = false;
 	if (!c->saw_weights) {
 		/* no weights: each sample counts one */
@@ -468,25 +476,24 @@ static void known_grow(struct ss *c)
 	c->capknown = cap;
 }
 
-/* The node of the sample just read (its frames in sbuf). */
-static uint32_t sample_node(struct ss *c)
+/* The node of a sample of n frames f[0..n), their hash h (see sample_frame). */
+static uint32_t sample_node(struct ss *c, const uint32_t *f, size_t n, uint64_t h)
 {
-	size_t n = c->nsbuf;
 	if ((c->nknown + 1) * 2 > c->capknown)
 		known_grow(c);
-	size_t h = mix(c->shash) & (c->capknown - 1);
-	for (; c->known[h].leaf != SS_NONE; h = (h + 1) & (c->capknown - 1)) {
-		const struct ss_known *k = &c->known[h];
-		if (k->hash == c->shash && k->depth == n && k->root == c->cur.root &&
-		    memcmp(c->kfr + k->off, c->sbuf, n * sizeof *c->sbuf) == 0)
-			return k->leaf;
+	size_t k = mix(h) & (c->capknown - 1);
+	for (; c->known[k].leaf != SS_NONE; k = (k + 1) & (c->capknown - 1)) {
+		const struct ss_known *e = &c->known[k];
+		if (e->hash == h && e->depth == n && e->root == c->cur.root &&
+		    memcmp(c->kfr + e->off, f, n * sizeof *f) == 0)
+			return e->leaf;
 	}
 	/* new: frame by frame, from the sample before as far as it agrees */
 	c->leaf = c->cur.root;
 	c->sdepth = 0;
 	c->follow = true;
 	for (size_t i = 0; i < n && c->leaf != SS_BAD; i++)
-		frame_of_sample(c, c->sbuf[i]);
+		frame_of_sample(c, f[i]);
 	c->nprev = c->leaf == SS_BAD ? 0 : c->sdepth;
 	if (c->leaf == SS_BAD || n == 0 || n > UINT32_MAX || c->nkfr + n > SS_MAX_KNOWN_FRAMES)
 		return c->leaf;
@@ -494,35 +501,64 @@ static uint32_t sample_node(struct ss *c)
 		c->capkfr = (c->nkfr + n) * 2;
 		c->kfr = xreallocarray(c->kfr, c->capkfr, sizeof *c->kfr);
 	}
-	memcpy(c->kfr + c->nkfr, c->sbuf, n * sizeof *c->sbuf);
-	c->known[h] = (struct ss_known){ c->shash, c->nkfr, (uint32_t)n, c->cur.root, c->leaf };
+	memcpy(c->kfr + c->nkfr, f, n * sizeof *f);
+	c->known[k] = (struct ss_known){ h, c->nkfr, (uint32_t)n, c->cur.root, c->leaf };
 	c->nkfr += n;
 	c->nknown++;
 	return c->leaf;
 }
 
-static void sample_end(struct ss *c)
+/* The held sample (see sample_end) to its node, then to its weight. */
+static void sample_done(struct ss *c)
 {
-	if (c->leaf != SS_BAD)
-		c->leaf = c->nsbuf ? sample_node(c) : c->cur.root;
+	c->held = false;
+	uint32_t leaf = c->hbad ? SS_BAD : c->nhbuf ? sample_node(c, c->hbuf, c->nhbuf, c->hhash) : c->cur.root;
 	uint64_t i = c->nsamp++;
 	if (i < c->nweights) {
 		if (i < c->npw)
-			add_wt(c, c->leaf, c->pend_w[i], c->tcur, true);
+			add_wt(c, leaf, c->pend_w[i], c->tcur, true);
 		return;
 	}
 	if (c->nweights == 0)
-		push_u32(&c->pend_leaf, &c->nleaf, &c->capleaf, c->leaf);
+		push_u32(&c->pend_leaf, &c->nleaf, &c->capleaf, leaf);
 	/* else: more samples than weights, reported at the profile's end */
 }
 
-static void weight(struct ss *c, const struct json_event *e)
+/* A sample is looked up one sample late: its slot in the table of
+ * distinct samples is fetched while the next one is read (the lookup
+ * waited on memory most of the time, about 190 ns a sample). The sample
+ * is held until then, and the held one is done first. */
+static void sample_end(struct ss *c)
 {
-	struct ss_num v;
-	if (!num_of(e, &v)) {
-		bad(c, "a weight that is not a number");
-		v = (struct ss_num){ .isint = true };
-	}
+	bool bad = c->leaf == SS_BAD;  /* before the held one moves c->leaf */
+	if (c->capknown)
+		__builtin_prefetch(&c->known[mix(c->shash) & (c->capknown - 1)]);
+	if (c->held)
+		sample_done(c);
+	uint32_t *b = c->hbuf;
+	size_t cap = c->caphbuf;
+	c->hbuf = c->sbuf;
+	c->caphbuf = c->capsbuf;
+	c->nhbuf = c->nsbuf;
+	c->sbuf = b;
+	c->capsbuf = cap;
+	c->nsbuf = 0;
+	c->hhash = c->shash;
+	c->hbad = bad;
+	c->held = true;
+}
+
+/* Done with the held sample, if any: at the end of the samples and of
+ * the profile, before anything that counts them. */
+static void sample_flush(struct ss *c)
+{
+	if (c->held)
+		sample_done(c);
+}
+
+/* The next weight of the profile being read. */
+static void weight_is(struct ss *c, struct ss_num v)
+{
 	uint64_t i = c->nweights++;
 	if (i < c->nsamp) {
 		if (i < c->nleaf)
@@ -536,6 +572,16 @@ static void weight(struct ss *c, const struct json_event *e)
 		}
 		c->pend_w[c->npw++] = v;
 	}
+}
+
+static void weight(struct ss *c, const struct json_event *e)
+{
+	struct ss_num v;
+	if (!num_of(e, &v)) {
+		bad(c, "a weight that is not a number");
+		v = (struct ss_num){ .isint = true };
+	}
+	weight_is(c, v);
 }
 
 static void event_end(struct ss *c)
@@ -651,6 +697,19 @@ static uint8_t container(struct ss *c, const struct json_event *e)
 	}
 }
 
+/* The next frame index of the sample being read (v < 0: not a valid one). */
+static void sample_frame(struct ss *c, int64_t v)
+{
+	if (v < 0) {
+		if (c->leaf != SS_BAD)
+			bad(c, "a frame index out of range");
+		c->leaf = SS_BAD;
+	} else if (c->leaf != SS_BAD) {
+		push_u32(&c->sbuf, &c->nsbuf, &c->capsbuf, (uint32_t)v);
+		c->shash = (c->shash ^ (uint64_t)v) * 0x100000001b3ULL;
+	}
+}
+
 static void scalar(struct ss *c, const struct json_event *e)
 {
 	const char *k = e->key;
@@ -680,14 +739,7 @@ static void scalar(struct ss *c, const struct json_event *e)
 		bad(c, "a sample that is not an array");
 		break;
 	case T_SAMPLE:
-		if (!json_int(e, 0, (int64_t)SS_MAX_FRAMES - 1, &v)) {
-			if (c->leaf != SS_BAD)
-				bad(c, "a frame index out of range");
-			c->leaf = SS_BAD;
-		} else if (c->leaf != SS_BAD) {
-			push_u32(&c->sbuf, &c->nsbuf, &c->capsbuf, (uint32_t)v);
-			c->shash = (c->shash ^ (uint64_t)v) * 0x100000001b3ULL;
-		}
+		sample_frame(c, json_int(e, 0, (int64_t)SS_MAX_FRAMES - 1, &v) ? v : -1);
 		break;
 	case T_WEIGHTS:
 		weight(c, e);
@@ -706,6 +758,18 @@ static void scalar(struct ss *c, const struct json_event *e)
 	}
 }
 
+/* Integers in a row (JSON_INTS) of a sample or the weights. */
+static void ints(struct ss *c, const struct json_event *e)
+{
+	if (e->parent == T_SAMPLE) {
+		for (size_t i = 0; i < e->nrun; i++)
+			sample_frame(c, e->run[i] < (int64_t)SS_MAX_FRAMES ? e->run[i] : -1);
+	} else if (e->parent == T_WEIGHTS) {
+		for (size_t i = 0; i < e->nrun; i++)
+			weight_is(c, (struct ss_num){ .isint = true, .i = e->run[i], .d = (double)e->run[i] });
+	}
+}
+
 static bool on_event(void *arg, struct json_event *e)
 {
 	struct ss *c = arg;
@@ -715,6 +779,10 @@ static bool on_event(void *arg, struct json_event *e)
 		e->tag = container(c, e);
 		/* the bulk of a file: json's scanner reads it */
 		e->fast = e->tag == T_SAMPLES || e->tag == T_WEIGHTS || e->tag == T_EVENTS || e->tag == T_FRAMES;
+		e->int_runs = e->tag == T_SAMPLE || e->tag == T_WEIGHTS;
+		return true;
+	case JSON_INTS:
+		ints(c, e);
 		return true;
 	case JSON_END_MAP:
 	case JSON_END_ARRAY:
@@ -732,6 +800,9 @@ static bool on_event(void *arg, struct json_event *e)
 			break;
 		case T_SAMPLE:
 			sample_end(c);
+			break;
+		case T_SAMPLES:
+			sample_flush(c);
 			break;
 		case T_EVENT:
 			event_end(c);
@@ -1018,6 +1089,7 @@ int speedscope_load(struct tree *t, struct source *s, const char *name,
 	free(c->slots);
 	free(c->recent);
 	free(c->sbuf);
+	free(c->hbuf);
 	free(c->known);
 	free(c->kfr);
 	free(c->pnode);

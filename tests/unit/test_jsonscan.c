@@ -20,10 +20,14 @@
 #include "source.h"
 #include "tap.h"
 
-enum mode { M_YAJL, M_ALL, M_KEY };    /* fast: none; every container; under "f" */
+/* fast: none; every container; under "f"; every container, arrays taking
+ * integer runs */
+enum mode { M_YAJL, M_ALL, M_KEY, M_RUNS };
 
 struct rec {
 	enum mode mode;
+	bool norm;          /* plain integers as values (runs: one line each) */
+	uint64_t runs, run_max;     /* JSON_INTS events, the longest */
 	char *text;         /* the events, one a line (NULL when hashed) */
 	size_t len, cap;
 	uint64_t hash, n;   /* of every event */
@@ -49,15 +53,66 @@ static void rec_add(struct rec *r, const char *s, size_t n)
 	r->text[r->len] = '\0';
 }
 
+/* s[0..len) as a plain integer (what the scanner gives as a value: no
+ * fraction nor exponent, at most 18 digits): its value in *v. */
+static bool plain_text(const char *s, size_t len, long long *v)
+{
+	size_t i = len && s[0] == '-';
+	if (len - i == 0 || len - i > 18 || (s[i] == '0' && len - i > 1))
+		return false;
+	for (size_t k = i; k < len; k++)
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+	char tmp[24];
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	*v = strtoll(tmp, NULL, 10);
+	return true;
+}
+
+/* A number's line: with r->norm, a plain integer as its value, the line
+ * a value of a run gets too. */
+static void rec_number(struct rec *r, const struct json_event *e, uint64_t index, const char *s, size_t len)
+{
+	char line[256];
+	long long v;
+	int n = snprintf(line, sizeof line, "%d d%u p%u t%u k=%s i%" PRIu64 " ", (int)JSON_NUMBER, e->depth,
+	                 e->parent, 0u, e->key, index);
+	if (r->norm && plain_text(s, len, &v))
+		n += snprintf(line + n, sizeof line - (size_t)n, "=%lld", v);
+	else if (len < 200)
+		n += snprintf(line + n, sizeof line - (size_t)n, "%.*s", (int)len, s);
+	else
+		n += snprintf(line + n, sizeof line - (size_t)n, "(%zu bytes)", len);
+	rec_add(r, line, (size_t)n);
+}
+
 static bool on_event(void *arg, struct json_event *e)
 {
 	struct rec *r = arg;
-	char line[256];
-	int n = snprintf(line, sizeof line, "%d d%u p%u t%u k=%s i%" PRIu64 " ", (int)e->type, e->depth,
-	                 e->parent, e->tag, e->key, e->index);
-	rec_add(r, line, (size_t)n);
-	if (e->len)
-		rec_add(r, e->s, e->len);
+	if (e->type == JSON_INTS) {
+		r->runs++;
+		if (e->nrun > r->run_max)
+			r->run_max = e->nrun;
+		if (e->nrun == 0 || e->nrun > JSON_RUN_MAX || *e->key || e->tag)
+			r->bad_int++;
+		for (size_t i = 0; i < e->nrun; i++) {
+			char tmp[32];
+			int len = snprintf(tmp, sizeof tmp, "%lld", (long long)e->run[i]);
+			rec_number(r, e, e->index + i, tmp, (size_t)len);
+		}
+		return ++r->n != r->stop_at;
+	}
+	if (e->type == JSON_NUMBER && r->norm) {
+		rec_number(r, e, e->index, e->s, e->len);
+	} else {
+		char line[256];
+		int n = snprintf(line, sizeof line, "%d d%u p%u t%u k=%s i%" PRIu64 " ", (int)e->type, e->depth,
+		                 e->parent, e->tag, e->key, e->index);
+		rec_add(r, line, (size_t)n);
+		if (e->len)
+			rec_add(r, e->s, e->len);
+	}
 	if (e->has_int) {
 		char tmp[32];
 		snprintf(tmp, sizeof tmp, "%.*s", (int)(e->len < 31 ? e->len : 31), e->s);
@@ -67,7 +122,8 @@ static bool on_event(void *arg, struct json_event *e)
 	if (e->type == JSON_START_MAP || e->type == JSON_START_ARRAY) {
 		/* every fifth container is skipped; its contents must not come */
 		e->tag = strcmp(e->key, "skip") == 0 ? JSON_SKIP : (uint8_t)(++r->next_tag % 200 + 1);
-		e->fast = r->mode == M_ALL || (r->mode == M_KEY && strcmp(e->key, "f") == 0);
+		e->fast = r->mode == M_ALL || r->mode == M_RUNS || (r->mode == M_KEY && strcmp(e->key, "f") == 0);
+		e->int_runs = r->mode == M_RUNS;
 	}
 	return ++r->n != r->stop_at;
 }
@@ -80,11 +136,12 @@ static void msg_fn(void *arg, const char *text)
 
 /* Parses doc[0..n) (a file, or a pipe fed in pieces of 1 to 70,000 bytes
  * when piped) with containers made fast as mode says. */
-static enum json_status parse(const char *doc, size_t n, enum mode mode, bool piped, uint64_t stop_at,
-                              struct rec *r, char *msg)
+static enum json_status parse(const char *doc, size_t n, enum mode mode, bool norm, bool piped,
+                              uint64_t stop_at, struct rec *r, char *msg)
 {
 	memset(r, 0, sizeof *r);
 	r->mode = mode;
+	r->norm = norm;
 	r->stop_at = stop_at;
 	r->hash = 0xcbf29ce484222325ULL;
 	msg[0] = '\0';
@@ -94,31 +151,38 @@ static enum json_status parse(const char *doc, size_t n, enum mode mode, bool pi
 	return st;
 }
 
+static const char *const mode_name[] = { "yajl", "all fast", "under \"f\" fast", "integer runs" };
+
 /* The same events, status and message with yajl alone and with the
- * scanner, both ways of reading. */
+ * scanner, both ways of reading; with integer runs, the same values (a
+ * reader that stops counts a run as one event: not compared). */
 static void same(const char *name, const char *doc, size_t n, uint64_t stop_at)
 {
-	struct rec want, got;
+	struct rec want, wantn, got;
 	char wmsg[256], gmsg[256];
-	enum json_status wst = parse(doc, n, M_YAJL, false, stop_at, &want, wmsg);
-	for (int m = M_ALL; m <= M_KEY; m++) {
+	enum json_status wst = parse(doc, n, M_YAJL, false, false, stop_at, &want, wmsg);
+	(void)parse(doc, n, M_YAJL, true, false, stop_at, &wantn, wmsg);
+	for (int m = M_ALL; m <= M_RUNS; m++) {
+		if (m == M_RUNS && stop_at)
+			break;
+		const struct rec *w = m == M_RUNS ? &wantn : &want;
 		for (int piped = 0; piped <= 1; piped++) {
-			enum json_status gst = parse(doc, n, (enum mode)m, piped, stop_at, &got, gmsg);
-			bool good = gst == wst && got.hash == want.hash && got.n == want.n && !got.bad_int &&
-			            strcmp(gmsg, wmsg) == 0;
-			ok(good, "%s (%s, %s)", name, m == M_ALL ? "all fast" : "under \"f\" fast",
-			   piped ? "piped" : "mapped");
+			enum json_status gst = parse(doc, n, (enum mode)m, m == M_RUNS, piped, stop_at, &got, gmsg);
+			bool good = gst == wst && got.hash == w->hash &&
+			            (m == M_RUNS || got.n == w->n) && !got.bad_int && strcmp(gmsg, wmsg) == 0;
+			ok(good, "%s (%s, %s)", name, mode_name[m], piped ? "piped" : "mapped");
 			if (!good) {
 				printf("#   status %d (want %d), %" PRIu64 " events (want %" PRIu64 "), %" PRIu64
-				       " bad ints\n#   message: %s\n#   want:    %s\n", (int)gst, (int)wst, got.n, want.n,
+				       " bad ints\n#   message: %s\n#   want:    %s\n", (int)gst, (int)wst, got.n, w->n,
 				       got.bad_int, gmsg, wmsg);
 				if (n < 2000)
-					printf("#   got:\n%s#   want:\n%s", got.text ? got.text : "", want.text ? want.text : "");
+					printf("#   got:\n%s#   want:\n%s", got.text ? got.text : "", w->text ? w->text : "");
 			}
 			free(got.text);
 		}
 	}
 	free(want.text);
+	free(wantn.text);
 }
 
 static void same_s(const char *name, const char *doc)
@@ -190,6 +254,34 @@ int main(void)
 		same(name, doc, strlen(doc), k);
 	}
 
+	/* integer runs: as long as JSON_RUN_MAX, cut by every other value,
+	 * and a reader that stops at one gets nothing after it */
+	{
+		size_t rn = 20 * 1000 + 64;
+		char *rd = malloc(rn);
+		if (!rd)
+			abort();
+		at = (size_t)sprintf(rd, "{\"f\":[");
+		for (int i = 0; i < 1000; i++)
+			at += (size_t)sprintf(rd + at, "%s%d", i ? "," : "", i * 7919 % 100000 - (i % 13 == 0 ? 50000 : 0));
+		at += (size_t)sprintf(rd + at, "],\"g\":[1,2,\"s\",3,[4,5],6,1.5,7,123456789012345678901,8,null,9]}");
+		same("integer runs long and cut", rd, at, 0);
+		struct rec got;
+		char gmsg[256];
+		enum json_status gst = parse(rd, at, M_RUNS, true, false, 0, &got, gmsg);
+		/* [0..999]: 256 + 256 + 256 + 232; "g": 1,2 / 3 / 4,5 / 6 / 7 / 8 / 9 */
+		ok(gst == JSON_OK && got.runs == 11 && got.run_max == JSON_RUN_MAX,
+		   "1000 integers come in 4 runs, the others in 7 between what is not a plain integer "
+		   "(%" PRIu64 " runs, the longest %" PRIu64 ")", got.runs, got.run_max);
+		free(got.text);
+		/* events: { [f, the first run: stop there */
+		gst = parse(rd, at, M_RUNS, true, false, 3, &got, gmsg);
+		ok(gst == JSON_STOPPED && got.n == 3 && got.runs == 1, "a reader that stops at a run gets "
+		   "nothing after it (%" PRIu64 " events)", got.n);
+		free(got.text);
+		free(rd);
+	}
+
 	/* nesting past JSON_MAX_DEPTH inside a fast container */
 	size_t dn = 2 * JSON_MAX_DEPTH + 64;
 	char *deep = malloc(dn + 16);
@@ -257,20 +349,25 @@ int main(void)
 			memcpy(b + at, toks[k], tl);
 			at += tl;
 			at += (size_t)sprintf(b + at, ",1]}");
-			struct rec want, got;
+			struct rec want, wantn, got;
 			char wmsg[256], gmsg[256];
-			enum json_status wst = parse(b, at, M_YAJL, false, 0, &want, wmsg);
-			for (int piped = 0; piped <= 1; piped++) {
-				enum json_status gst = parse(b, at, M_KEY, piped, 0, &got, gmsg);
-				if (gst != wst || got.hash != want.hash || got.n != want.n || got.bad_int ||
+			enum json_status wst = parse(b, at, M_YAJL, false, false, 0, &want, wmsg);
+			(void)parse(b, at, M_YAJL, true, false, 0, &wantn, wmsg);
+			for (int i = 0; i < 4; i++) {
+				bool piped = i & 1, runs = i >> 1;
+				const struct rec *w = runs ? &wantn : &want;
+				enum json_status gst = parse(b, at, runs ? M_RUNS : M_KEY, runs, piped, 0, &got, gmsg);
+				if (gst != wst || got.hash != w->hash || (!runs && got.n != w->n) || got.bad_int ||
 				    strcmp(gmsg, wmsg) != 0) {
-					printf("#   %s at offset %zu (%s): status %d/%d, %" PRIu64 "/%" PRIu64 " events\n",
-					       toks[k], off, piped ? "piped" : "mapped", (int)gst, (int)wst, got.n, want.n);
+					printf("#   %s at offset %zu (%s%s): status %d/%d, %" PRIu64 "/%" PRIu64 " events\n",
+					       toks[k], off, piped ? "piped" : "mapped", runs ? ", runs" : "", (int)gst,
+					       (int)wst, got.n, w->n);
 					all = false;
 				}
 				free(got.text);
 			}
 			free(want.text);
+			free(wantn.text);
 		}
 		ok(all, "%s across the window's end at every offset", toks[k]);
 	}
