@@ -640,26 +640,67 @@ static void sample(struct cp *c, uint64_t i, int64_t v)
 	keep_time(c, 1, i, true, v);
 }
 
+/* The next sample of a ProfileChunk event (ok: v is an integer). */
+static void chunk_sample(struct cp *c, bool ok, int64_t v)
+{
+	if (ok) {
+		if (c->nevs == c->capevs) {
+			c->capevs = c->capevs ? c->capevs * 2 : 1024;
+			c->evs = xreallocarray(c->evs, c->capevs, sizeof *c->evs);
+		}
+		c->evs[c->nevs++] = v;
+		c->saw_samples = true;
+	}
+	if (c->o && c->o->timeline) {
+		if (c->nevt == c->capevt) {
+			c->capevt = c->capevt ? c->capevt * 2 : 1024;
+			c->evt = xreallocarray(c->evt, c->capevt, sizeof *c->evt);
+		}
+		c->evt[c->nevt++] = ok && v >= 0 && v < (int64_t)TREE_MAX_NODES ? (uint32_t)v : CP_NOID;
+	}
+}
+
+/* The next time delta of a ProfileChunk event (ok: v is one). */
+static void chunk_delta(struct cp *c, bool ok, int64_t v)
+{
+	if (c->nevd == c->capevd) {
+		c->capevd = c->capevd ? c->capevd * 2 : 1024;
+		c->evd = xreallocarray(c->evd, c->capevd, sizeof *c->evd);
+	}
+	c->evd[c->nevd++] = ok ? v : CP_NODELTA;
+}
+
 /* Integers in a row (JSON_INTS) of the samples or the time deltas, as
  * scalar() takes them one by one. */
 static void ints(struct cp *c, const struct json_event *e)
 {
 	for (size_t i = 0; i < e->nrun; i++) {
 		int64_t v = e->run[i];
-		if (e->parent == T_SAMPLES) {
-			sample(c, e->index + i, v);
-		} else if (v >= CP_DELTA_MIN) {
-			keep_time(c, 2, e->index + i, true, v);
-		} else {
+		bool delta_ok = v >= CP_DELTA_MIN;
+		if ((e->parent == T_DELTAS || e->parent == T_CDELTAS) && !delta_ok)
 			bad(c, "a time delta that is not an integer");
-			keep_time(c, 2, e->index + i, false, 0);
+		switch (e->parent) {
+		case T_SAMPLES:
+			sample(c, e->index + i, v);
+			break;
+		case T_DELTAS:
+			keep_time(c, 2, e->index + i, delta_ok, delta_ok ? v : 0);
+			break;
+		case T_CSAMPLES:
+			chunk_sample(c, true, v);
+			break;
+		case T_CDELTAS:
+			chunk_delta(c, delta_ok, v);
+			break;
+		default:
+			break;
 		}
 	}
 }
 
 static void scalar(struct cp *c, const struct json_event *e)
 {
-	int64_t v;
+	int64_t v = 0;
 	const char *k = e->key;
 	switch (e->parent) {
 	case T_ROOT:
@@ -705,32 +746,16 @@ static void scalar(struct cp *c, const struct json_event *e)
 		else
 			keep_time(c, 1, e->index, false, 0);
 		break;
-	case T_CSAMPLES:
-		if (int_of(c, e, INT64_MIN, &v, "a sample that is not a node id")) {
-			if (c->nevs == c->capevs) {
-				c->capevs = c->capevs ? c->capevs * 2 : 1024;
-				c->evs = xreallocarray(c->evs, c->capevs, sizeof *c->evs);
-			}
-			c->evs[c->nevs++] = v;
-			c->saw_samples = true;
-		}
-		if (c->o && c->o->timeline) {
-			if (c->nevt == c->capevt) {
-				c->capevt = c->capevt ? c->capevt * 2 : 1024;
-				c->evt = xreallocarray(c->evt, c->capevt, sizeof *c->evt);
-			}
-			bool ok = e->type == JSON_NUMBER && json_int(e, 0, (int64_t)TREE_MAX_NODES - 1, &v);
-			c->evt[c->nevt++] = ok ? (uint32_t)v : CP_NOID;
-		}
+	case T_CSAMPLES: {
+		bool ok = int_of(c, e, INT64_MIN, &v, "a sample that is not a node id");
+		chunk_sample(c, ok, v);
 		break;
-	case T_CDELTAS:
-		if (c->nevd == c->capevd) {
-			c->capevd = c->capevd ? c->capevd * 2 : 1024;
-			c->evd = xreallocarray(c->evd, c->capevd, sizeof *c->evd);
-		}
-		c->evd[c->nevd++] = int_of(c, e, INT64_MIN / 2, &v, "a time delta that is not an integer")
-		                    ? v : CP_NODELTA;
+	}
+	case T_CDELTAS: {
+		bool ok = int_of(c, e, CP_DELTA_MIN, &v, "a time delta that is not an integer");
+		chunk_delta(c, ok, v);
 		break;
+	}
 	case T_DELTAS:
 		if (int_of(c, e, CP_DELTA_MIN, &v, "a time delta that is not an integer"))
 			keep_time(c, 2, e->index, true, v);
@@ -769,7 +794,7 @@ static bool on_event(void *arg, struct json_event *e)
 		e->tag = container(c, e);
 		/* the bulk of a file: json's scanner reads it */
 		e->fast = e->tag == T_NODES || e->tag == T_SAMPLES || e->tag == T_DELTAS || e->tag == T_TRACE;
-		e->int_runs = e->tag == T_SAMPLES || e->tag == T_DELTAS;
+		e->int_runs = e->tag == T_SAMPLES || e->tag == T_DELTAS || e->tag == T_CSAMPLES || e->tag == T_CDELTAS;
 		return true;
 	case JSON_INTS:
 		ints(c, e);

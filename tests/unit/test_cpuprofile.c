@@ -273,6 +273,26 @@ static void test_times(void)
 	got = times_of("{\"timeDeltas\":[1,2,3]," NODES ",\"timeDeltas\":[5],\"samples\":[4]}", &info);
 	is_str(got, "", "a repeated timeDeltas: no times (which would pair with which?)");
 	free(got);
+	/* integral numbers in other spellings (4.0, 1e1: not read as runs of
+	 * plain integers) among plain ones: the same values, by hand as above */
+	const char *want4 = "1010 main;parse;lex w1 main\n1030 main;parse;lex w1 main\n"
+	                    "1025 main;eval w1 main\n1040 main w1 main\n";
+	got = times_of("{" NODES ",\"startTime\":1000,\"samples\":[4,4.0,5e0,2],"
+	               "\"timeDeltas\":[1e1,20,-5,1.5e1]}", &info);
+	is_str(got, want4, "samples and deltas spelled 4.0 and 1e1 among plain ones");
+	free(got);
+	/* the same in a trace's ProfileChunk (samples and timeDeltas there) */
+	got = times_of("{\"traceEvents\":[{\"args\":{\"data\":{\"startTime\":1000}},\"id\":\"0x1\","
+	               "\"name\":\"Profile\",\"ph\":\"P\",\"pid\":1,\"tid\":1},"
+	               "{\"args\":{\"data\":{\"cpuProfile\":{" NODES ",\"samples\":[4,4.0,5e0,2]},"
+	               "\"timeDeltas\":[1e1,20,-5,1.5e1]}},\"id\":\"0x1\",\"name\":\"ProfileChunk\","
+	               "\"ph\":\"P\",\"pid\":1,\"tid\":1}]}", &info);
+	ok(strstr(got, "1010 main;parse;lex w1") && strstr(got, "1030 main;parse;lex w1") &&
+	   strstr(got, "1025 main;eval w1") && strstr(got, "1040 main w1"),
+	   "the same in a trace's ProfileChunk");
+	if (!strstr(got, "1025 main;eval"))
+		printf("#   got:\n%s", got);
+	free(got);
 }
 
 static void test_sniff(void)
