@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "json.h"
+#include "../unit/jsonplain.h"
 #include "fuzzsrc.h"
 #include "source.h"
 
@@ -37,23 +38,6 @@ static void add(struct rec *r, const void *p, size_t n)
 		r->hash = (r->hash ^ s[i]) * 0x100000001b3ULL;
 }
 
-/* s[0..len) as the scanner's plain integer (no fraction nor exponent, at
- * most 18 digits): its value. */
-static bool plain(const char *s, size_t len, long long *v)
-{
-	size_t i = len && s[0] == '-';
-	if (len - i == 0 || len - i > 18 || (s[i] == '0' && len - i > 1))
-		return false;
-	for (size_t k = i; k < len; k++)
-		if (s[k] < '0' || s[k] > '9')
-			return false;
-	char tmp[24];
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	*v = strtoll(tmp, NULL, 10);
-	return true;
-}
-
 static void number(struct rec *r, const struct json_event *e, uint64_t index, long long v)
 {
 	char line[160];
@@ -73,7 +57,7 @@ static bool on_event(void *arg, struct json_event *e)
 			number(r, e, e->index + i, e->run[i]);
 		return ++r->n != r->stop_at;
 	}
-	if (r->runs && e->type == JSON_NUMBER && plain(e->s, e->len, &v)) {
+	if (r->runs && e->type == JSON_NUMBER && json_plain_text(e->s, e->len, &v)) {
 		number(r, e, e->index, v);
 		return ++r->n != r->stop_at;
 	}
@@ -126,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	bool runs = sel >> 2 == 63;
-	struct rec want = { 0, runs, 0, 0, runs ? 0 : (uint64_t)(sel >> 2) * 3 }, got = want;
+	struct rec want = { .runs = runs, .stop_at = runs ? 0 : (uint64_t)(sel >> 2) * 3 }, got = want;
 	got.mode = sel & 2 ? 1 : 2;
 	char wmsg[256], gmsg[256];
 	enum json_status wst = parse(data, size, false, &want, wmsg);

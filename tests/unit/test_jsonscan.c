@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "json.h"
+#include "jsonplain.h"
 #include "docsrc.h"
 #include "source.h"
 #include "tap.h"
@@ -53,23 +54,6 @@ static void rec_add(struct rec *r, const char *s, size_t n)
 	r->text[r->len] = '\0';
 }
 
-/* s[0..len) as a plain integer (what the scanner gives as a value: no
- * fraction nor exponent, at most 18 digits): its value in *v. */
-static bool plain_text(const char *s, size_t len, long long *v)
-{
-	size_t i = len && s[0] == '-';
-	if (len - i == 0 || len - i > 18 || (s[i] == '0' && len - i > 1))
-		return false;
-	for (size_t k = i; k < len; k++)
-		if (s[k] < '0' || s[k] > '9')
-			return false;
-	char tmp[24];
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	*v = strtoll(tmp, NULL, 10);
-	return true;
-}
-
 /* A number's line: with r->norm, a plain integer as its value, the line
  * a value of a run gets too. */
 static void rec_number(struct rec *r, const struct json_event *e, uint64_t index, const char *s, size_t len)
@@ -78,7 +62,7 @@ static void rec_number(struct rec *r, const struct json_event *e, uint64_t index
 	long long v;
 	int n = snprintf(line, sizeof line, "%d d%u p%u t%u k=%s i%" PRIu64 " ", (int)JSON_NUMBER, e->depth,
 	                 e->parent, 0u, e->key, index);
-	if (r->norm && plain_text(s, len, &v))
+	if (r->norm && json_plain_text(s, len, &v))
 		n += snprintf(line + n, sizeof line - (size_t)n, "=%lld", v);
 	else if (len < 200)
 		n += snprintf(line + n, sizeof line - (size_t)n, "%.*s", (int)len, s);
