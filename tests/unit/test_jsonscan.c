@@ -250,6 +250,22 @@ int main(void)
 			at += (size_t)sprintf(rd + at, "%s%d", i ? "," : "", i * 7919 % 100000 - (i % 13 == 0 ? 50000 : 0));
 		at += (size_t)sprintf(rd + at, "],\"g\":[1,2,\"s\",3,[4,5],6,1.5,7,123456789012345678901,8,null,9]}");
 		same("integer runs long and cut", rd, at, 0);
+		/* past the 1 MiB window, and through a pipe in uneven pieces:
+		 * runs cut inside a number, after a comma, before a digit */
+		size_t bn = (size_t)3 << 20;
+		char *bd = malloc(bn);
+		if (!bd)
+			abort();
+		size_t bat = (size_t)sprintf(bd, "{\"f\":[");
+		for (unsigned i = 0; bat < ((size_t)5 << 19); i++) {
+			unsigned x = i * 2654435761u;
+			long long v = (long long)(x % (i % 9 == 0 ? 1000000000u : i % 3 ? 10000u : 10u)) -
+			              (i % 17 == 0 ? 500 : 0);
+			bat += (size_t)sprintf(bd + bat, "%s%lld%s", i ? "," : "", v, i % 101 == 0 ? " " : "");
+		}
+		bat += (size_t)sprintf(bd + bat, "]}");
+		same("integer runs across the 1 MiB window", bd, bat, 0);
+		free(bd);
 		struct rec got;
 		char gmsg[256];
 		enum json_status gst = parse(rd, at, M_RUNS, true, false, 0, &got, gmsg);
