@@ -30,7 +30,8 @@ vg() {
 }
 
 for t in test_tree test_folded test_perfscript test_text test_layout test_sniff test_strtab test_treeorder test_treeperm test_search test_rx test_searchidx test_timeline test_heatmap test_timeindex test_lineedit test_dsomap test_pprof test_source \
-	test_speedscope test_cpuprofile test_json test_jsonscan test_nodewalk test_xalloc test_svg test_palette test_conf test_clip test_unit test_arena test_treejoin test_treejoin2; do
+	test_speedscope test_cpuprofile test_json test_jsonscan test_nodewalk test_xalloc test_svg test_palette test_conf test_clip test_unit test_arena test_treejoin test_treejoin2 \
+	test_prefault; do
 	vg "unit $t" "$top_builddir/tests/unit/$t"
 done
 for h in folded perf sniff load; do

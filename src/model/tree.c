@@ -40,6 +40,7 @@ void tree_init_nodes(struct tree *t, void *mem, size_t bytes)
 
 void *tree_take_nodes(struct tree *t, size_t *bytes)
 {
+	tree_prefault_end(t);
 	void *mem = t->nodes;
 	*bytes = t->cap * sizeof *t->nodes;
 	t->nodes = NULL;
@@ -49,6 +50,7 @@ void *tree_take_nodes(struct tree *t, size_t *bytes)
 
 void tree_free(struct tree *t)
 {
+	tree_prefault_end(t);
 	free(t->nodes);
 	free(t->b.slots);
 	free(t->b.path);

@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include "strtab.h"
 
+struct prefault;
+
 typedef uint32_t tree_idx;
 #define TREE_NONE UINT32_MAX
 #define TREE_ROOT 0u
@@ -124,7 +126,9 @@ struct tree_build {
 	                       needs it rebuilds it first */
 	size_t spare;       /* tree_set_spare */
 	size_t faulted;     /* bytes of `nodes` whose pages new_node faulted in
-	                       ahead (SIZE_MAX: that failed, never again) */
+	                       ahead (SIZE_MAX: that failed, never again), or
+	                       with pf, may write */
+	struct prefault *pf;        /* tree_reserve_prefault's helper, or NULL */
 };
 
 struct tree {
@@ -250,6 +254,16 @@ tree_idx tree_add_stack_tail_ids(struct tree *t, size_t keep, const strtab_id *t
  * would grow it), so that adding that many moves no node: t->nodes stays
  * where it is until then. */
 void tree_reserve(struct tree *t, size_t extra);
+/* tree_reserve, then (the room of 8 MiB or more) a second thread writes
+ * the new room's pages, from its far end, while nodes are added, so that
+ * the faults of its fresh pages are shared with an idle core (see
+ * prefault.h): for a reader on two threads whose other one has nothing
+ * left to do. Until tree_prefault_end (or anything that may move the
+ * array: tree_reserve, growth past the room, finalize, free, which end
+ * it first). */
+void tree_reserve_prefault(struct tree *t, size_t extra);
+/* Ends tree_reserve_prefault's helper, if any. */
+void tree_prefault_end(struct tree *t);
 /* tree_reserve to exactly t->n + extra nodes (capped at TREE_MAX_NODES),
  * for a reader that knows its input's size: false, and nothing changed,
  * when the memory is refused. A big array's untouched pages cost nothing,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "prefault.h"
 #include "xalloc.h"
 
 static inline uint64_t child_hash(tree_idx parent, strtab_id name)
@@ -79,6 +80,7 @@ static void grow_slots(struct tree *t)
 
 void tree_reserve(struct tree *t, size_t extra)
 {
+	tree_prefault_end(t);
 	if (extra > TREE_MAX_NODES - t->n)
 		extra = TREE_MAX_NODES - t->n;
 	if (t->n + extra <= t->cap)
@@ -92,6 +94,7 @@ void tree_reserve(struct tree *t, size_t extra)
 
 bool tree_try_reserve(struct tree *t, size_t extra)
 {
+	tree_prefault_end(t);
 	if (extra > TREE_MAX_NODES - t->n)
 		extra = TREE_MAX_NODES - t->n;
 	size_t cap = t->n + extra;
@@ -107,6 +110,25 @@ bool tree_try_reserve(struct tree *t, size_t extra)
 	return true;
 }
 
+void tree_reserve_prefault(struct tree *t, size_t extra)
+{
+	tree_reserve(t, extra);
+	if (extra > t->cap - t->n)
+		extra = t->cap - t->n;
+	t->b.pf = prefault_begin((char *)t->nodes, t->n * sizeof *t->nodes, (t->n + extra) * sizeof *t->nodes);
+	if (t->b.pf)
+		t->b.faulted = 0;   /* new_node claims the room as it goes */
+}
+
+void tree_prefault_end(struct tree *t)
+{
+	if (!t->b.pf)
+		return;
+	prefault_end(t->b.pf);
+	t->b.pf = NULL;
+	t->b.faulted = 0;   /* fault_ahead as before */
+}
+
 /* Nodes are written one after the other: their pages are faulted in a
  * megabyte ahead with one system call (MADV_POPULATE_WRITE, Linux 5.14;
  * without it, nothing), where each 4 KiB page would trap on its own (5%
@@ -117,6 +139,10 @@ bool tree_try_reserve(struct tree *t, size_t extra)
 static void fault_ahead(struct tree *t)
 {
 	size_t used = t->n * sizeof *t->nodes, size = t->cap * sizeof *t->nodes;
+	if (t->b.pf) {
+		t->b.faulted = prefault_claim(t->b.pf, used);
+		return;
+	}
 	t->b.faulted = size;    /* small arrays, or nothing left to fault */
 #ifdef MADV_POPULATE_WRITE
 	long pg = sysconf(_SC_PAGESIZE);
@@ -143,6 +169,7 @@ static void node_room(struct tree *t)
 {
 	if (t->n >= TREE_MAX_NODES)
 		xdie("too many distinct stack frames (more than %" PRIu32 ")", TREE_MAX_NODES);
+	tree_prefault_end(t);
 	t->cap *= 2;
 	t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
 }

@@ -489,6 +489,7 @@ void tree_finalize(struct tree *t, enum tree_order order)
 
 void tree_finalize_map(struct tree *t, enum tree_order order, tree_idx **map)
 {
+	tree_prefault_end(t);
 	if (map)
 		*map = NULL;
 	if (t->finalized)

@@ -749,6 +749,7 @@ bool tree_join(struct tree *dst, struct tree_pack *parts, size_t np, enum tree_o
 	for (size_t p = 0; p < np; p++)
 		tree_pack_free(&parts[p]);     /* (those without blocks) */
 	nd[0].name = dst->nodes[0].name;
+	tree_prefault_end(dst);
 	free(dst->nodes);
 	dst->nodes = nd;
 	nd = NULL;
