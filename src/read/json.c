@@ -54,8 +54,8 @@ struct json_p {
 	uint8_t tag[JSON_MAX_DEPTH + 1];
 	bool array[JSON_MAX_DEPTH + 1];
 	bool runs[JSON_MAX_DEPTH + 1];   /* the array takes integer runs */
-	size_t nrun;                /* integers gathered, not handed over yet */
-	uint64_t run_index;         /* the first one's index */
+	size_t nrun;                /* integers gathered, not handed over yet
+	                               (the last ones counted at this depth) */
 	int64_t run[JSON_RUN_MAX];
 	uint64_t count[JSON_MAX_DEPTH + 1];
 };
@@ -94,7 +94,7 @@ static int flush_run(struct json_p *p)
 {
 	struct json_event e = {
 		.type = JSON_INTS, .depth = p->depth, .parent = p->tag[p->depth], .key = "",
-		.index = p->run_index, .s = "", .run = p->run, .nrun = p->nrun,
+		.index = p->count[p->depth] - p->nrun, .s = "", .run = p->run, .nrun = p->nrun,
 	};
 	p->nrun = 0;
 	if (!p->fn(p->arg, &e)) {
@@ -416,8 +416,6 @@ static const unsigned char *scan_string(const unsigned char *d, const unsigned c
 static int scan_num(struct json_p *p, const unsigned char *s, size_t len, bool plain, int64_t v)
 {
 	if (plain && p->runs[p->depth]) {
-		if (!p->nrun)
-			p->run_index = p->count[p->depth];
 		p->run[p->nrun++] = v;
 		p->count[p->depth]++;
 		p->called = true;
