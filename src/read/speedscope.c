@@ -862,6 +862,10 @@ static uint64_t emit(struct ss *c, const bool *show, bool named, uint64_t *empty
 	struct nodewalk w;
 	/* a profile's root has the parent SS_NONE (>= n) */
 	nodewalk_init(&w, c->ix ? &c->ix[0].parent : NULL, sizeof *c->ix, n);
+	/* each index node makes one tree node at most: the room at once, not
+	 * doubled as it fills (make bench's file: peak RSS 125 -> 117 MB);
+	 * without it, the usual growth */
+	tree_try_reserve(c->t, n);
 	struct tree_frame *path = xmalloc((n + 2) * sizeof *path);
 	char (*pnames)[128] = named ? xmalloc(c->nprofs * sizeof *pnames) : NULL;
 	uint64_t missing = 0;
