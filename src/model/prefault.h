@@ -2,9 +2,10 @@
  * the one thread that fills the region front to back.
  *
  * The first write to a fresh page costs a page fault; on some virtual
- * machines (a PVM guest: 11-15 us a page, where bare metal takes about
- * 0.25) that is most of the time of filling a big array. A page another
- * thread wrote costs nothing more, so an idle core can take those faults.
+ * machines (a PVM guest: 11-15 us a page, against about 1.4 on the VMs
+ * measured before it, see bench/BASELINE.md) that is most of the time of
+ * filling a big array. A page another thread wrote costs nothing more,
+ * so an idle core can take those faults.
  * The helper walks the region from its end towards its start, one step
  * (PREFAULT_STEP) at a time; the filler claims steps from the start as it
  * reaches them (its own writes fault those in), so the two meet where
